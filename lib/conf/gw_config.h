@@ -1,0 +1,138 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * hipgw configuration: an INI file (read with DPDK's rte_cfgfile after a strict
+ * pre-scan of our own that keeps line numbers) turned into plain structs.
+ * No EAL is needed: `hipgw --check-config` uses this without starting DPDK.
+ * The README's "Configuration reference" documents every key.
+ */
+#ifndef HIPGW_CONFIG_H
+#define HIPGW_CONFIG_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define GW_CONF_NAME_MAX     32    /* section names after "port "/"sa ", bytes incl. NUL */
+#define GW_CONF_DEVICE_MAX   256   /* device strings, bytes incl. NUL */
+#define GW_CONF_PATH_MAX     256
+#define GW_CONF_MAX_PORTS    8
+#define GW_CONF_MAX_SAS      256
+#define GW_CONF_MAX_ADDRS    8     /* addresses per port */
+#define GW_CONF_MAX_NEIGH    32    /* static neighbours per port */
+#define GW_CONF_MAX_ROUTES   32    /* routes per port */
+#define GW_CONF_MAX_PREFIXES 32    /* prefixes per SA, bypass prefixes */
+#define GW_CONF_KEY_MAX      36    /* AES-256 key + 4-byte GCM salt, bytes */
+#define GW_CONF_AUTH_KEY_MAX 64
+#define GW_CONF_LINE_MAX     1024  /* longest accepted line, bytes */
+
+/* An IPv4 or IPv6 address; IPv4 sits in addr[0..3], network byte order. */
+struct gw_addr {
+	uint8_t family;       /* 4 or 6; 0 = unset */
+	uint8_t addr[16];
+};
+
+/* A prefix: address and length in bits (0..32 or 0..128); host bits are zero
+ * except for port addresses, which keep the host part (10.1.0.1/24). */
+struct gw_prefix {
+	struct gw_addr a;
+	uint8_t len;
+};
+
+struct gw_conf_neighbor {
+	struct gw_addr ip;
+	uint8_t mac[6];
+};
+
+struct gw_conf_route {
+	struct gw_prefix dst;
+	struct gw_addr via;    /* same family as dst */
+};
+
+enum gw_role { GW_ROLE_INNER = 0, GW_ROLE_OUTER = 1 };
+enum gw_idle { GW_IDLE_BUSY = 0, GW_IDLE_ADAPTIVE = 1 };
+enum gw_dir { GW_DIR_OUT = 0, GW_DIR_IN = 1 };
+
+/* ESP suites (names as in the config). */
+enum gw_suite {
+	GW_SUITE_AES128_GCM16 = 0,   /* key 16 + salt 4 */
+	GW_SUITE_AES256_GCM16,       /* key 32 + salt 4 */
+	GW_SUITE_AES128_CBC_SHA256,  /* key 16, auth-key 32 */
+	GW_SUITE_AES256_CBC_SHA256,  /* key 32, auth-key 32 */
+	GW_SUITE_NULL_SHA256,        /* no key, auth-key 32 */
+	GW_SUITE_MAX
+};
+
+#define GW_MSS_CLAMP_AUTO (-1)
+#define GW_MSS_CLAMP_OFF  0
+
+struct gw_conf_port {
+	char name[GW_CONF_NAME_MAX];          /* "lan" of [port lan] */
+	char device[GW_CONF_DEVICE_MAX];      /* PCI address or vdev string */
+	enum gw_role role;
+	struct gw_prefix addrs[GW_CONF_MAX_ADDRS];   /* with host part */
+	unsigned n_addrs;
+	struct gw_conf_neighbor neigh[GW_CONF_MAX_NEIGH];
+	unsigned n_neigh;
+	struct gw_conf_route routes[GW_CONF_MAX_ROUTES];
+	unsigned n_routes;
+	struct gw_addr gateway4;              /* family 0 when unset */
+	struct gw_addr gateway6;
+	uint16_t mtu;                         /* bytes of IP packet; default 1500 */
+	int mss_clamp;                        /* GW_MSS_CLAMP_AUTO, _OFF or bytes */
+	unsigned line;                        /* line of the section header */
+};
+
+struct gw_conf_sa {
+	char name[GW_CONF_NAME_MAX];
+	enum gw_dir dir;
+	uint32_t spi;                          /* host order, never 0, and not 1..255 (RFC 4303 2.1) */
+	enum gw_suite suite;
+	uint8_t key[GW_CONF_KEY_MAX];          /* GCM: key then 4-byte salt */
+	uint8_t key_len;                       /* bytes, checked against the suite */
+	uint8_t auth_key[GW_CONF_AUTH_KEY_MAX];
+	uint8_t auth_key_len;
+	struct gw_addr local, remote;          /* outer (locator) addresses, same family */
+	struct gw_prefix prefixes[GW_CONF_MAX_PREFIXES];
+	unsigned n_prefixes;
+	struct gw_prefix local_prefixes[GW_CONF_MAX_PREFIXES];
+	unsigned n_local_prefixes;             /* 0 = default: inner ports' networks and routes */
+	bool esn;
+	char state[GW_CONF_PATH_MAX];          /* out + GCM: default /var/lib/hipgw/<name>.seq */
+	uint32_t replay_window;                /* packets; 0 = off; default 1024 */
+	unsigned line;
+};
+
+struct gw_config {
+	char path[GW_CONF_PATH_MAX];
+	unsigned workers;                      /* default 1 */
+	enum gw_idle idle;                     /* default adaptive */
+	struct gw_conf_port ports[GW_CONF_MAX_PORTS];
+	unsigned n_ports;                      /* in file order */
+	struct gw_conf_sa sas[GW_CONF_MAX_SAS];
+	unsigned n_sas;
+	struct gw_prefix bypass[GW_CONF_MAX_PREFIXES];
+	unsigned n_bypass;
+};
+
+/* Load and validate the config at `path` into `cfg` (zeroed first).
+ * Returns 0, or -1 with `err` holding one line "FILE:LINE: message" (LINE 0 when
+ * the file as a whole is at fault, e.g. unreadable). Rejects: unknown sections and
+ * keys, duplicate sections or keys, lines without '=', lines longer than
+ * GW_CONF_LINE_MAX, names or values longer than their fields, bad values, and
+ * cross-section errors (an SA's local address not on an outer port, key lengths
+ * that do not match the suite, duplicate SPIs per direction, no inner or no outer
+ * port, overlapping out-SA prefixes). Also wipes the key bytes of a failed load. */
+int gw_config_load(const char *path, struct gw_config *cfg, char *err, size_t errlen);
+
+/* Wipe key material in cfg (explicit_bzero). Call when the config is no longer needed. */
+void gw_config_wipe(struct gw_config *cfg);
+
+/* Config names of enums, for logs and stats. */
+const char *gw_suite_name(enum gw_suite s);
+
+/* Format an address ("10.1.0.1", "fd00:1::1") into buf (>= 46 bytes). Returns buf. */
+char *gw_addr_str(const struct gw_addr *a, char *buf, size_t len);
+
+/* True when `a` lies inside prefix `p` (same family, first p->len bits equal). */
+bool gw_prefix_contains(const struct gw_prefix *p, const struct gw_addr *a);
+
+#endif

@@ -1,0 +1,35 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Drop reasons. The names are the stats JSON keys (issue 2, section 3); every one is
+ * always present in the stats.
+ */
+#ifndef HIPGW_DROP_H
+#define HIPGW_DROP_H
+
+#define GW_DROP_LIST(X) \
+	X(NO_SA, "no_sa")               /* unknown SPI, SPI 0 */ \
+	X(REPLAY, "replay")             /* duplicate, too old, sequence 0 */ \
+	X(AUTH, "auth")                 /* ICV mismatch, cut ICV */ \
+	X(PAD, "pad")                   /* pad length or pattern wrong */ \
+	X(MALFORMED, "malformed")       /* runt, lengths that disagree, bad headers, bad fragments */ \
+	X(SPOOF, "spoof")               /* inner src/dst outside the SA's prefixes */ \
+	X(TTL, "ttl")                   /* inner TTL / hop limit expired */ \
+	X(MTU, "mtu")                   /* too big for the outer MTU */ \
+	X(ECN, "ecn")                   /* outer CE on a Not-ECT inner packet (RFC 6040) */ \
+	X(SEQ_OVERFLOW, "seq_overflow") /* outbound sequence space exhausted */ \
+	X(NO_ROUTE, "no_route") \
+	X(NO_NEIGHBOR, "no_neighbor") \
+	X(RING_FULL, "ring_full") \
+	X(POLICY, "policy")             /* no SA and no bypass; clear traffic on the outer side */
+
+enum gw_drop {
+	GW_DROP_NONE = 0,
+#define GW_DROP_ENUM(id, name) GW_DROP_##id,
+	GW_DROP_LIST(GW_DROP_ENUM)
+#undef GW_DROP_ENUM
+	GW_DROP_MAX
+};
+
+/* Name of a drop reason as in the stats JSON; "none" for GW_DROP_NONE. */
+const char *gw_drop_name(enum gw_drop reason);
+
+#endif

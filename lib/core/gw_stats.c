@@ -1,0 +1,25 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#include "gw_stats.h"
+
+struct gw_lcore_stats gw_stats[RTE_MAX_LCORE];
+
+const char *
+gw_drop_name(enum gw_drop reason)
+{
+	static const char *const names[GW_DROP_MAX] = {
+		[GW_DROP_NONE] = "none",
+#define GW_DROP_NAME(id, name) [GW_DROP_##id] = name,
+		GW_DROP_LIST(GW_DROP_NAME)
+#undef GW_DROP_NAME
+	};
+	return (unsigned)reason < GW_DROP_MAX ? names[reason] : "unknown";
+}
+
+uint64_t
+gw_stats_drop_total(enum gw_drop reason)
+{
+	uint64_t sum = 0;
+	for (unsigned i = 0; i < RTE_MAX_LCORE; i++)
+		sum += gw_stats[i].drops[reason];
+	return sum;
+}

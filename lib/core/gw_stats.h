@@ -1,0 +1,36 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Per-lcore counters. Each lcore writes only its own cache-aligned slot, so no
+ * atomics and no shared cache lines on the data path; readers (telemetry, the
+ * stats file) sum over all slots and may see a slightly stale total.
+ */
+#ifndef HIPGW_STATS_H
+#define HIPGW_STATS_H
+
+#include <stdint.h>
+#include <rte_common.h>
+#include <rte_lcore.h>
+#include "gw_drop.h"
+
+#define GW_MAX_PORTS 8
+
+struct gw_lcore_stats {
+	uint64_t drops[GW_DROP_MAX];
+	uint64_t port_rx[GW_MAX_PORTS];   /* packets received per port by this lcore */
+	uint64_t port_tx[GW_MAX_PORTS];   /* packets sent per port by this lcore */
+	uint64_t punted;                  /* packets handed to the control lcore */
+} __rte_cache_aligned;
+
+/* One slot per lcore id; index with rte_lcore_id(). */
+extern struct gw_lcore_stats gw_stats[RTE_MAX_LCORE];
+
+/* Count one drop of the given reason on the calling lcore. */
+static inline void
+gw_count_drop(enum gw_drop reason)
+{
+	gw_stats[rte_lcore_id()].drops[reason]++;
+}
+
+/* Sum of a drop reason over all lcores, packets. */
+uint64_t gw_stats_drop_total(enum gw_drop reason);
+
+#endif

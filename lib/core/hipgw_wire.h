@@ -1,0 +1,78 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Every wire constant hipgw uses, named once.
+ * Sources: RFC 791, RFC 8200, RFC 4303 (ESP), RFC 4106 (GCM in ESP), RFC 3602 (CBC),
+ * RFC 4868 (HMAC-SHA-256-128), RFC 6040 (ECN tunnelling), RFC 792 / RFC 4443 (ICMP),
+ * RFC 826 (ARP), RFC 4861 (ND).
+ */
+#ifndef HIPGW_WIRE_H
+#define HIPGW_WIRE_H
+
+#include <stdint.h>
+
+/* IP protocol numbers (IANA). */
+#define GW_IPPROTO_IPIP     4    /* IPv4 in ESP tunnel mode: ESP next header */
+#define GW_IPPROTO_TCP      6
+#define GW_IPPROTO_UDP      17
+#define GW_IPPROTO_IPV6     41   /* IPv6 in ESP tunnel mode: ESP next header */
+#define GW_IPPROTO_ESP      50
+#define GW_IPPROTO_ICMP     1
+#define GW_IPPROTO_ICMPV6   58
+#define GW_IPPROTO_HIP      139
+
+/* ESP (RFC 4303 section 2). */
+#define GW_ESP_HDR_LEN       8    /* SPI (4) + sequence number (4), bytes */
+#define GW_ESP_TRAILER_LEN   2    /* pad length (1) + next header (1), bytes */
+#define GW_ESP_MAX_PAD       255
+#define GW_ESP_GCM_IV_LEN    8    /* RFC 4106 section 3.1 explicit IV, bytes */
+#define GW_ESP_GCM_SALT_LEN  4    /* RFC 4106 section 8.1 */
+#define GW_ESP_GCM_ICV_LEN   16   /* RFC 4106: 16-octet ICV variant */
+#define GW_ESP_CBC_IV_LEN    16   /* RFC 3602 section 3 */
+#define GW_ESP_CBC_BLOCK     16
+#define GW_ESP_HMAC256_ICV_LEN 16 /* RFC 4868 section 2.3: HMAC-SHA-256-128 */
+#define GW_ESP_HMAC256_KEY_LEN 32 /* RFC 4868 section 2.1.1 */
+#define GW_ESP_MIN_ALIGN     4    /* RFC 4303 section 2.4: 4-byte alignment */
+#define GW_ESP_REPLAY_WINDOW_DEFAULT 1024  /* packets; RFC 4303 3.4.3 asks 32 at least */
+#define GW_ESP_REPLAY_WINDOW_MAX     4096
+
+/* IPv4 / IPv6 header fields. */
+#define GW_IPV4_HDR_LEN      20
+#define GW_IPV6_HDR_LEN      40
+#define GW_IPV4_DF           0x4000
+#define GW_IPV4_MF           0x2000
+#define GW_IPV4_OFFSET_MASK  0x1fff
+#define GW_IPV6_MIN_MTU      1280  /* RFC 8200 section 5 */
+#define GW_IP_DEFAULT_TTL    64
+
+/* ECN codepoints (RFC 3168) and DSCP field mask. */
+#define GW_ECN_MASK          0x03
+#define GW_ECN_NOT_ECT       0x00
+#define GW_ECN_ECT1          0x01
+#define GW_ECN_ECT0          0x02
+#define GW_ECN_CE            0x03
+
+/* ICMP (RFC 792, RFC 1191) and ICMPv6 (RFC 4443, RFC 4861). */
+#define GW_ICMP_ECHO_REPLY         0
+#define GW_ICMP_DEST_UNREACH       3
+#define GW_ICMP_FRAG_NEEDED        4   /* code of GW_ICMP_DEST_UNREACH */
+#define GW_ICMP_ECHO_REQUEST       8
+#define GW_ICMP_TIME_EXCEEDED      11
+#define GW_ICMP6_PACKET_TOO_BIG    2
+#define GW_ICMP6_TIME_EXCEEDED     3
+#define GW_ICMP6_ECHO_REQUEST      128
+#define GW_ICMP6_ECHO_REPLY        129
+#define GW_ICMP6_ROUTER_SOLICIT    133
+#define GW_ICMP6_ROUTER_ADVERT     134
+#define GW_ICMP6_NEIGH_SOLICIT     135
+#define GW_ICMP6_NEIGH_ADVERT      136
+#define GW_ND_OPT_SRC_LLADDR       1
+#define GW_ND_OPT_TGT_LLADDR       2
+#define GW_ICMP_ERR_MAX_QUOTE      548  /* bytes of the offending packet quoted (RFC 1812 4.3.2.3: 576 total) */
+#define GW_ICMP6_ERR_MAX_LEN       1280 /* RFC 4443 section 2.4 (c) */
+
+/* TCP (RFC 9293) options used by MSS clamping. */
+#define GW_TCP_FLAG_SYN      0x02
+#define GW_TCP_OPT_EOL       0
+#define GW_TCP_OPT_NOP       1
+#define GW_TCP_OPT_MSS       2
+
+#endif

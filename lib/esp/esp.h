@@ -1,0 +1,92 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * ESP data path: security associations, crypto through intel-ipsec-mb, outbound
+ * encapsulation and inbound decapsulation in ESP tunnel mode (RFC 4303), with the
+ * anti-replay window of RFC 4303 section 3.4.3 and ECN per RFC 6040.
+ *
+ * This layer knows ESP and the outer IP header only: no ports, no routing, no
+ * Ethernet, no policy. Callers hand it bursts of mbufs whose data starts at the IP
+ * header (no L2 header) and get a drop reason per packet back.
+ */
+#ifndef HIPGW_ESP_H
+#define HIPGW_ESP_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <rte_mbuf.h>
+
+#include "gw_drop.h"
+#include "gw_config.h"   /* enum gw_suite, struct gw_addr */
+
+struct esp_sa;   /* opaque; cache-aligned, one per direction and SPI */
+
+struct esp_sa_params {
+	uint32_t spi;               /* host byte order */
+	enum gw_dir dir;            /* GW_DIR_OUT or GW_DIR_IN */
+	enum gw_suite suite;
+	const uint8_t *key;         /* GCM: key || 4-byte salt (RFC 4106 8.1); CBC: AES key; NULL suite: none */
+	uint8_t key_len;            /* bytes */
+	const uint8_t *auth_key;    /* HMAC-SHA-256 key for -sha256 suites (RFC 4868) */
+	uint8_t auth_key_len;       /* bytes, 32 */
+	bool esn;                   /* 64-bit sequence numbers (RFC 4303 2.2.1) */
+	uint32_t replay_window;     /* in: packets (multiple of 64, <= GW_ESP_REPLAY_WINDOW_MAX); 0 = off */
+	struct gw_addr local;       /* outer source (out) / outer destination (in) */
+	struct gw_addr remote;      /* outer destination (out) / outer source (in) */
+	uint64_t seq_first;         /* out: first sequence number to send, >= 1 */
+	uint64_t seq_limit;         /* out: highest sequence number that may be sent
+	                             * (UINT64_MAX = none beyond the 32/64-bit space) */
+};
+
+/* Global set-up: one intel-ipsec-mb manager per lcore (call after rte_eal_init,
+ * before any worker runs). Returns 0 or -1 (message logged). */
+int esp_lib_init(void);
+void esp_lib_fini(void);
+
+/* Create an SA: expands keys (GCM key data, AES key schedules, HMAC ipad/opad
+ * hashes), draws the per-SA IV key for CBC from OpenSSL's CSPRNG (RFC 3602
+ * section 3: unpredictable IVs). Returns NULL with a one-line message in err on
+ * bad parameters or no memory. Source: RFC 4303, RFC 4106, RFC 3602, RFC 4868. */
+struct esp_sa *esp_sa_create(const struct esp_sa_params *p, char *err, size_t errlen);
+
+/* Wipe every key byte, then free. NULL is a no-op. */
+void esp_sa_free(struct esp_sa *sa);
+
+uint32_t esp_sa_spi(const struct esp_sa *sa);
+enum gw_dir esp_sa_dir(const struct esp_sa *sa);
+const struct gw_addr *esp_sa_remote(const struct esp_sa *sa);
+const struct gw_addr *esp_sa_local(const struct esp_sa *sa);
+
+/* Bytes ESP tunnel mode adds to an inner packet of inner_len bytes: outer IP
+ * header, ESP header, IV, padding, trailer and ICV. */
+uint32_t esp_sa_overhead(const struct esp_sa *sa, uint32_t inner_len);
+
+/* Out: the next sequence number that would be sent; in: highest seen. */
+uint64_t esp_sa_seq(const struct esp_sa *sa);
+/* Out: raise (never lower) the highest sequence number that may be sent; used by
+ * the control lcore after it wrote a new high-water mark to the state file. */
+void esp_sa_set_seq_limit(struct esp_sa *sa, uint64_t limit);
+
+/* Totals over all lcores: packets and inner bytes processed successfully. */
+void esp_sa_stats(const struct esp_sa *sa, uint64_t *packets, uint64_t *bytes);
+
+/* Outbound (RFC 4303 3.3): for each i, mb[i] holds an inner IPv4/IPv6 packet
+ * starting at the IP header, already routed (TTL decremented by the caller);
+ * sa[i] is its outbound SA. On return drop[i] == GW_DROP_NONE and mb[i] holds the
+ * outer IP packet (outer IPv4/IPv6 header from the SA's addresses, DSCP copied and
+ * ECN copied per RFC 6040 normal mode, ESP header, IV, encrypted payload, padding
+ * 1,2,3..., pad length, next header 4/41, ICV); or drop[i] is the reason
+ * (seq_overflow, malformed) and mb[i] is untouched for the caller to free.
+ * n <= 64 packets. Never allocates, locks or calls the kernel. */
+void esp_outbound_burst(struct esp_sa *const sa[], struct rte_mbuf *mb[],
+			uint8_t drop[], uint16_t n);
+
+/* Inbound (RFC 4303 3.4): for each i, mb[i] holds an outer IP packet (IPv4 or
+ * IPv6, protocol ESP, reassembled) starting at the IP header, sa[i] the SA whose
+ * SPI it carries. Checks, in this order: length (malformed), anti-replay (replay),
+ * ICV in constant time (auth), decrypt, padding (pad), next header 4/41 and the
+ * inner header (malformed), ECN fold per RFC 6040 (ecn); the window is updated
+ * only after the ICV verified. On success mb[i] holds the inner IP packet, with
+ * the outer ECN folded in. n <= 64. */
+void esp_inbound_burst(struct esp_sa *const sa[], struct rte_mbuf *mb[],
+		       uint8_t drop[], uint16_t n);
+
+#endif

@@ -1,0 +1,207 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Control lcore dispatch and the queue of packets waiting for a next hop.
+ */
+#include <string.h>
+#include <rte_cycles.h>
+#include <rte_malloc.h>
+#include <rte_ring.h>
+
+#include "ctrl_internal.h"
+#include "gw_meta.h"
+#include "gw_neigh.h"
+
+void
+ctrl_drop(struct gw_ctrl *c, struct rte_mbuf *m, enum gw_drop reason)
+{
+	c->st->drops[reason]++;
+	rte_pktmbuf_free(m);
+}
+
+void
+ctrl_tx(struct gw_ctrl *c, struct rte_mbuf *m, unsigned port)
+{
+	struct gw_meta *md = gw_meta(m);
+	md->kind = GW_CTRL_TX;
+	md->port = port;
+	if (rte_ring_sp_enqueue(c->ctx->from_ctrl[0], m) != 0)
+		ctrl_drop(c, m, GW_DROP_RING_FULL);
+}
+
+const struct gw_addr *
+ctrl_port_addr(const struct gw_port *p, uint8_t family)
+{
+	for (unsigned i = 0; i < p->n_addrs; i++)
+		if (p->addrs[i].a.family == family)
+			return &p->addrs[i].a;
+	return NULL;
+}
+
+struct gw_ctrl *
+gw_ctrl_create(struct gw_ctx *ctx)
+{
+	struct gw_ctrl *c = rte_zmalloc("hipgw_ctrl", sizeof(*c), RTE_CACHE_LINE_SIZE);
+	if (c == NULL)
+		return NULL;
+	c->ctx = ctx;
+	c->st = &gw_stats[rte_lcore_id()];
+	return c;
+}
+
+static void
+pending_release(struct gw_ctrl *c, struct pending *p, enum gw_drop reason)
+{
+	for (unsigned i = 0; i < p->n; i++)
+		ctrl_drop(c, p->q[i], reason);
+	memset(p, 0, sizeof(*p));
+}
+
+void
+gw_ctrl_free(struct gw_ctrl *c)
+{
+	if (c == NULL)
+		return;
+	for (unsigned i = 0; i < GW_NEIGH_PENDING; i++)
+		if (c->pend[i].used)
+			pending_release(c, &c->pend[i], GW_DROP_NO_NEIGHBOR);
+	rte_free(c);
+}
+
+static bool
+same_hop(const struct pending *p, unsigned port, const struct gw_addr *ip)
+{
+	return p->used && p->port == port && p->ip.family == ip->family &&
+	       memcmp(p->ip.addr, ip->addr, ip->family == 4 ? 4 : 16) == 0;
+}
+
+/* A worker could not resolve a next hop: queue the frame and ask. */
+static void
+neigh_wait(struct gw_ctrl *c, struct rte_mbuf *m, unsigned port)
+{
+	const struct gw_meta *md = gw_meta(m);
+	struct gw_addr ip = { .family = md->family };
+	struct rte_ether_hdr *eth = rte_pktmbuf_mtod(m, struct rte_ether_hdr *);
+	struct pending *p = NULL, *free_slot = NULL;
+
+	memcpy(ip.addr, md->ip, ip.family == 4 ? 4 : 16);
+	/* it may have been learned since the worker looked */
+	if (gw_neigh_get(c->ctx->neigh, port, ip.family, ip.addr, &eth->dst_addr)) {
+		ctrl_tx(c, m, port);
+		return;
+	}
+	for (unsigned i = 0; i < GW_NEIGH_PENDING; i++) {
+		if (same_hop(&c->pend[i], port, &ip)) {
+			p = &c->pend[i];
+			break;
+		}
+		if (!c->pend[i].used && free_slot == NULL)
+			free_slot = &c->pend[i];
+	}
+	if (p == NULL) {
+		if (free_slot == NULL) {
+			ctrl_drop(c, m, GW_DROP_NO_NEIGHBOR);
+			return;
+		}
+		p = free_slot;
+		p->used = true;
+		p->port = port;
+		p->ip = ip;
+		p->tries = 1;
+		p->next_tsc = rte_rdtsc() + rte_get_tsc_hz() / 1000 * GW_NEIGH_RETRY_MS;
+		ctrl_neigh_solicit(c, port, &ip);
+	}
+	if (p->n == GW_NEIGH_QUEUE) {
+		ctrl_drop(c, m, GW_DROP_NO_NEIGHBOR);
+		return;
+	}
+	p->q[p->n++] = m;
+}
+
+void
+ctrl_neigh_learned(struct gw_ctrl *c, unsigned port, const struct gw_addr *ip,
+		   const struct rte_ether_addr *mac)
+{
+	gw_neigh_set(c->ctx->neigh, port, ip, mac, false);
+	for (unsigned i = 0; i < GW_NEIGH_PENDING; i++) {
+		struct pending *p = &c->pend[i];
+		if (!same_hop(p, port, ip))
+			continue;
+		for (unsigned j = 0; j < p->n; j++) {
+			struct rte_ether_hdr *eth = rte_pktmbuf_mtod(p->q[j], struct rte_ether_hdr *);
+			rte_ether_addr_copy(mac, &eth->dst_addr);
+			ctrl_tx(c, p->q[j], port);
+		}
+		memset(p, 0, sizeof(*p));
+	}
+}
+
+void
+gw_ctrl_tick(struct gw_ctrl *c)
+{
+	uint64_t now = rte_rdtsc();
+	for (unsigned i = 0; i < GW_NEIGH_PENDING; i++) {
+		struct pending *p = &c->pend[i];
+		if (!p->used || now < p->next_tsc)
+			continue;
+		if (p->tries >= GW_NEIGH_TRIES) {
+			pending_release(c, p, GW_DROP_NO_NEIGHBOR);
+			continue;
+		}
+		p->tries++;
+		p->next_tsc = now + rte_get_tsc_hz() / 1000 * GW_NEIGH_RETRY_MS;
+		ctrl_neigh_solicit(c, p->port, &p->ip);
+	}
+}
+
+static void
+local_input(struct gw_ctrl *c, struct rte_mbuf *m, unsigned port)
+{
+	struct rte_ether_hdr *eth = rte_pktmbuf_mtod(m, struct rte_ether_hdr *);
+	uint16_t et = rte_be_to_cpu_16(eth->ether_type);
+
+	if (et == RTE_ETHER_TYPE_ARP) {
+		ctrl_arp_input(c, m, port);
+		return;
+	}
+	if (et == RTE_ETHER_TYPE_IPV6 && ctrl_nd_input(c, m, port))
+		return;
+	ctrl_icmp_local(c, m, port);
+}
+
+unsigned
+gw_ctrl_poll(struct gw_ctrl *c)
+{
+	unsigned total = 0;
+	for (unsigned w = 0; w < c->ctx->n_workers; w++) {
+		struct rte_mbuf *pkts[GW_BURST];
+		unsigned n = rte_ring_sc_dequeue_burst(c->ctx->to_ctrl[w], (void **)pkts,
+						       GW_BURST, NULL);
+		total += n;
+		for (unsigned i = 0; i < n; i++) {
+			struct rte_mbuf *m = pkts[i];
+			struct gw_meta *md = gw_meta(m);
+			unsigned port = md->port;
+			if (port >= c->ctx->n_ports) {
+				ctrl_drop(c, m, GW_DROP_MALFORMED);
+				continue;
+			}
+			switch (md->kind) {
+			case GW_PUNT_LOCAL:
+				local_input(c, m, port);
+				break;
+			case GW_PUNT_NEIGH:
+				neigh_wait(c, m, port);
+				break;
+			case GW_PUNT_TTL:
+			case GW_PUNT_TOO_BIG:
+				ctrl_icmp_error(c, m, port, md->kind, md->mtu);
+				break;
+			case GW_PUNT_FRAGMENT:
+				ctrl_fragment(c, m, port, md->mtu);
+				break;
+			default:
+				ctrl_drop(c, m, GW_DROP_MALFORMED);
+			}
+		}
+	}
+	return total;
+}

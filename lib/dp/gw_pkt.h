@@ -1,0 +1,104 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Small packet helpers shared by the worker and control lcores: header
+ * validation, TTL decrement (RFC 1812 5.3.1, incremental checksum RFC 1624),
+ * TCP MSS clamping on SYNs.
+ */
+#ifndef HIPGW_PKT_H
+#define HIPGW_PKT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <rte_byteorder.h>
+#include <rte_ip.h>
+#include <rte_tcp.h>
+#include <rte_mbuf.h>
+#include "hipgw_wire.h"
+
+/* Validate the IPv4 header at the start of l3 (len bytes available). Returns the
+ * IP total length (bytes) or 0 when malformed (version, IHL, lengths, checksum). */
+static inline uint16_t
+gw_ipv4_check(const struct rte_ipv4_hdr *ip, uint32_t len)
+{
+	uint32_t hl, tl;
+	if (len < GW_IPV4_HDR_LEN || (ip->version_ihl >> 4) != 4)
+		return 0;
+	hl = (ip->version_ihl & 0xf) * 4u;
+	tl = rte_be_to_cpu_16(ip->total_length);
+	if (hl < GW_IPV4_HDR_LEN || tl < hl || tl > len)
+		return 0;
+	if (rte_raw_cksum(ip, hl) != 0xffff)
+		return 0;
+	return (uint16_t)tl;
+}
+
+/* Validate an IPv6 header; returns the packet length (40 + payload) or 0. */
+static inline uint32_t
+gw_ipv6_check(const struct rte_ipv6_hdr *ip, uint32_t len)
+{
+	uint32_t tl;
+	if (len < GW_IPV6_HDR_LEN || (rte_be_to_cpu_32(ip->vtc_flow) >> 28) != 6)
+		return 0;
+	tl = GW_IPV6_HDR_LEN + rte_be_to_cpu_16(ip->payload_len);
+	return tl <= len ? tl : 0;
+}
+
+/* Decrement the TTL, updating the checksum incrementally (RFC 1624). */
+static inline void
+gw_ipv4_dec_ttl(struct rte_ipv4_hdr *ip)
+{
+	uint32_t c = ip->hdr_checksum;
+	c += rte_cpu_to_be_16(0x0100);
+	ip->hdr_checksum = (uint16_t)(c + (c >> 16));
+	ip->time_to_live--;
+}
+
+/* Replace a 16-bit field in a checksummed header (RFC 1624 eqn. 3). */
+static inline uint16_t
+gw_cksum_replace16(uint16_t cksum, uint16_t old_be, uint16_t new_be)
+{
+	uint32_t s = (uint16_t)~cksum;
+	s += (uint16_t)~old_be;
+	s += new_be;
+	s = (s & 0xffff) + (s >> 16);
+	s = (s & 0xffff) + (s >> 16);
+	return (uint16_t)~s;
+}
+
+/* Clamp the MSS option of a TCP SYN (l4 points at the TCP header, l4_len bytes
+ * available) to mss bytes. Returns true when the option was lowered. */
+static inline bool
+gw_tcp_clamp_mss(uint8_t *l4, uint32_t l4_len, uint16_t mss)
+{
+	struct rte_tcp_hdr *tcp = (struct rte_tcp_hdr *)l4;
+	uint32_t off, end;
+
+	if (mss == 0 || l4_len < sizeof(*tcp) || !(tcp->tcp_flags & GW_TCP_FLAG_SYN))
+		return false;
+	end = (tcp->data_off >> 4) * 4u;
+	if (end > l4_len)
+		return false;
+	for (off = sizeof(*tcp); off < end;) {
+		uint8_t kind = l4[off];
+		if (kind == GW_TCP_OPT_EOL)
+			break;
+		if (kind == GW_TCP_OPT_NOP) {
+			off++;
+			continue;
+		}
+		if (off + 1 >= end || l4[off + 1] < 2 || off + l4[off + 1] > end)
+			break;
+		if (kind == GW_TCP_OPT_MSS && l4[off + 1] == 4) {
+			uint16_t old_be, new_be = rte_cpu_to_be_16(mss);
+			memcpy(&old_be, &l4[off + 2], 2);
+			if (rte_be_to_cpu_16(old_be) <= mss)
+				return false;
+			memcpy(&l4[off + 2], &new_be, 2);
+			tcp->cksum = gw_cksum_replace16(tcp->cksum, old_be, new_be);
+			return true;
+		}
+		off += l4[off + 1];
+	}
+	return false;
+}
+
+#endif

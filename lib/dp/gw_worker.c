@@ -1,0 +1,610 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Worker lcore fast path. Per burst: classify (prepare), ESP (process), route
+ * and transmit (finish). No locks, no syscalls, no allocation per packet; each
+ * lcore counts into its own stats slot.
+ */
+#include <string.h>
+#include <rte_cycles.h>
+#include <rte_ethdev.h>
+#include <rte_ether.h>
+#include <rte_ip.h>
+#include <rte_ip_frag.h>
+#include <rte_malloc.h>
+#include <rte_prefetch.h>
+#include <rte_rcu_qsbr.h>
+
+#include "gw_worker.h"
+#include "gw_meta.h"
+#include "gw_neigh.h"
+#include "gw_pkt.h"
+
+#define TXQ_MAX (GW_BURST * 4)
+#define FRAG_TIMEOUT_MS 2000
+
+struct txq {
+	uint16_t n;
+	struct rte_mbuf *m[TXQ_MAX];
+};
+
+struct worker {
+	struct gw_ctx *ctx;
+	unsigned idx;
+	struct gw_lcore_stats *st;
+	struct txq tx[GW_CONF_MAX_PORTS];
+	struct rte_ip_frag_tbl *frag;
+	struct rte_ip_frag_death_row dr;
+};
+
+static inline void
+drop(struct worker *w, struct rte_mbuf *m, enum gw_drop reason)
+{
+	w->st->drops[reason]++;
+	rte_pktmbuf_free(m);
+}
+
+static void
+tx_flush(struct worker *w, unsigned p)
+{
+	struct txq *q = &w->tx[p];
+	uint16_t sent = 0;
+	if (q->n == 0)
+		return;
+	sent = rte_eth_tx_burst(w->ctx->ports[p].port_id, w->idx, q->m, q->n);
+	w->st->port_tx[p] += sent;
+	if (sent < q->n) {
+		__atomic_fetch_add(&w->ctx->ports[p].tx_dropped, q->n - sent, __ATOMIC_RELAXED);
+		rte_pktmbuf_free_bulk(&q->m[sent], q->n - sent);
+	}
+	q->n = 0;
+}
+
+static inline void
+tx_enqueue(struct worker *w, unsigned p, struct rte_mbuf *m)
+{
+	struct txq *q = &w->tx[p];
+	if (q->n == TXQ_MAX)
+		tx_flush(w, p);
+	q->m[q->n++] = m;
+}
+
+/* Hand a packet to the control lcore; a full ring drops and counts. */
+static void
+punt(struct worker *w, struct rte_mbuf *m, enum gw_meta_kind kind, unsigned port, uint16_t mtu)
+{
+	struct gw_meta *md = gw_meta(m);
+	md->kind = kind;
+	md->port = port;
+	md->mtu = mtu;
+	if (rte_ring_sp_enqueue(w->ctx->to_ctrl[w->idx], m) != 0)
+		drop(w, m, GW_DROP_RING_FULL);
+	else
+		w->st->punted++;
+}
+
+/* m holds an IP packet (no L2). Add Ethernet towards next hop `nh` for
+ * destination (family, dst) and queue it on the next hop's port. */
+static void
+send_ip(struct worker *w, struct rte_mbuf *m, const struct gw_nexthop *nh,
+	uint8_t family, const uint8_t *dst)
+{
+	struct gw_port *port = &w->ctx->ports[nh->port];
+	const uint8_t *hop = nh->on_link ? dst : nh->via.addr;
+	struct rte_ether_hdr *eth;
+
+	eth = (struct rte_ether_hdr *)rte_pktmbuf_prepend(m, sizeof(*eth));
+	if (eth == NULL) {
+		drop(w, m, GW_DROP_MALFORMED);
+		return;
+	}
+	eth->ether_type = rte_cpu_to_be_16(family == 4 ? RTE_ETHER_TYPE_IPV4 : RTE_ETHER_TYPE_IPV6);
+	rte_ether_addr_copy(&port->mac, &eth->src_addr);
+	if (!gw_neigh_get(w->ctx->neigh, nh->port, family, hop, &eth->dst_addr)) {
+		struct gw_meta *md = gw_meta(m);
+		md->family = family;
+		memcpy(md->ip, hop, family == 4 ? 4 : 16);
+		punt(w, m, GW_PUNT_NEIGH, nh->port, 0);
+		return;
+	}
+	tx_enqueue(w, nh->port, m);
+}
+
+static inline bool
+for_this_port(const struct gw_port *p, const struct rte_ether_hdr *eth)
+{
+	return rte_is_same_ether_addr(&eth->dst_addr, &p->mac);
+}
+
+static inline bool
+is_own_addr(const struct gw_ctx *ctx, uint8_t family, const uint8_t *ip)
+{
+	for (unsigned i = 0; i < ctx->n_ports; i++)
+		if (gw_port_owns(&ctx->ports[i], family, ip))
+			return true;
+	return false;
+}
+
+/* Route an IP packet (no L2) by its destination and send it. */
+static void
+route_and_send(struct worker *w, struct rte_mbuf *m, uint8_t family, const uint8_t *dst)
+{
+	const struct gw_nexthop *nh;
+	if (family == 4) {
+		uint32_t d;
+		memcpy(&d, dst, 4);
+		nh = gw_route4(&w->ctx->routes, d);
+	} else {
+		nh = gw_route6(&w->ctx->routes, dst);
+	}
+	if (nh == NULL) {
+		drop(w, m, GW_DROP_NO_ROUTE);
+		return;
+	}
+	send_ip(w, m, nh, family, dst);
+}
+
+/* ---------- outbound: inner RX -> ESP -> outer TX ---------- */
+
+static void
+outbound_burst(struct worker *w, unsigned pidx, struct rte_mbuf **pkts, uint16_t n)
+{
+	struct gw_ctx *ctx = w->ctx;
+	const struct gw_port *port = &ctx->ports[pidx];
+	struct esp_sa *esp[GW_BURST * 2];
+	struct gw_sa *sas[GW_BURST * 2];
+	struct rte_mbuf *enc[GW_BURST * 2];
+	uint8_t res[GW_BURST * 2];
+	uint16_t ne = 0;
+
+	for (uint16_t i = 0; i < n && i < 4; i++)
+		rte_prefetch0(rte_pktmbuf_mtod(pkts[i], void *));
+
+	for (uint16_t i = 0; i < n; i++) {
+		struct rte_mbuf *m = pkts[i];
+		struct rte_ether_hdr *eth = rte_pktmbuf_mtod(m, struct rte_ether_hdr *);
+		uint32_t len = rte_pktmbuf_data_len(m);
+		struct gw_sa *sa;
+		bool bypass;
+		uint16_t et;
+
+		if (i + 4 < n)
+			rte_prefetch0(rte_pktmbuf_mtod(pkts[i + 4], void *));
+		if (len < sizeof(*eth) || m->nb_segs != 1) {
+			drop(w, m, GW_DROP_MALFORMED);
+			continue;
+		}
+		et = rte_be_to_cpu_16(eth->ether_type);
+		if (!for_this_port(port, eth)) {
+			/* broadcast / multicast: ARP and ND are the control lcore's */
+			if (rte_is_multicast_ether_addr(&eth->dst_addr) &&
+			    (et == RTE_ETHER_TYPE_ARP || et == RTE_ETHER_TYPE_IPV6))
+				punt(w, m, GW_PUNT_LOCAL, pidx, 0);
+			else
+				drop(w, m, GW_DROP_POLICY);
+			continue;
+		}
+		len -= sizeof(*eth);
+		if (et == RTE_ETHER_TYPE_IPV4) {
+			struct rte_ipv4_hdr *ip = (struct rte_ipv4_hdr *)(eth + 1);
+			uint16_t tl = gw_ipv4_check(ip, len);
+			if (tl == 0) {
+				drop(w, m, GW_DROP_MALFORMED);
+				continue;
+			}
+			if (tl < len)
+				rte_pktmbuf_trim(m, len - tl);
+			if (is_own_addr(ctx, 4, (uint8_t *)&ip->dst_addr)) {
+				punt(w, m, GW_PUNT_LOCAL, pidx, 0);
+				continue;
+			}
+			sa = gw_spd_lookup4(&ctx->sadb, ip->dst_addr, &bypass);
+			if (sa == NULL && !bypass) {
+				drop(w, m, GW_DROP_POLICY);
+				continue;
+			}
+			if (ip->time_to_live <= 1) {
+				w->st->drops[GW_DROP_TTL]++;
+				punt(w, m, GW_PUNT_TTL, pidx, 0);
+				continue;
+			}
+			if (sa != NULL && tl > sa->max_inner) {
+				if (ip->fragment_offset & rte_cpu_to_be_16(GW_IPV4_DF)) {
+					w->st->drops[GW_DROP_MTU]++;
+					punt(w, m, GW_PUNT_TOO_BIG, pidx, sa->max_inner);
+				} else {
+					punt(w, m, GW_PUNT_FRAGMENT, pidx, sa->max_inner);
+				}
+				continue;
+			}
+			gw_ipv4_dec_ttl(ip);
+			if (ip->next_proto_id == GW_IPPROTO_TCP && sa != NULL &&
+			    !(ip->fragment_offset & rte_cpu_to_be_16(GW_IPV4_OFFSET_MASK))) {
+				uint32_t hl = (ip->version_ihl & 0xf) * 4u;
+				gw_tcp_clamp_mss((uint8_t *)ip + hl, tl - hl, sa->mss4);
+			}
+			rte_pktmbuf_adj(m, sizeof(*eth));
+			if (bypass) {
+				route_and_send(w, m, 4, (uint8_t *)&ip->dst_addr);
+				continue;
+			}
+		} else if (et == RTE_ETHER_TYPE_IPV6) {
+			struct rte_ipv6_hdr *ip = (struct rte_ipv6_hdr *)(eth + 1);
+			uint32_t tl = gw_ipv6_check(ip, len);
+			if (tl == 0) {
+				drop(w, m, GW_DROP_MALFORMED);
+				continue;
+			}
+			if (tl < len)
+				rte_pktmbuf_trim(m, len - tl);
+			if (ip->dst_addr[0] == 0xff || is_own_addr(ctx, 6, ip->dst_addr)) {
+				punt(w, m, GW_PUNT_LOCAL, pidx, 0);
+				continue;
+			}
+			sa = gw_spd_lookup6(&ctx->sadb, ip->dst_addr, &bypass);
+			if (sa == NULL && !bypass) {
+				drop(w, m, GW_DROP_POLICY);
+				continue;
+			}
+			if (ip->hop_limits <= 1) {
+				w->st->drops[GW_DROP_TTL]++;
+				punt(w, m, GW_PUNT_TTL, pidx, 0);
+				continue;
+			}
+			if (sa != NULL && tl > sa->max_inner) {
+				w->st->drops[GW_DROP_MTU]++;
+				punt(w, m, GW_PUNT_TOO_BIG, pidx, sa->max_inner);
+				continue;
+			}
+			ip->hop_limits--;
+			if (ip->proto == GW_IPPROTO_TCP && sa != NULL)
+				gw_tcp_clamp_mss((uint8_t *)(ip + 1), tl - GW_IPV6_HDR_LEN, sa->mss6);
+			rte_pktmbuf_adj(m, sizeof(*eth));
+			if (bypass) {
+				route_and_send(w, m, 6, ip->dst_addr);
+				continue;
+			}
+		} else if (et == RTE_ETHER_TYPE_ARP) {
+			punt(w, m, GW_PUNT_LOCAL, pidx, 0);
+			continue;
+		} else {
+			drop(w, m, GW_DROP_POLICY);
+			continue;
+		}
+		esp[ne] = sa->esp;
+		sas[ne] = sa;
+		enc[ne++] = m;
+	}
+	if (ne == 0)
+		return;
+	esp_outbound_burst(esp, enc, res, ne);
+	for (uint16_t i = 0; i < ne; i++) {
+		const struct gw_addr *r = esp_sa_remote(sas[i]->esp);
+		if (res[i] != GW_DROP_NONE) {
+			drop(w, enc[i], res[i]);
+			continue;
+		}
+		route_and_send(w, enc[i], r->family, r->addr);
+	}
+}
+
+/* ---------- inbound: outer RX -> ESP -> inner TX ---------- */
+
+/* Reassemble an ESP fragment. Returns the whole packet (Ethernet at data
+ * start, single segment) or NULL when it is held or was dropped. */
+static struct rte_mbuf *
+reassemble(struct worker *w, struct rte_mbuf *m, uint8_t family, void *l3)
+{
+	uint64_t tsc = rte_rdtsc();
+	uint32_t before = w->dr.cnt;
+	struct rte_mbuf *r;
+
+	m->l2_len = sizeof(struct rte_ether_hdr);
+	if (family == 4) {
+		m->l3_len = rte_ipv4_hdr_len(l3);
+		r = rte_ipv4_frag_reassemble_packet(w->frag, &w->dr, m, tsc, l3);
+	} else {
+		struct rte_ipv6_hdr *ip6 = l3;
+		struct rte_ipv6_fragment_ext *fh = (struct rte_ipv6_fragment_ext *)(ip6 + 1);
+		m->l3_len = sizeof(*ip6) + sizeof(*fh);
+		r = rte_ipv6_frag_reassemble_packet(w->frag, &w->dr, m, tsc, ip6, fh);
+	}
+	/* fragments put on death row: overlaps, bad lengths, timeouts, table full */
+	w->st->drops[GW_DROP_MALFORMED] += w->dr.cnt - before;
+	if (w->dr.cnt > RTE_IP_FRAG_DEATH_ROW_LEN / 2)
+		rte_ip_frag_free_death_row(&w->dr, 0);
+	if (r == NULL)
+		return NULL;
+	if (r->nb_segs > 1 && rte_pktmbuf_linearize(r) != 0) {
+		drop(w, r, GW_DROP_MALFORMED);
+		return NULL;
+	}
+	return r;
+}
+
+static void
+inbound_burst(struct worker *w, unsigned pidx, struct rte_mbuf **pkts, uint16_t n)
+{
+	struct gw_ctx *ctx = w->ctx;
+	const struct gw_port *port = &ctx->ports[pidx];
+	struct rte_mbuf *dec[GW_BURST];
+	uint32_t spi[GW_BURST];
+	const void *keys[GW_BURST];
+	void *data[GW_BURST];
+	struct esp_sa *esp[GW_BURST];
+	struct gw_sa *sas[GW_BURST];
+	uint8_t res[GW_BURST];
+	uint64_t hits = 0;
+	uint16_t nd = 0, nk = 0;
+
+	for (uint16_t i = 0; i < n && i < 4; i++)
+		rte_prefetch0(rte_pktmbuf_mtod(pkts[i], void *));
+
+	for (uint16_t i = 0; i < n; i++) {
+		struct rte_mbuf *m = pkts[i];
+		struct rte_ether_hdr *eth = rte_pktmbuf_mtod(m, struct rte_ether_hdr *);
+		uint32_t len = rte_pktmbuf_data_len(m), hl;
+		uint8_t proto, family;
+		uint8_t *l3;
+		uint16_t et;
+
+		if (i + 4 < n)
+			rte_prefetch0(rte_pktmbuf_mtod(pkts[i + 4], void *));
+		if (len < sizeof(*eth) || m->nb_segs != 1) {
+			drop(w, m, GW_DROP_MALFORMED);
+			continue;
+		}
+		et = rte_be_to_cpu_16(eth->ether_type);
+		if (!for_this_port(port, eth)) {
+			if (rte_is_multicast_ether_addr(&eth->dst_addr) &&
+			    (et == RTE_ETHER_TYPE_ARP || et == RTE_ETHER_TYPE_IPV6))
+				punt(w, m, GW_PUNT_LOCAL, pidx, 0);
+			else
+				drop(w, m, GW_DROP_POLICY);
+			continue;
+		}
+		len -= sizeof(*eth);
+		l3 = (uint8_t *)(eth + 1);
+		if (et == RTE_ETHER_TYPE_IPV4) {
+			struct rte_ipv4_hdr *ip = (struct rte_ipv4_hdr *)l3;
+			uint16_t tl = gw_ipv4_check(ip, len);
+			if (tl == 0) {
+				drop(w, m, GW_DROP_MALFORMED);
+				continue;
+			}
+			if (tl < len)
+				rte_pktmbuf_trim(m, len - tl);
+			if (!gw_port_owns(port, 4, (uint8_t *)&ip->dst_addr)) {
+				drop(w, m, GW_DROP_POLICY);   /* clear traffic never goes inward */
+				continue;
+			}
+			proto = ip->next_proto_id;
+			family = 4;
+			hl = rte_ipv4_hdr_len(ip);
+			if (proto == GW_IPPROTO_ESP && rte_ipv4_frag_pkt_is_fragmented(ip)) {
+				m = reassemble(w, m, 4, ip);
+				if (m == NULL)
+					continue;
+				eth = rte_pktmbuf_mtod(m, struct rte_ether_hdr *);
+				l3 = (uint8_t *)(eth + 1);
+				ip = (struct rte_ipv4_hdr *)l3;
+				ip->hdr_checksum = 0;
+				ip->hdr_checksum = rte_ipv4_cksum(ip);
+				len = rte_pktmbuf_data_len(m) - sizeof(*eth);
+			}
+		} else if (et == RTE_ETHER_TYPE_IPV6) {
+			struct rte_ipv6_hdr *ip = (struct rte_ipv6_hdr *)l3;
+			uint32_t tl = gw_ipv6_check(ip, len);
+			if (tl == 0) {
+				drop(w, m, GW_DROP_MALFORMED);
+				continue;
+			}
+			if (tl < len)
+				rte_pktmbuf_trim(m, len - tl);
+			if (ip->dst_addr[0] == 0xff) {
+				punt(w, m, GW_PUNT_LOCAL, pidx, 0);
+				continue;
+			}
+			if (!gw_port_owns(port, 6, ip->dst_addr)) {
+				drop(w, m, GW_DROP_POLICY);
+				continue;
+			}
+			proto = ip->proto;
+			family = 6;
+			hl = sizeof(*ip);
+			if (proto == IPPROTO_FRAGMENT && tl >= hl + 8 && l3[hl] == GW_IPPROTO_ESP) {
+				m = reassemble(w, m, 6, ip);
+				if (m == NULL)
+					continue;
+				eth = rte_pktmbuf_mtod(m, struct rte_ether_hdr *);
+				l3 = (uint8_t *)(eth + 1);
+				proto = GW_IPPROTO_ESP;
+				len = rte_pktmbuf_data_len(m) - sizeof(*eth);
+			}
+		} else if (et == RTE_ETHER_TYPE_ARP) {
+			punt(w, m, GW_PUNT_LOCAL, pidx, 0);
+			continue;
+		} else {
+			drop(w, m, GW_DROP_POLICY);
+			continue;
+		}
+		if (proto != GW_IPPROTO_ESP) {
+			/* ICMP, ICMPv6 (ND), HIP to the gateway itself */
+			if (proto == GW_IPPROTO_ICMP || proto == GW_IPPROTO_ICMPV6 ||
+			    proto == GW_IPPROTO_HIP)
+				punt(w, m, GW_PUNT_LOCAL, pidx, 0);
+			else
+				drop(w, m, GW_DROP_POLICY);
+			continue;
+		}
+		(void)family;
+		if (len < hl + GW_ESP_HDR_LEN) {
+			drop(w, m, GW_DROP_MALFORMED);
+			continue;
+		}
+		memcpy(&spi[nk], l3 + hl, 4);
+		spi[nk] = rte_be_to_cpu_32(spi[nk]);
+		if (spi[nk] == 0) {
+			drop(w, m, GW_DROP_NO_SA);
+			continue;
+		}
+		rte_pktmbuf_adj(m, sizeof(*eth));
+		dec[nk++] = m;
+	}
+	if (nk == 0)
+		return;
+	for (uint16_t i = 0; i < nk; i++)
+		keys[i] = &spi[i];
+	rte_hash_lookup_bulk_data(ctx->sadb.sad, keys, nk, &hits, data);
+	for (uint16_t i = 0; i < nk; i++) {
+		if (!(hits & (1ULL << i))) {
+			drop(w, dec[i], GW_DROP_NO_SA);
+			continue;
+		}
+		sas[nd] = data[i];
+		esp[nd] = sas[nd]->esp;
+		dec[nd++] = dec[i];
+	}
+	if (nd == 0)
+		return;
+	esp_inbound_burst(esp, dec, res, nd);
+	for (uint16_t i = 0; i < nd; i++) {
+		struct rte_mbuf *m = dec[i];
+		const struct gw_sa *sa = sas[i];
+		uint8_t *l3 = rte_pktmbuf_mtod(m, uint8_t *);
+		uint8_t *src, *dst;
+		uint8_t family;
+
+		if (res[i] != GW_DROP_NONE) {
+			drop(w, m, res[i]);
+			continue;
+		}
+		if ((l3[0] >> 4) == 4) {
+			struct rte_ipv4_hdr *ip = (struct rte_ipv4_hdr *)l3;
+			family = 4;
+			src = (uint8_t *)&ip->src_addr;
+			dst = (uint8_t *)&ip->dst_addr;
+			if (!gw_prefixes_match(sa->src_ok, sa->n_src, 4, src) ||
+			    !gw_prefixes_match(sa->dst_ok, sa->n_dst, 4, dst)) {
+				drop(w, m, GW_DROP_SPOOF);
+				continue;
+			}
+			if (ip->time_to_live <= 1) {
+				drop(w, m, GW_DROP_TTL);
+				continue;
+			}
+			gw_ipv4_dec_ttl(ip);
+			if (ip->next_proto_id == GW_IPPROTO_TCP &&
+			    !(ip->fragment_offset & rte_cpu_to_be_16(GW_IPV4_OFFSET_MASK))) {
+				uint32_t ihl = rte_ipv4_hdr_len(ip);
+				gw_tcp_clamp_mss(l3 + ihl, rte_pktmbuf_data_len(m) - ihl, sa->mss4);
+			}
+		} else {
+			struct rte_ipv6_hdr *ip = (struct rte_ipv6_hdr *)l3;
+			family = 6;
+			src = ip->src_addr;
+			dst = ip->dst_addr;
+			if (!gw_prefixes_match(sa->src_ok, sa->n_src, 6, src) ||
+			    !gw_prefixes_match(sa->dst_ok, sa->n_dst, 6, dst)) {
+				drop(w, m, GW_DROP_SPOOF);
+				continue;
+			}
+			if (ip->hop_limits <= 1) {
+				drop(w, m, GW_DROP_TTL);
+				continue;
+			}
+			ip->hop_limits--;
+			if (ip->proto == GW_IPPROTO_TCP)
+				gw_tcp_clamp_mss(l3 + sizeof(*ip), rte_pktmbuf_data_len(m) - sizeof(*ip),
+						 sa->mss6);
+		}
+		route_and_send(w, m, family, dst);
+	}
+}
+
+/* Packets from the control lcore: frames to send, or frames to run outbound. */
+static unsigned
+drain_ctrl(struct worker *w)
+{
+	struct rte_mbuf *pkts[GW_BURST];
+	unsigned n = rte_ring_sc_dequeue_burst(w->ctx->from_ctrl[w->idx], (void **)pkts,
+					       GW_BURST, NULL);
+	struct rte_mbuf *out[GW_BURST];
+	unsigned no = 0, out_port = 0;
+
+	for (unsigned i = 0; i < n; i++) {
+		struct gw_meta *md = gw_meta(pkts[i]);
+		if (md->kind == GW_CTRL_OUTBOUND) {
+			out_port = md->port;
+			out[no++] = pkts[i];
+		} else {
+			tx_enqueue(w, md->port, pkts[i]);
+		}
+	}
+	if (no > 0)
+		outbound_burst(w, out_port, out, no);
+	return n;
+}
+
+int
+gw_worker_main(void *arg)
+{
+	const struct gw_worker_arg *a = arg;
+	struct gw_ctx *ctx = a->ctx;
+	struct worker *w;
+	uint64_t hz = rte_get_tsc_hz();
+	unsigned idle = 0;
+
+	w = rte_zmalloc_socket("hipgw_worker", sizeof(*w), RTE_CACHE_LINE_SIZE, rte_socket_id());
+	if (w == NULL)
+		return -1;
+	w->ctx = ctx;
+	w->idx = a->idx;
+	w->st = &gw_stats[rte_lcore_id()];
+	w->frag = rte_ip_frag_table_create(256, 16, 4096, hz / 1000 * FRAG_TIMEOUT_MS,
+					   rte_socket_id());
+	if (w->frag == NULL) {
+		rte_free(w);
+		return -1;
+	}
+	rte_rcu_qsbr_thread_register(ctx->sadb.rcu, w->idx);
+	rte_rcu_qsbr_thread_online(ctx->sadb.rcu, w->idx);
+
+	while (!__atomic_load_n(&ctx->stop, __ATOMIC_RELAXED)) {
+		unsigned got = 0;
+		for (unsigned p = 0; p < ctx->n_ports; p++) {
+			struct rte_mbuf *pkts[GW_BURST];
+			uint16_t n = rte_eth_rx_burst(ctx->ports[p].port_id, w->idx, pkts, GW_BURST);
+			if (n == 0)
+				continue;
+			got += n;
+			w->st->port_rx[p] += n;
+			if (ctx->ports[p].role == GW_ROLE_INNER)
+				outbound_burst(w, p, pkts, n);
+			else
+				inbound_burst(w, p, pkts, n);
+		}
+		if (got)
+			ctx->last_rx_tsc = rte_rdtsc();
+		got += drain_ctrl(w);
+		for (unsigned p = 0; p < ctx->n_ports; p++)
+			tx_flush(w, p);
+		rte_rcu_qsbr_quiescent(ctx->sadb.rcu, w->idx);
+		if (w->dr.cnt)
+			rte_ip_frag_free_death_row(&w->dr, 0);
+		if (got || ctx->idle == GW_IDLE_BUSY) {
+			idle = 0;
+			continue;
+		}
+		/* adaptive idle: sleep when there is no traffic, for shared CPUs */
+		if (++idle > 256) {
+			rte_rcu_qsbr_thread_offline(ctx->sadb.rcu, w->idx);
+			rte_delay_us_sleep(idle > 4096 ? 200 : 20);
+			rte_rcu_qsbr_thread_online(ctx->sadb.rcu, w->idx);
+		}
+	}
+	rte_rcu_qsbr_thread_offline(ctx->sadb.rcu, w->idx);
+	rte_rcu_qsbr_thread_unregister(ctx->sadb.rcu, w->idx);
+	rte_ip_frag_free_death_row(&w->dr, 0);
+	rte_ip_frag_table_destroy(w->frag);
+	rte_free(w);
+	return 0;
+}

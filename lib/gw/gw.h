@@ -1,0 +1,41 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * The gateway runtime: built from a config (ports, routes, neighbours, SAs,
+ * rings, mempool), run (workers on their lcores, control on the main lcore),
+ * stopped and reported (stats JSON, DPDK telemetry /hipgw/stats).
+ */
+#ifndef HIPGW_GW_H
+#define HIPGW_GW_H
+
+#include <stdio.h>
+#include "gw_ctx.h"
+
+struct gw_run_opts {
+	const char *stats_json;        /* path or NULL */
+	uint64_t idle_exit_ms;         /* 0 = never */
+	volatile int *signalled;       /* set non-zero by SIGINT / SIGTERM */
+};
+
+/* Build everything from cfg after rte_eal_init. Returns 0, or -1 with a
+ * one-line message in err. On failure, gw_destroy() still cleans up. */
+int gw_create(struct gw_ctx *ctx, const struct gw_config *cfg, char *err, size_t errlen);
+
+/* Launch workers, run the control loop on this (main) lcore until a signal or
+ * idle exit, stop workers and ports, write the stats file. Returns 0 or -1. */
+int gw_run(struct gw_ctx *ctx, const struct gw_run_opts *opts);
+
+/* Close ports, free tables and SAs (keys wiped). */
+void gw_destroy(struct gw_ctx *ctx);
+
+/* Write all counters as JSON (issue 2 section 2 shape) to f. */
+void gw_stats_write_json(struct gw_ctx *ctx, FILE *f);
+
+/* Register /hipgw/stats with DPDK telemetry. */
+int gw_telemetry_register(struct gw_ctx *ctx);
+
+/* GCM sequence-number state files (RFC 4106 section 3.1: never reuse a nonce
+ * under one key, restarts included): see gw_seqstate.c. */
+int gw_seqstate_open(struct gw_sa *sa, const struct gw_conf_sa *c, uint64_t *seq_first,
+		     uint64_t *seq_limit, char *err, size_t errlen);
+void gw_seqstate_tick(struct gw_sa *sa);
+
+#endif

@@ -1,0 +1,419 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Runtime assembly: ports from their device strings, routes, neighbours, SAs,
+ * rings and the packet pool; then the control loop on the main lcore.
+ */
+#include <ctype.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+#include <rte_cycles.h>
+#include <rte_dev.h>
+#include <rte_ethdev.h>
+#include <rte_launch.h>
+#include <rte_lcore.h>
+#include <rte_log.h>
+#include <rte_malloc.h>
+#include <rte_mbuf.h>
+
+#include "gw.h"
+#include "gw_ctrl.h"
+#include "gw_meta.h"
+#include "gw_neigh.h"
+#include "gw_worker.h"
+
+#define RX_DESC 1024
+#define TX_DESC 1024
+#define TICK_MS 100
+
+#define LOG(level, ...) RTE_LOG(level, USER1, __VA_ARGS__)
+
+static int
+fail(char *err, size_t errlen, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(err, errlen, fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+static bool
+is_pci_addr(const char *s)
+{
+	unsigned a, b, c, d;
+	char tail;
+	return sscanf(s, "%x:%x:%x.%x%c", &a, &b, &c, &d, &tail) == 4 ||
+	       sscanf(s, "%x:%x.%x%c", &b, &c, &d, &tail) == 3;
+}
+
+/* Attach (probe) the device of a [port] section; returns its DPDK port id or -1. */
+static int
+port_attach(const struct gw_conf_port *pc, char *err, size_t errlen)
+{
+	char name[RTE_DEV_NAME_MAX_LEN];
+	uint16_t pid;
+	size_t n = strcspn(pc->device, ",");
+
+	snprintf(name, sizeof(name), "%.*s", (int)n, pc->device);
+	if (rte_eth_dev_get_port_by_name(name, &pid) == 0)
+		return pid;
+	if (rte_dev_probe(pc->device) != 0)
+		return fail(err, errlen, "port %s: cannot attach device \"%s\"", pc->name, pc->device);
+	if (rte_eth_dev_get_port_by_name(name, &pid) != 0) {
+		if (is_pci_addr(name))
+			return fail(err, errlen, "port %s: no ethdev for PCI device %s (bound to vfio-pci?)",
+				    pc->name, name);
+		return fail(err, errlen, "port %s: device \"%s\" is not an ethdev", pc->name, name);
+	}
+	return pid;
+}
+
+static int
+port_setup(struct gw_ctx *ctx, unsigned i, const struct gw_conf_port *pc, char *err, size_t errlen)
+{
+	struct gw_port *p = &ctx->ports[i];
+	struct rte_eth_conf conf = { 0 };
+	struct rte_eth_dev_info info;
+	uint16_t nrx = RX_DESC, ntx = TX_DESC;
+	int pid, ret;
+
+	pid = port_attach(pc, err, errlen);
+	if (pid < 0)
+		return -1;
+	p->port_id = pid;
+	snprintf(p->name, sizeof(p->name), "%s", pc->name);
+	p->role = pc->role;
+	p->mtu = pc->mtu;
+	p->mss_clamp = pc->mss_clamp;
+	memcpy(p->addrs, pc->addrs, sizeof(p->addrs));
+	p->n_addrs = pc->n_addrs;
+	if (rte_eth_dev_info_get(pid, &info) != 0)
+		return fail(err, errlen, "port %s: no device info", pc->name);
+	if (info.max_rx_queues < ctx->n_workers || info.max_tx_queues < ctx->n_workers)
+		return fail(err, errlen, "port %s: %s has %u RX / %u TX queues, %u workers need one each "
+			    "(net_af_packet: add qpairs=%u to the device)", pc->name, info.driver_name,
+			    info.max_rx_queues, info.max_tx_queues, ctx->n_workers, ctx->n_workers);
+	if (ctx->n_workers > 1 && info.flow_type_rss_offloads != 0) {
+		conf.rxmode.mq_mode = RTE_ETH_MQ_RX_RSS;
+		conf.rx_adv_conf.rss_conf.rss_hf = info.flow_type_rss_offloads &
+			(RTE_ETH_RSS_IP | RTE_ETH_RSS_UDP | RTE_ETH_RSS_TCP);
+	}
+	ret = rte_eth_dev_configure(pid, ctx->n_workers, ctx->n_workers, &conf);
+	if (ret != 0)
+		return fail(err, errlen, "port %s: configure failed: %s", pc->name, rte_strerror(-ret));
+	rte_eth_dev_adjust_nb_rx_tx_desc(pid, &nrx, &ntx);
+	for (unsigned q = 0; q < ctx->n_workers; q++) {
+		int s = rte_eth_dev_socket_id(pid);
+		if (rte_eth_rx_queue_setup(pid, q, nrx, s, NULL, ctx->pool) != 0 ||
+		    rte_eth_tx_queue_setup(pid, q, ntx, s, NULL) != 0)
+			return fail(err, errlen, "port %s: queue %u setup failed", pc->name, q);
+	}
+	if (rte_eth_dev_set_mtu(pid, pc->mtu) != 0)
+		LOG(WARNING, "port %s: %s cannot set MTU %u; keeping its own\n", pc->name,
+		    info.driver_name, pc->mtu);
+	ret = rte_eth_dev_start(pid);
+	if (ret != 0)
+		return fail(err, errlen, "port %s: start failed: %s", pc->name, rte_strerror(-ret));
+	if (rte_eth_allmulticast_enable(pid) != 0)
+		LOG(DEBUG, "port %s: no all-multicast mode\n", pc->name);
+	rte_eth_macaddr_get(pid, &p->mac);
+	return 0;
+}
+
+static void
+prefix_network(struct gw_prefix *out, const struct gw_prefix *in)
+{
+	unsigned bytes = in->a.family == 4 ? 4 : 16;
+	*out = *in;
+	for (unsigned b = 0; b < bytes; b++) {
+		int keep = (int)in->len - (int)b * 8;
+		if (keep >= 8)
+			continue;
+		out->a.addr[b] &= keep <= 0 ? 0 : (uint8_t)(0xff << (8 - keep));
+	}
+}
+
+static int
+routes_setup(struct gw_ctx *ctx, const struct gw_config *cfg, char *err, size_t errlen)
+{
+	if (gw_routes_init(&ctx->routes, "hipgw_rt", rte_socket_id()) != 0)
+		return fail(err, errlen, "cannot create route tables");
+	for (unsigned i = 0; i < cfg->n_ports; i++) {
+		const struct gw_conf_port *pc = &cfg->ports[i];
+		struct gw_prefix def = { 0 };
+		for (unsigned a = 0; a < pc->n_addrs; a++) {
+			struct gw_prefix net;
+			prefix_network(&net, &pc->addrs[a]);
+			if (gw_routes_add(&ctx->routes, &net, i, NULL) != 0)
+				return fail(err, errlen, "port %s: cannot add connected route", pc->name);
+		}
+		for (unsigned r = 0; r < pc->n_routes; r++)
+			if (gw_routes_add(&ctx->routes, &pc->routes[r].dst, i, &pc->routes[r].via) != 0)
+				return fail(err, errlen, "port %s: cannot add route", pc->name);
+		if (pc->gateway4.family) {
+			def.a.family = 4;
+			gw_routes_add(&ctx->routes, &def, i, &pc->gateway4);
+		}
+		if (pc->gateway6.family) {
+			def.a.family = 6;
+			gw_routes_add(&ctx->routes, &def, i, &pc->gateway6);
+		}
+		for (unsigned n = 0; n < pc->n_neigh; n++) {
+			struct rte_ether_addr mac;
+			memcpy(mac.addr_bytes, pc->neigh[n].mac, 6);
+			if (gw_neigh_set(ctx->neigh, i, &pc->neigh[n].ip, &mac, true) != 0)
+				return fail(err, errlen, "port %s: neighbour table full", pc->name);
+		}
+	}
+	return 0;
+}
+
+/* Index of the outer port that owns addr, or -1. */
+static int
+outer_port_of(const struct gw_ctx *ctx, const struct gw_addr *a)
+{
+	for (unsigned i = 0; i < ctx->n_ports; i++)
+		if (ctx->ports[i].role == GW_ROLE_OUTER &&
+		    gw_port_owns(&ctx->ports[i], a->family, a->addr))
+			return i;
+	return -1;
+}
+
+static int
+sa_setup(struct gw_ctx *ctx, const struct gw_config *cfg, const struct gw_conf_sa *c,
+	 char *err, size_t errlen)
+{
+	struct gw_sa *sa = rte_zmalloc("hipgw_sa", sizeof(*sa), RTE_CACHE_LINE_SIZE);
+	struct esp_sa_params p = {
+		.spi = c->spi, .dir = c->dir, .suite = c->suite,
+		.key = c->key, .key_len = c->key_len,
+		.auth_key = c->auth_key, .auth_key_len = c->auth_key_len,
+		.esn = c->esn, .replay_window = c->replay_window,
+		.local = c->local, .remote = c->remote,
+		.seq_first = 1, .seq_limit = UINT64_MAX,
+	};
+	char msg[256];
+	int op;
+
+	if (sa == NULL)
+		return fail(err, errlen, "%s:%u: no memory for SA %s", cfg->path, c->line, c->name);
+	snprintf(sa->name, sizeof(sa->name), "%s", c->name);
+	sa->spi = c->spi;
+	sa->dir = c->dir;
+	op = outer_port_of(ctx, &c->local);
+	if (op < 0) {
+		rte_free(sa);
+		return fail(err, errlen, "%s:%u: SA %s: local %s is not an outer port address",
+			    cfg->path, c->line, c->name, "address");
+	}
+	if (c->dir == GW_DIR_OUT && (c->suite == GW_SUITE_AES128_GCM16 ||
+				     c->suite == GW_SUITE_AES256_GCM16) &&
+	    gw_seqstate_open(sa, c, &p.seq_first, &p.seq_limit, err, errlen) != 0) {
+		rte_free(sa);
+		return -1;
+	}
+	sa->esp = esp_sa_create(&p, msg, sizeof(msg));
+	if (sa->esp == NULL) {
+		rte_free(sa);
+		return fail(err, errlen, "%s:%u: SA %s: %s", cfg->path, c->line, c->name, msg);
+	}
+	if (c->dir == GW_DIR_OUT) {
+		uint32_t mtu = ctx->ports[op].mtu, l = mtu;
+		int clamp = GW_MSS_CLAMP_AUTO;
+		while (l > 0 && l + esp_sa_overhead(sa->esp, l) > mtu)
+			l--;
+		sa->max_inner = l;
+		for (unsigned i = 0; i < ctx->n_ports; i++)
+			if (ctx->ports[i].role == GW_ROLE_INNER) {
+				clamp = ctx->ports[i].mss_clamp;
+				break;
+			}
+		if (clamp == GW_MSS_CLAMP_AUTO) {
+			sa->mss4 = l > 40 ? l - 40 : 0;
+			sa->mss6 = l > 60 ? l - 60 : 0;
+		} else {
+			sa->mss4 = sa->mss6 = (uint16_t)clamp;
+		}
+		if (gw_sadb_add_out(&ctx->sadb, sa, c->prefixes, c->n_prefixes) != 0)
+			goto table;
+		LOG(INFO, "SA %s: out SPI 0x%x, inner packets up to %u bytes, MSS clamp %u/%u\n",
+		    sa->name, sa->spi, sa->max_inner, sa->mss4, sa->mss6);
+		return 0;
+	}
+	memcpy(sa->src_ok, c->prefixes, sizeof(sa->src_ok));
+	sa->n_src = c->n_prefixes;
+	if (c->n_local_prefixes > 0) {
+		memcpy(sa->dst_ok, c->local_prefixes, sizeof(sa->dst_ok));
+		sa->n_dst = c->n_local_prefixes;
+	} else {
+		/* default: the inner ports' networks and routes (RFC 4301 5.2) */
+		for (unsigned i = 0; i < cfg->n_ports; i++) {
+			const struct gw_conf_port *pc = &cfg->ports[i];
+			if (pc->role != GW_ROLE_INNER)
+				continue;
+			for (unsigned a = 0; a < pc->n_addrs && sa->n_dst < GW_CONF_MAX_PREFIXES; a++)
+				prefix_network(&sa->dst_ok[sa->n_dst++], &pc->addrs[a]);
+			for (unsigned r = 0; r < pc->n_routes && sa->n_dst < GW_CONF_MAX_PREFIXES; r++)
+				sa->dst_ok[sa->n_dst++] = pc->routes[r].dst;
+		}
+	}
+	if (gw_sadb_add_in(&ctx->sadb, sa) != 0)
+		goto table;
+	return 0;
+table:
+	esp_sa_free(sa->esp);
+	rte_free(sa);
+	return fail(err, errlen, "%s:%u: SA %s: cannot install in the SA tables", cfg->path, c->line,
+		    c->name);
+}
+
+int
+gw_create(struct gw_ctx *ctx, const struct gw_config *cfg, char *err, size_t errlen)
+{
+	unsigned lcore, nmbuf;
+
+	memset(ctx, 0, sizeof(*ctx));
+	ctx->cfg = cfg;
+	ctx->idle = cfg->idle;
+	ctx->n_workers = cfg->workers;
+	if (rte_lcore_count() < cfg->workers + 1)
+		return fail(err, errlen, "%s: %u workers need %u lcores (main = control), EAL has %u; "
+			    "use -l or --lcores", cfg->path, cfg->workers, cfg->workers + 1,
+			    rte_lcore_count());
+	lcore = rte_get_main_lcore();
+	for (unsigned w = 0; w < ctx->n_workers; w++) {
+		lcore = rte_get_next_lcore(lcore, 1, 0);
+		ctx->worker_lcore[w] = lcore;
+	}
+	if (gw_meta_register() != 0 || esp_lib_init() != 0)
+		return fail(err, errlen, "cannot initialise mbuf metadata or crypto");
+	nmbuf = cfg->n_ports * ctx->n_workers * (RX_DESC + TX_DESC) +
+		ctx->n_workers * 2 * GW_RING_SIZE + 8192;
+	ctx->pool = rte_pktmbuf_pool_create("hipgw_mbuf", nmbuf, 256, 0,
+					    RTE_MBUF_DEFAULT_BUF_SIZE, rte_socket_id());
+	if (ctx->pool == NULL)
+		return fail(err, errlen, "cannot allocate %u mbufs (hugepages? try -m or --no-huge)", nmbuf);
+	for (unsigned w = 0; w < ctx->n_workers; w++) {
+		char name[32];
+		snprintf(name, sizeof(name), "hipgw_up%u", w);
+		ctx->to_ctrl[w] = rte_ring_create(name, GW_RING_SIZE, rte_socket_id(),
+						  RING_F_SP_ENQ | RING_F_SC_DEQ);
+		snprintf(name, sizeof(name), "hipgw_down%u", w);
+		ctx->from_ctrl[w] = rte_ring_create(name, GW_RING_SIZE, rte_socket_id(),
+						    RING_F_SP_ENQ | RING_F_SC_DEQ);
+		if (ctx->to_ctrl[w] == NULL || ctx->from_ctrl[w] == NULL)
+			return fail(err, errlen, "cannot create rings");
+	}
+	ctx->neigh = gw_neigh_create("hipgw_neigh", 4096, rte_socket_id());
+	if (ctx->neigh == NULL)
+		return fail(err, errlen, "cannot create the neighbour table");
+	for (unsigned i = 0; i < cfg->n_ports; i++) {
+		if (port_setup(ctx, i, &cfg->ports[i], err, errlen) != 0)
+			return -1;
+		ctx->n_ports++;
+	}
+	if (routes_setup(ctx, cfg, err, errlen) != 0)
+		return -1;
+	if (gw_sadb_init(&ctx->sadb, GW_SPD_MAX_SA, ctx->n_workers, rte_socket_id()) != 0)
+		return fail(err, errlen, "cannot create the SA tables");
+	for (unsigned i = 0; i < cfg->n_sas; i++)
+		if (sa_setup(ctx, cfg, &cfg->sas[i], err, errlen) != 0)
+			return -1;
+	if (gw_sadb_add_bypass(&ctx->sadb, cfg->bypass, cfg->n_bypass) != 0)
+		return fail(err, errlen, "cannot install bypass prefixes");
+	for (unsigned i = 0; i < ctx->n_ports; i++) {
+		const struct gw_port *p = &ctx->ports[i];
+		char mac[RTE_ETHER_ADDR_FMT_SIZE];
+		rte_ether_format_addr(mac, sizeof(mac), &p->mac);
+		LOG(INFO, "port %s: %s, DPDK port %u, MAC %s, MTU %u\n", p->name,
+		    p->role == GW_ROLE_INNER ? "inner" : "outer", p->port_id, mac, p->mtu);
+	}
+	return 0;
+}
+
+int
+gw_run(struct gw_ctx *ctx, const struct gw_run_opts *opts)
+{
+	struct gw_worker_arg args[GW_MAX_WORKERS];
+	struct gw_ctrl *ctrl = gw_ctrl_create(ctx);
+	uint64_t hz = rte_get_tsc_hz(), start = rte_rdtsc(), next_tick = start;
+	unsigned idle = 0;
+	int ret = 0;
+
+	if (ctrl == NULL)
+		return -1;
+	for (unsigned w = 0; w < ctx->n_workers; w++) {
+		args[w].ctx = ctx;
+		args[w].idx = w;
+		rte_eal_remote_launch(gw_worker_main, &args[w], ctx->worker_lcore[w]);
+	}
+	LOG(NOTICE, "hipgw running: %u worker(s), control on lcore %u\n", ctx->n_workers,
+	    rte_lcore_id());
+	while (!*opts->signalled) {
+		uint64_t now;
+		unsigned n = gw_ctrl_poll(ctrl);
+
+		now = rte_rdtsc();
+		if (now >= next_tick) {
+			uint64_t last = ctx->last_rx_tsc ? ctx->last_rx_tsc : start;
+			next_tick = now + hz / 1000 * TICK_MS;
+			gw_ctrl_tick(ctrl);
+			for (unsigned i = 0; i < ctx->sadb.n_out; i++)
+				gw_seqstate_tick(ctx->sadb.out[i]);
+			if (opts->idle_exit_ms && now > last && (now - last) / (hz / 1000) >= opts->idle_exit_ms) {
+				LOG(NOTICE, "no packet for %" PRIu64 " ms: stopping\n", opts->idle_exit_ms);
+				break;
+			}
+		}
+		if (n)
+			idle = 0;
+		else if (++idle > 64)
+			rte_delay_us_sleep(idle > 1024 ? 500 : 50);
+	}
+	/* let workers send what the control lcore queued last */
+	rte_delay_us_sleep(2000);
+	__atomic_store_n(&ctx->stop, true, __ATOMIC_RELEASE);
+	rte_eal_mp_wait_lcore();
+	gw_ctrl_poll(ctrl);   /* drain punted packets */
+	gw_ctrl_free(ctrl);
+	for (unsigned w = 0; w < ctx->n_workers; w++) {
+		struct rte_mbuf *m;
+		while (rte_ring_dequeue(ctx->from_ctrl[w], (void **)&m) == 0)
+			rte_pktmbuf_free(m);
+	}
+	for (unsigned i = 0; i < ctx->n_ports; i++)
+		rte_eth_dev_stop(ctx->ports[i].port_id);
+	if (opts->stats_json) {
+		FILE *f = fopen(opts->stats_json, "w");
+		if (f == NULL) {
+			LOG(ERR, "cannot write %s\n", opts->stats_json);
+			ret = -1;
+		} else {
+			gw_stats_write_json(ctx, f);
+			if (fclose(f) != 0)
+				ret = -1;
+		}
+	}
+	return ret;
+}
+
+void
+gw_destroy(struct gw_ctx *ctx)
+{
+	for (unsigned i = 0; i < ctx->n_ports; i++)
+		rte_eth_dev_close(ctx->ports[i].port_id);
+	ctx->n_ports = 0;
+	if (ctx->sadb.sad != NULL)
+		gw_sadb_free(&ctx->sadb);
+	gw_routes_free(&ctx->routes);
+	rte_hash_free(ctx->neigh);
+	for (unsigned w = 0; w < GW_MAX_WORKERS; w++) {
+		rte_ring_free(ctx->to_ctrl[w]);
+		rte_ring_free(ctx->from_ctrl[w]);
+	}
+	rte_mempool_free(ctx->pool);
+	esp_lib_fini();
+	memset(ctx, 0, sizeof(*ctx));
+}

@@ -1,0 +1,170 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Counters out: the --stats-json file and DPDK telemetry /hipgw/stats, both
+ * from one snapshot, in the shape
+ *   {"drops": {reason: n...}, "ports": {name: {"mac","rx","tx","imissed",
+ *    "rx_nombuf","oerrors"}}, "sa": {name: {"spi","packets","bytes"}}}
+ * Totals over all lcores; SA bytes count inner packets.
+ */
+#include <inttypes.h>
+#include <string.h>
+#include <rte_ethdev.h>
+#include <rte_telemetry.h>
+
+#include "gw.h"
+
+struct snap_port {
+	const char *name;
+	char mac[RTE_ETHER_ADDR_FMT_SIZE];
+	uint64_t rx, tx, imissed, rx_nombuf, oerrors;
+};
+
+struct snap_sa {
+	const char *name;
+	uint32_t spi;
+	uint64_t packets, bytes;
+};
+
+struct snap {
+	uint64_t drops[GW_DROP_MAX];
+	struct snap_port ports[GW_CONF_MAX_PORTS];
+	unsigned n_ports;
+	struct snap_sa sa[2 * GW_SPD_MAX_SA];
+	unsigned n_sa;
+};
+
+static struct gw_ctx *tel_ctx;
+
+static void
+snapshot(struct gw_ctx *ctx, struct snap *s)
+{
+	memset(s, 0, sizeof(*s));
+	for (unsigned r = GW_DROP_NONE + 1; r < GW_DROP_MAX; r++)
+		s->drops[r] = gw_stats_drop_total(r);
+	for (unsigned i = 0; i < ctx->n_ports; i++) {
+		const struct gw_port *p = &ctx->ports[i];
+		struct snap_port *o = &s->ports[s->n_ports++];
+		struct rte_eth_stats es;
+		o->name = p->name;
+		rte_ether_format_addr(o->mac, sizeof(o->mac), &p->mac);
+		if (rte_eth_stats_get(p->port_id, &es) == 0) {
+			o->rx = es.ipackets;
+			o->tx = es.opackets;
+			o->imissed = es.imissed;
+			o->rx_nombuf = es.rx_nombuf;
+			o->oerrors = es.oerrors;
+		}
+		o->oerrors += __atomic_load_n(&p->tx_dropped, __ATOMIC_RELAXED);
+	}
+	for (unsigned d = 0; d < 2; d++) {
+		unsigned n = d == 0 ? ctx->sadb.n_out : ctx->sadb.n_in;
+		for (unsigned i = 0; i < n && s->n_sa < RTE_DIM(s->sa); i++) {
+			const struct gw_sa *sa = d == 0 ? ctx->sadb.out[i] : ctx->sadb.in[i];
+			struct snap_sa *o = &s->sa[s->n_sa++];
+			o->name = sa->name;
+			o->spi = sa->spi;
+			esp_sa_stats(sa->esp, &o->packets, &o->bytes);
+		}
+	}
+}
+
+static void
+json_str(FILE *f, const char *s)
+{
+	fputc('"', f);
+	for (; *s; s++) {
+		if (*s == '"' || *s == '\\')
+			fputc('\\', f);
+		if ((unsigned char)*s < 0x20)
+			fprintf(f, "\\u%04x", *s);
+		else
+			fputc(*s, f);
+	}
+	fputc('"', f);
+}
+
+void
+gw_stats_write_json(struct gw_ctx *ctx, FILE *f)
+{
+	static struct snap s;
+	snapshot(ctx, &s);
+	fputs("{\n  \"drops\": {", f);
+	for (unsigned r = GW_DROP_NONE + 1; r < GW_DROP_MAX; r++)
+		fprintf(f, "%s\"%s\": %" PRIu64, r == 1 ? "" : ", ", gw_drop_name(r), s.drops[r]);
+	fputs("},\n  \"ports\": {", f);
+	for (unsigned i = 0; i < s.n_ports; i++) {
+		const struct snap_port *p = &s.ports[i];
+		fputs(i ? ",\n    " : "\n    ", f);
+		json_str(f, p->name);
+		fprintf(f, ": {\"mac\": \"%s\", \"rx\": %" PRIu64 ", \"tx\": %" PRIu64
+			", \"imissed\": %" PRIu64 ", \"rx_nombuf\": %" PRIu64 ", \"oerrors\": %" PRIu64 "}",
+			p->mac, p->rx, p->tx, p->imissed, p->rx_nombuf, p->oerrors);
+	}
+	fputs("},\n  \"sa\": {", f);
+	for (unsigned i = 0; i < s.n_sa; i++) {
+		const struct snap_sa *a = &s.sa[i];
+		fputs(i ? ",\n    " : "\n    ", f);
+		json_str(f, a->name);
+		fprintf(f, ": {\"spi\": %" PRIu32 ", \"packets\": %" PRIu64 ", \"bytes\": %" PRIu64 "}",
+			a->spi, a->packets, a->bytes);
+	}
+	fputs("}\n}\n", f);
+}
+
+/* Telemetry: nested dicts. DPDK 22.11 telemetry nests containers one level
+ * deep only, so per-port and per-SA dicts are themselves dict containers of a
+ * dict that is returned as the top level of "ports"/"sa"; see /hipgw/stats,
+ * /hipgw/ports and /hipgw/sa. */
+static int
+tel_stats(const char *cmd __rte_unused, const char *params __rte_unused, struct rte_tel_data *d)
+{
+	static struct snap s;
+	struct rte_tel_data *drops, *ports, *sas;
+
+	if (tel_ctx == NULL)
+		return -1;
+	snapshot(tel_ctx, &s);
+	rte_tel_data_start_dict(d);
+	drops = rte_tel_data_alloc();
+	rte_tel_data_start_dict(drops);
+	for (unsigned r = GW_DROP_NONE + 1; r < GW_DROP_MAX; r++)
+		rte_tel_data_add_dict_u64(drops, gw_drop_name(r), s.drops[r]);
+	rte_tel_data_add_dict_container(d, "drops", drops, 0);
+
+	ports = rte_tel_data_alloc();
+	rte_tel_data_start_dict(ports);
+	for (unsigned i = 0; i < s.n_ports; i++) {
+		const struct snap_port *p = &s.ports[i];
+		struct rte_tel_data *pd = rte_tel_data_alloc();
+		rte_tel_data_start_dict(pd);
+		rte_tel_data_add_dict_string(pd, "mac", p->mac);
+		rte_tel_data_add_dict_u64(pd, "rx", p->rx);
+		rte_tel_data_add_dict_u64(pd, "tx", p->tx);
+		rte_tel_data_add_dict_u64(pd, "imissed", p->imissed);
+		rte_tel_data_add_dict_u64(pd, "rx_nombuf", p->rx_nombuf);
+		rte_tel_data_add_dict_u64(pd, "oerrors", p->oerrors);
+		rte_tel_data_add_dict_container(ports, p->name, pd, 0);
+	}
+	rte_tel_data_add_dict_container(d, "ports", ports, 0);
+
+	sas = rte_tel_data_alloc();
+	rte_tel_data_start_dict(sas);
+	for (unsigned i = 0; i < s.n_sa && i < RTE_TEL_MAX_DICT_ENTRIES; i++) {
+		const struct snap_sa *a = &s.sa[i];
+		struct rte_tel_data *sd = rte_tel_data_alloc();
+		rte_tel_data_start_dict(sd);
+		rte_tel_data_add_dict_u64(sd, "spi", a->spi);
+		rte_tel_data_add_dict_u64(sd, "packets", a->packets);
+		rte_tel_data_add_dict_u64(sd, "bytes", a->bytes);
+		rte_tel_data_add_dict_container(sas, a->name, sd, 0);
+	}
+	rte_tel_data_add_dict_container(d, "sa", sas, 0);
+	return 0;
+}
+
+int
+gw_telemetry_register(struct gw_ctx *ctx)
+{
+	tel_ctx = ctx;
+	return rte_telemetry_register_cmd("/hipgw/stats", tel_stats,
+		"hipgw counters: drops by reason, ports, SAs. No parameters.");
+}

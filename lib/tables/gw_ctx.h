@@ -1,0 +1,65 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Everything the worker lcores and the control lcore share: ports, routes,
+ * neighbours, SA tables and the rings between them (DESIGN.md "Threads").
+ * Built by lib/gw from the config before any lcore starts; afterwards only the
+ * control lcore writes (neighbours, SAs), with lock-free readers.
+ */
+#ifndef HIPGW_CTX_H
+#define HIPGW_CTX_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <rte_ether.h>
+#include <rte_mempool.h>
+#include <rte_ring.h>
+#include <rte_hash.h>
+#include "gw_config.h"
+#include "gw_route.h"
+#include "gw_sa.h"
+#include "gw_stats.h"
+
+#define GW_MAX_WORKERS  16
+#define GW_BURST        32
+#define GW_RING_SIZE    1024
+
+struct gw_port {
+	char name[GW_CONF_NAME_MAX];
+	uint16_t port_id;               /* DPDK port id */
+	enum gw_role role;
+	uint16_t mtu;                   /* bytes of IP packet */
+	int mss_clamp;                  /* config value */
+	struct rte_ether_addr mac;
+	struct gw_prefix addrs[GW_CONF_MAX_ADDRS];
+	unsigned n_addrs;
+	uint64_t tx_dropped;            /* frames the PMD refused, summed over lcores by readers */
+};
+
+struct gw_ctx {
+	const struct gw_config *cfg;
+	struct gw_port ports[GW_CONF_MAX_PORTS];
+	unsigned n_ports;
+	struct gw_routes routes;
+	struct rte_hash *neigh;
+	struct gw_sadb sadb;
+	struct rte_mempool *pool;
+	unsigned n_workers;
+	unsigned worker_lcore[GW_MAX_WORKERS];
+	struct rte_ring *to_ctrl[GW_MAX_WORKERS];    /* worker -> control (SP/SC) */
+	struct rte_ring *from_ctrl[GW_MAX_WORKERS];  /* control -> worker (SP/SC) */
+	enum gw_idle idle;
+	volatile bool stop;                          /* set by the control lcore on exit */
+	volatile uint64_t last_rx_tsc;               /* any worker: TSC of the last received burst */
+};
+
+/* True when `ip` (family 4/6) is one of port p's own addresses. */
+static inline bool
+gw_port_owns(const struct gw_port *p, uint8_t family, const uint8_t *ip)
+{
+	for (unsigned i = 0; i < p->n_addrs; i++)
+		if (p->addrs[i].a.family == family &&
+		    memcmp(p->addrs[i].a.addr, ip, family == 4 ? 4 : 16) == 0)
+			return true;
+	return false;
+}
+
+#endif

@@ -1,0 +1,62 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#include <string.h>
+#include <stdio.h>
+#include <rte_errno.h>
+#include "gw_route.h"
+
+int
+gw_routes_init(struct gw_routes *rt, const char *name, int socket)
+{
+	char n[RTE_MEMZONE_NAMESIZE];
+	struct rte_lpm_config c4 = { .max_rules = 4096, .number_tbl8s = 256 };
+	struct rte_lpm6_config c6 = { .max_rules = 4096, .number_tbl8s = 1024 };
+
+	memset(rt, 0, sizeof(*rt));
+	snprintf(n, sizeof(n), "%s4", name);
+	rt->lpm4 = rte_lpm_create(n, socket, &c4);
+	snprintf(n, sizeof(n), "%s6", name);
+	rt->lpm6 = rte_lpm6_create(n, socket, &c6);
+	if (rt->lpm4 == NULL || rt->lpm6 == NULL) {
+		gw_routes_free(rt);
+		return -1;
+	}
+	return 0;
+}
+
+void
+gw_routes_free(struct gw_routes *rt)
+{
+	rte_lpm_free(rt->lpm4);
+	rte_lpm6_free(rt->lpm6);
+	rt->lpm4 = NULL;
+	rt->lpm6 = NULL;
+}
+
+int
+gw_routes_add(struct gw_routes *rt, const struct gw_prefix *dst, uint16_t port,
+	      const struct gw_addr *via)
+{
+	struct gw_nexthop nh = { .port = port, .on_link = 1 };
+	unsigned i;
+
+	if (via != NULL && via->family != 0) {
+		nh.on_link = 0;
+		nh.via = *via;
+	}
+	for (i = 0; i < rt->n_nh; i++)
+		if (memcmp(&rt->nh[i], &nh, sizeof(nh)) == 0)
+			break;
+	if (i == rt->n_nh) {
+		if (rt->n_nh == GW_ROUTE_MAX_NH) {
+			rte_errno = ENOSPC;
+			return -1;
+		}
+		rt->nh[rt->n_nh++] = nh;
+	}
+	if (dst->a.family == 4) {
+		uint32_t a;
+		memcpy(&a, dst->a.addr, 4);
+		return rte_lpm_add(rt->lpm4, rte_be_to_cpu_32(a), dst->len, i);
+	}
+	return rte_lpm6_add(rt->lpm6, dst->a.addr, dst->len, i);
+}

@@ -1,0 +1,57 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Routing tables (rte_lpm / rte_lpm6): destination -> next hop (port and, for a
+ * route via a router, the router's address; on-link routes use the destination).
+ * Written by the control lcore at start-up; read lock-free by workers.
+ */
+#ifndef HIPGW_ROUTE_H
+#define HIPGW_ROUTE_H
+
+#include <stdint.h>
+#include <rte_lpm.h>
+#include <rte_lpm6.h>
+#include "gw_config.h"
+
+#define GW_ROUTE_MAX_NH 256
+
+struct gw_nexthop {
+	uint16_t port;          /* gateway port index */
+	uint8_t on_link;        /* 1: next hop is the destination itself */
+	struct gw_addr via;     /* router address when !on_link */
+};
+
+struct gw_routes {
+	struct rte_lpm *lpm4;
+	struct rte_lpm6 *lpm6;
+	struct gw_nexthop nh[GW_ROUTE_MAX_NH];
+	unsigned n_nh;
+};
+
+/* Create empty tables named after `name`. Returns 0 or -1 (rte_errno set). */
+int gw_routes_init(struct gw_routes *rt, const char *name, int socket);
+void gw_routes_free(struct gw_routes *rt);
+
+/* Add prefix -> (port, via). via NULL or family 0: on-link. Returns 0 or -1. */
+int gw_routes_add(struct gw_routes *rt, const struct gw_prefix *dst, uint16_t port,
+		  const struct gw_addr *via);
+
+/* Next hop for an IPv4 destination (network order) or NULL. */
+static inline const struct gw_nexthop *
+gw_route4(const struct gw_routes *rt, uint32_t dst_be)
+{
+	uint32_t idx;
+	if (rte_lpm_lookup(rt->lpm4, rte_be_to_cpu_32(dst_be), &idx) != 0)
+		return NULL;
+	return &rt->nh[idx];
+}
+
+/* Next hop for an IPv6 destination (16 bytes) or NULL. */
+static inline const struct gw_nexthop *
+gw_route6(const struct gw_routes *rt, const uint8_t *dst)
+{
+	uint32_t idx;
+	if (rte_lpm6_lookup(rt->lpm6, dst, &idx) != 0)
+		return NULL;
+	return &rt->nh[idx];
+}
+
+#endif

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <rte_eal.h>
+#include <rte_errno.h>
 #include <rte_log.h>
 
 #include "gw.h"

@@ -79,6 +79,8 @@ struct gw_conf_port {
 	uint16_t mtu;                         /* bytes of IP packet; default 1500 */
 	int mss_clamp;                        /* GW_MSS_CLAMP_AUTO, _OFF or bytes */
 	unsigned line;                        /* line of the section header */
+	bool has_mac;                         /* `mac` given: set this MAC on the port */
+	uint8_t mac[6];
 };
 
 struct gw_conf_sa {
@@ -126,13 +128,20 @@ int gw_config_load(const char *path, struct gw_config *cfg, char *err, size_t er
 /* Wipe key material in cfg (explicit_bzero). Call when the config is no longer needed. */
 void gw_config_wipe(struct gw_config *cfg);
 
-/* Config names of enums, for logs and stats. */
+/* Config names of enums, for logs and stats ("?" for values out of range). */
 const char *gw_suite_name(enum gw_suite s);
+const char *gw_role_name(enum gw_role r);
+const char *gw_dir_name(enum gw_dir d);
+const char *gw_idle_name(enum gw_idle i);
 
 /* Format an address ("10.1.0.1", "fd00:1::1") into buf (>= 46 bytes). Returns buf. */
 char *gw_addr_str(const struct gw_addr *a, char *buf, size_t len);
 
 /* True when `a` lies inside prefix `p` (same family, first p->len bits equal). */
 bool gw_prefix_contains(const struct gw_prefix *p, const struct gw_addr *a);
+
+/* True when the two prefixes share an address (same family; the shorter one
+ * contains the network of the longer one). */
+bool gw_prefix_overlap(const struct gw_prefix *p, const struct gw_prefix *q);
 
 #endif

@@ -11,6 +11,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <string.h>
 #include <rte_hash.h>
 #include <rte_lpm.h>
 #include <rte_lpm6.h>

@@ -1,0 +1,132 @@
+#!/bin/bash
+# System test: the demo topology (topology.sh) with two real hipgw gateways on
+# net_af_packet ports, as a test. Checks:
+#   - both configs pass --check-config; both gateways come up
+#   - ping hostA -> hostB over IPv4 and IPv6, no loss
+#   - a short iperf3 TCP run (IPv4 and IPv6) moves data
+#   - telemetry /hipgw/stats answers while running
+#   - the WAN capture holds only ESP and ARP/ND, with the configured SPIs, only
+#     between the two outer addresses, and no inner address or ping payload in clear
+#   - clear traffic sent to gwA's outer port is not forwarded inward (fail closed)
+#     and is counted as a policy drop
+#   - SIGTERM stops each gateway with exit 0 and a stats JSON with every drop reason
+# Prints "N passed, N failed" last; exit code 0 only when nothing failed. Root only.
+set -euo pipefail
+
+HGW_NS_PREFIX=${HGW_NS_PREFIX:-hgwt-}
+# shellcheck source=tests/system/topology.sh
+. "$(dirname "${BASH_SOURCE[0]}")/topology.sh"
+
+finish() {
+	echo "$HGW_PASS passed, $HGW_FAIL failed"
+	[ "$HGW_FAIL" -eq 0 ]
+}
+
+need_tools
+hgw_workdir
+trap topo_cleanup EXIT
+trap 'echo "interrupted"; exit 130' INT TERM
+
+info "system test: work directory $WORK"
+if [ ! -x "$HIPGW" ]; then
+	fail "hipgw binary $HIPGW exists"
+	finish
+	exit 1
+fi
+
+topo_create
+write_configs
+check "hipgw --check-config gwA.ini" "$HIPGW" --check-config "$WORK/gwA.ini"
+check "hipgw --check-config gwB.ini" "$HIPGW" --check-config "$WORK/gwB.ini"
+
+cap_start || true
+info "starting hipgw in $NS_GA and $NS_GB ($(eal_mem_args))"
+gw_start A
+gw_start B
+if ! wait_path 40; then
+	fail "gateways up: hostA reaches hostB through them (IPv4 and IPv6) within 40 s"
+	cap_stop
+	gw_stop A; gw_stop B
+	gw_log_tail A 40; gw_log_tail B 40
+	finish
+	exit 1
+fi
+pass "gateways up: hostA reaches hostB through them (IPv4 and IPv6)"
+
+T4_loss=100 T6_loss=100
+ping_run 4 10 T4
+check "ping IPv4 hostA -> hostB through hipgw, no loss" test "${T4_loss%.*}" -eq 0
+ping_run 6 10 T6
+check "ping IPv6 hostA -> hostB through hipgw, no loss" test "${T6_loss%.*}" -eq 0
+# and the other way round
+check "ping IPv4 hostB -> hostA through hipgw" nsx "$NS_HB" ping -4 -c 3 -i 0.2 -W 2 -q -p "$MARKER_HEX" "$HA4"
+check "ping IPv6 hostB -> hostA through hipgw" nsx "$NS_HB" ping -6 -c 3 -i 0.2 -W 2 -q -p "$MARKER_HEX" "$HA6"
+
+iperf_server_start || warn "iperf3 server not listening"
+check "iperf3 TCP IPv4 2 s through hipgw moves data" iperf_run tcp 2 TT4 4
+check "iperf3 TCP IPv6 2 s through hipgw moves data" iperf_run tcp 2 TT6 6
+iperf_server_stop
+
+for s in A B; do
+	if telemetry_stats "$s" >"$WORK/telemetry$s.json" && stats_summary "$WORK/telemetry$s.json"; then
+		pass "telemetry /hipgw/stats of gw$s"
+	else
+		fail "telemetry /hipgw/stats of gw$s"
+		head -c 400 "$WORK/telemetry$s.json" 2>/dev/null || true; echo
+	fi
+done
+
+cap_stop
+info "WAN capture check"
+wan_check "$CAP_FILE"
+
+# Fail closed: clear IPv4 from the WAN side addressed to gwA's outer MAC and to
+# hostA must be dropped (policy), never forwarded into site A.
+info "clear traffic on the outer side (injected with scapy from $NS_GB)"
+INJ=5
+ip netns exec "$NS_HA" tshark -q -n -i "$IF_HA" -f 'udp port 9999' -w "$WORK/hostA-inject.pcap" \
+	</dev/null >"$WORK/tshark-hostA.log" 2>&1 &
+HA_CAP=$!
+HGW_BG_PIDS+=("$HA_CAP")
+for ((i = 0; i < 100; i++)); do grep -q "Capturing on" "$WORK/tshark-hostA.log" 2>/dev/null && break; sleep 0.1; done
+sleep 0.2
+pol_before=$("$PY" -c 'import json,sys; d=json.load(open(sys.argv[1])); d=d.get("/hipgw/stats", d); print(int(d["drops"]["policy"]))' \
+	"$WORK/telemetryA.json" 2>/dev/null || echo 0)
+if nsx "$NS_GB" "$PY" - "$IF_GB_WAN" "$MAC_GB_WAN" "$MAC_GA_WAN" "$GB_WAN4" "$HA4" "$MARKER_HEX" "$INJ" <<'EOF' >"$WORK/inject.log" 2>&1
+import sys
+from scapy.all import Ether, IP, UDP, Raw, sendp
+iface, smac, dmac, src, dst, marker, n = sys.argv[1:]
+p = Ether(src=smac, dst=dmac) / IP(src=src, dst=dst, ttl=64) / UDP(sport=9999, dport=9999) / Raw(bytes.fromhex(marker) * 4)
+sendp(p, iface=iface, count=int(n), inter=0.05, verbose=False)
+EOF
+then
+	sleep 1
+else
+	warn "scapy injection failed: $(tail -n 3 "$WORK/inject.log")"
+fi
+kill -INT "$HA_CAP" 2>/dev/null || true
+wait "$HA_CAP" 2>/dev/null || true
+leaked=$(tsh "$WORK/hostA-inject.pcap" | wc -l)
+check "clear UDP injected on the WAN does not reach hostA ($leaked of $INJ frames arrived)" test "$leaked" -eq 0
+
+info "stopping the gateways (SIGTERM)"
+gw_stop A; gw_stop B
+for s in A B; do
+	rc_var="GW_RC_$s"
+	check "gw$s exits 0 on SIGTERM (exit ${!rc_var})" test "${!rc_var}" -eq 0
+	log "  gw$s --stats-json:"
+	check "gw$s wrote its stats JSON with every drop reason, ports and SAs" stats_summary "$WORK/stats$s.json"
+done
+n=$(sa_packets "$WORK/statsA.json" a-to-b)
+check "gwA SA a-to-b (out) counted packets ($n)" test "$n" -gt 0
+n=$(sa_packets "$WORK/statsB.json" a-to-b)
+check "gwB SA a-to-b (in) counted packets ($n)" test "$n" -gt 0
+n=$(sa_packets "$WORK/statsB.json" b-to-a)
+check "gwB SA b-to-a (out) counted packets ($n)" test "$n" -gt 0
+pol_after=$("$PY" -c 'import json,sys; print(int(json.load(open(sys.argv[1]))["drops"]["policy"]))' \
+	"$WORK/statsA.json" 2>/dev/null || echo 0)
+check "gwA counted the injected clear frames as policy drops ($pol_before -> $pol_after)" \
+	test "$((pol_after - pol_before))" -ge "$INJ"
+
+if [ "$HGW_FAIL" -gt 0 ]; then gw_log_tail A 30; gw_log_tail B 30; fi
+finish

@@ -1,0 +1,617 @@
+# shellcheck shell=bash
+# Shared plumbing for tests/system/demo.sh and tests/system/test_system.sh: the
+# two-site topology in network namespaces, hipgw configs with fresh keys, starting
+# and stopping the gateways, the plain-Linux comparison path, measurements and the
+# WAN capture check. Source it from a bash script running as root; it defines
+# functions and variables only (nothing runs at source time).
+#
+#   hostA ---- gwA ========== gwB ---- hostB
+#   lan0   gwa-lan gwa-wan  gwb-wan gwb-lan   lan0
+#   10.1.0.2   (10.1.0.1)  (192.0.2.1) (192.0.2.2)  (10.2.0.1)   10.2.0.2
+#   fd00:1::2  (fd00:1::1)                          (fd00:2::1)   fd00:2::2
+#
+# In gateway mode the gwA/gwB veths carry no kernel address and no IPv6 at all:
+# hipgw owns them through net_af_packet. In plain mode (the comparison path) the
+# kernel gets the addresses in brackets, plus 2001:db8:ffff::1/2 on the WAN, and
+# routes between the sites.
+#
+# Environment knobs:
+#   HGW_NS_PREFIX  namespace / DPDK file-prefix prefix (default hgw-)
+#   HIPGW          the binary (default <repo>/build/app/hipgw)
+#   HGW_NO_HUGE=1  run DPDK with --no-huge (set by dpdk-env.sh when hugepages fail)
+#   HGW_MEM        DPDK memory per gateway in MB (default 512)
+#   HGW_KEEP=1     keep the work directory (configs, logs, pcaps) after the run
+#   HGW_WORKDIR    use this work directory instead of a fresh mktemp one
+
+HGW_REPO=${HGW_REPO:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}
+HIPGW=${HIPGW:-$HGW_REPO/build/app/hipgw}
+PY=/usr/bin/python3
+[ -x "$PY" ] || PY=python3
+
+P=${HGW_NS_PREFIX:-hgw-}
+NS_HA=${P}hostA
+NS_GA=${P}gwA
+NS_GB=${P}gwB
+NS_HB=${P}hostB
+HGW_NAMESPACES=("$NS_HA" "$NS_GA" "$NS_GB" "$NS_HB")
+
+# Interface names (each lives in its own namespace) and fixed MACs.
+IF_HA=lan0;     MAC_HA=02:00:00:01:00:02
+IF_GA_LAN=gwa-lan; MAC_GA_LAN=02:00:00:01:00:01
+IF_GA_WAN=gwa-wan; MAC_GA_WAN=02:00:00:00:00:01
+IF_GB_WAN=gwb-wan; MAC_GB_WAN=02:00:00:00:00:02
+IF_GB_LAN=gwb-lan; MAC_GB_LAN=02:00:00:02:00:01
+IF_HB=lan0;     MAC_HB=02:00:00:02:00:02
+
+HA4=10.1.0.2;  HA6=fd00:1::2;  GA_LAN4=10.1.0.1; GA_LAN6=fd00:1::1
+HB4=10.2.0.2;  HB6=fd00:2::2;  GB_LAN4=10.2.0.1; GB_LAN6=fd00:2::1
+GA_WAN4=192.0.2.1; GB_WAN4=192.0.2.2
+GA_WAN6=2001:db8:ffff::1; GB_WAN6=2001:db8:ffff::2
+SITE_A4=10.1.0.0/24; SITE_A6=fd00:1::/64
+SITE_B4=10.2.0.0/24; SITE_B6=fd00:2::/64
+SPI_AB=0x1001
+SPI_BA=0x2001
+# 16 bytes that ping carries as payload (-p): must never show on the WAN in clear.
+MARKER_HEX=4847572d434c454152544558542d2121   # "HGW-CLEARTEXT-!!"
+
+HGW_PASS=0
+HGW_FAIL=0
+HGW_GW_PIDS=()
+HGW_BG_PIDS=()
+
+log()  { printf '%s\n' "$*"; }
+info() { printf '== %s\n' "$*"; }
+warn() { printf 'WARNING: %s\n' "$*" >&2; }
+
+# check NAME COMMAND...: run a check, count and print it.
+check() {
+	local name=$1; shift
+	if "$@"; then
+		HGW_PASS=$((HGW_PASS + 1)); printf 'PASS  %s\n' "$name"
+	else
+		HGW_FAIL=$((HGW_FAIL + 1)); printf 'FAIL  %s\n' "$name"
+	fi
+}
+pass() { HGW_PASS=$((HGW_PASS + 1)); printf 'PASS  %s\n' "$1"; }
+fail() { HGW_FAIL=$((HGW_FAIL + 1)); printf 'FAIL  %s\n' "$1"; }
+
+nsx() { local ns=$1; shift; ip netns exec "$ns" "$@"; }
+
+need_tools() {
+	local t missing=()
+	for t in ip ethtool ping iperf3 tshark od; do
+		command -v "$t" >/dev/null 2>&1 || missing+=("$t")
+	done
+	if [ ${#missing[@]} -gt 0 ]; then
+		echo "missing tools: ${missing[*]} (run ./dpdk-env.sh deps)" >&2
+		return 1
+	fi
+	[ "$(id -u)" -eq 0 ] || { echo "must run as root" >&2; return 1; }
+}
+
+hgw_workdir() {
+	if [ -n "${HGW_WORKDIR:-}" ]; then
+		WORK=$HGW_WORKDIR; mkdir -p "$WORK"
+	else
+		WORK=$(mktemp -d "/tmp/${P}run.XXXXXX")
+	fi
+	chmod 700 "$WORK"
+}
+
+# ---------------------------------------------------------------- cleanup
+
+topo_kill_all() {
+	local pid
+	for pid in "${HGW_GW_PIDS[@]}" "${HGW_BG_PIDS[@]}"; do
+		if [ -n "$pid" ]; then kill -TERM "$pid" 2>/dev/null || true; fi
+	done
+	sleep 0.3
+	for pid in "${HGW_GW_PIDS[@]}" "${HGW_BG_PIDS[@]}"; do
+		if [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null; then
+			sleep 2
+			kill -KILL "$pid" 2>/dev/null || true
+		fi
+	done
+	HGW_GW_PIDS=(); HGW_BG_PIDS=()
+}
+
+# Kill whatever still runs inside our namespaces (leftovers of an earlier,
+# killed run included), then delete the namespaces.
+topo_destroy() {
+	local ns pids
+	for ns in "${HGW_NAMESPACES[@]}"; do
+		if ip netns list 2>/dev/null | grep -qw -- "$ns"; then
+			pids=$(ip netns pids "$ns" 2>/dev/null || true)
+			if [ -n "$pids" ]; then
+				# shellcheck disable=SC2086
+				kill -TERM $pids 2>/dev/null || true
+				sleep 1
+				pids=$(ip netns pids "$ns" 2>/dev/null || true)
+				# shellcheck disable=SC2086
+				[ -z "$pids" ] || kill -KILL $pids 2>/dev/null || true
+			fi
+			ip netns del "$ns" 2>/dev/null || true
+		fi
+	done
+	rm -rf "/var/run/dpdk/${P}gwA" "/var/run/dpdk/${P}gwB" 2>/dev/null || true
+}
+
+topo_cleanup() {
+	local rc=$?
+	trap - EXIT INT TERM
+	topo_kill_all
+	topo_destroy
+	if [ -n "${WORK:-}" ] && [ -d "$WORK" ]; then
+		if [ "${HGW_KEEP:-0}" = 1 ]; then
+			echo "work directory kept: $WORK"
+		else
+			rm -rf "$WORK"
+		fi
+	fi
+	return $rc
+}
+
+# ---------------------------------------------------------------- topology
+
+offloads_off() {
+	local ns=$1 dev=$2
+	nsx "$ns" ethtool -K "$dev" rx off tx off tso off gso off gro off >/dev/null 2>&1 ||
+		warn "ethtool -K $dev in $ns: some offloads could not be turned off"
+}
+
+# No IPv6 at all (no link-local, no RS, no MLD) and no autoconfiguration on a
+# gateway-side veth: only what hipgw sends may leave it.
+v6_off() {
+	local ns=$1 dev=$2
+	nsx "$ns" sysctl -qw "net.ipv6.conf.$dev.accept_ra=0" "net.ipv6.conf.$dev.autoconf=0" \
+		"net.ipv6.conf.$dev.disable_ipv6=1" >/dev/null
+}
+
+topo_create() {
+	local ns
+	topo_destroy
+	for ns in "${HGW_NAMESPACES[@]}"; do
+		ip netns add "$ns"
+		nsx "$ns" ip link set lo up
+		# no RA processing / autoconf anywhere; no DAD delays on the hosts
+		nsx "$ns" sysctl -qw net.ipv6.conf.default.accept_ra=0 net.ipv6.conf.all.accept_ra=0 \
+			net.ipv6.conf.default.autoconf=0 net.ipv6.conf.all.autoconf=0 \
+			net.ipv6.conf.default.accept_dad=0 net.ipv6.conf.all.accept_dad=0 >/dev/null
+	done
+	for ns in "$NS_GA" "$NS_GB"; do
+		# veths created in here start without IPv6; the kernel must not forward either
+		nsx "$ns" sysctl -qw net.ipv6.conf.default.disable_ipv6=1 \
+			net.ipv4.ip_forward=0 net.ipv6.conf.all.forwarding=0 >/dev/null
+	done
+
+	ip link add name "$IF_HA" netns "$NS_HA" address "$MAC_HA" type veth \
+		peer name "$IF_GA_LAN" netns "$NS_GA" address "$MAC_GA_LAN"
+	ip link add name "$IF_GA_WAN" netns "$NS_GA" address "$MAC_GA_WAN" type veth \
+		peer name "$IF_GB_WAN" netns "$NS_GB" address "$MAC_GB_WAN"
+	ip link add name "$IF_GB_LAN" netns "$NS_GB" address "$MAC_GB_LAN" type veth \
+		peer name "$IF_HB" netns "$NS_HB" address "$MAC_HB"
+
+	v6_off "$NS_GA" "$IF_GA_LAN"; v6_off "$NS_GA" "$IF_GA_WAN"
+	v6_off "$NS_GB" "$IF_GB_LAN"; v6_off "$NS_GB" "$IF_GB_WAN"
+
+	offloads_off "$NS_HA" "$IF_HA"
+	offloads_off "$NS_GA" "$IF_GA_LAN"; offloads_off "$NS_GA" "$IF_GA_WAN"
+	offloads_off "$NS_GB" "$IF_GB_LAN"; offloads_off "$NS_GB" "$IF_GB_WAN"
+	offloads_off "$NS_HB" "$IF_HB"
+
+	nsx "$NS_GA" ip link set "$IF_GA_LAN" up
+	nsx "$NS_GA" ip link set "$IF_GA_WAN" up
+	nsx "$NS_GB" ip link set "$IF_GB_LAN" up
+	nsx "$NS_GB" ip link set "$IF_GB_WAN" up
+
+	nsx "$NS_HA" ip addr add "$HA4/24" dev "$IF_HA"
+	nsx "$NS_HA" ip -6 addr add "$HA6/64" dev "$IF_HA" nodad
+	nsx "$NS_HA" ip link set "$IF_HA" up
+	nsx "$NS_HA" ip route add default via "$GA_LAN4"
+	nsx "$NS_HA" ip -6 route add default via "$GA_LAN6"
+
+	nsx "$NS_HB" ip addr add "$HB4/24" dev "$IF_HB"
+	nsx "$NS_HB" ip -6 addr add "$HB6/64" dev "$IF_HB" nodad
+	nsx "$NS_HB" ip link set "$IF_HB" up
+	nsx "$NS_HB" ip route add default via "$GB_LAN4"
+	nsx "$NS_HB" ip -6 route add default via "$GB_LAN6"
+}
+
+# Plain Linux routing on the same veths: the comparison path.
+topo_plain_on() {
+	local ns lan wan lan4 lan6 wan4 wan6 peer4 peer6 r4 r6
+	for ns in "$NS_GA" "$NS_GB"; do
+		if [ "$ns" = "$NS_GA" ]; then
+			lan=$IF_GA_LAN wan=$IF_GA_WAN lan4=$GA_LAN4 lan6=$GA_LAN6 wan4=$GA_WAN4 wan6=$GA_WAN6
+			peer4=$GB_WAN4 peer6=$GB_WAN6 r4=$SITE_B4 r6=$SITE_B6
+		else
+			lan=$IF_GB_LAN wan=$IF_GB_WAN lan4=$GB_LAN4 lan6=$GB_LAN6 wan4=$GB_WAN4 wan6=$GB_WAN6
+			peer4=$GA_WAN4 peer6=$GA_WAN6 r4=$SITE_A4 r6=$SITE_A6
+		fi
+		nsx "$ns" sysctl -qw "net.ipv6.conf.$lan.disable_ipv6=0" "net.ipv6.conf.$wan.disable_ipv6=0" \
+			"net.ipv6.conf.$lan.accept_dad=0" "net.ipv6.conf.$wan.accept_dad=0" >/dev/null
+		nsx "$ns" ip addr add "$lan4/24" dev "$lan"
+		nsx "$ns" ip -6 addr add "$lan6/64" dev "$lan" nodad
+		nsx "$ns" ip addr add "$wan4/24" dev "$wan"
+		nsx "$ns" ip -6 addr add "$wan6/64" dev "$wan" nodad
+		nsx "$ns" ip route add "$r4" via "$peer4"
+		nsx "$ns" ip -6 route add "$r6" via "$peer6"
+		nsx "$ns" sysctl -qw net.ipv4.ip_forward=1 net.ipv6.conf.all.forwarding=1 >/dev/null
+	done
+	nsx "$NS_HA" ip neigh flush dev "$IF_HA" 2>/dev/null || true
+	nsx "$NS_HB" ip neigh flush dev "$IF_HB" 2>/dev/null || true
+}
+
+# ---------------------------------------------------------------- configs
+
+randhex() { od -An -N"$1" -tx1 /dev/urandom | tr -d ' \n'; }
+
+# write_gw_config FILE SIDE(A|B) OUTKEY INKEY
+write_gw_config() {
+	local f=$1 side=$2 kout=$3 kin=$4
+	local lan_if lan4 lan6 wan_if wan4 rwan4 spi_out spi_in out_name in_name rem4 rem6 loc4 loc6
+	if [ "$side" = A ]; then
+		lan_if=$IF_GA_LAN lan4=$GA_LAN4 lan6=$GA_LAN6 wan_if=$IF_GA_WAN wan4=$GA_WAN4 rwan4=$GB_WAN4
+		spi_out=$SPI_AB spi_in=$SPI_BA out_name=a-to-b in_name=b-to-a
+		rem4=$SITE_B4 rem6=$SITE_B6 loc4=$SITE_A4 loc6=$SITE_A6
+	else
+		lan_if=$IF_GB_LAN lan4=$GB_LAN4 lan6=$GB_LAN6 wan_if=$IF_GB_WAN wan4=$GB_WAN4 rwan4=$GA_WAN4
+		spi_out=$SPI_BA spi_in=$SPI_AB out_name=b-to-a in_name=a-to-b
+		rem4=$SITE_A4 rem6=$SITE_A6 loc4=$SITE_B4 loc6=$SITE_B6
+	fi
+	cat >"$f" <<EOF
+; hipgw gateway $side of the system-test topology, generated by tests/system/topology.sh.
+; Keys are fresh random bytes of this run.
+[gateway]
+workers = 1
+idle = adaptive
+
+[port lan]
+device = net_af_packet0,iface=$lan_if
+role = inner
+address = $lan4/24, $lan6/64
+mtu = 1500
+tcp-mss-clamp = auto
+
+[port wan]
+device = net_af_packet1,iface=$wan_if
+role = outer
+address = $wan4/24
+mtu = 1500
+
+[sa $out_name]
+direction = out
+spi = $spi_out
+suite = aes128-gcm16
+key = 0x$kout
+local = $wan4
+remote = $rwan4
+prefixes = $rem4, $rem6
+state = $WORK/gw$side-$out_name.seq
+
+[sa $in_name]
+direction = in
+spi = $spi_in
+suite = aes128-gcm16
+key = 0x$kin
+local = $wan4
+remote = $rwan4
+prefixes = $rem4, $rem6
+local-prefixes = $loc4, $loc6
+replay-window = 1024
+EOF
+}
+
+write_configs() {
+	local k_ab k_ba
+	k_ab=$(randhex 20)   # AES-128 key + 4-byte salt (RFC 4106)
+	k_ba=$(randhex 20)
+	write_gw_config "$WORK/gwA.ini" A "$k_ab" "$k_ba"
+	write_gw_config "$WORK/gwB.ini" B "$k_ba" "$k_ab"
+	chmod 600 "$WORK/gwA.ini" "$WORK/gwB.ini"
+}
+
+# ---------------------------------------------------------------- gateways
+
+eal_mem_args() {
+	local mem=${HGW_MEM:-512} free=0
+	if [ "${HGW_NO_HUGE:-0}" != 1 ] && grep -q hugetlbfs /proc/mounts; then
+		free=$(awk '/^HugePages_Free:/ {print $2}' /proc/meminfo)
+		if [ "${free:-0}" -ge $((mem / 2 + 16)) ]; then
+			echo "--in-memory -m $mem"
+			return
+		fi
+		warn "only ${free:-0} free 2 MiB hugepages: running DPDK with --no-huge"
+	fi
+	# --in-memory cannot go with --no-huge in DPDK 22.11 (--no-huge means legacy
+	# memory, which --in-memory refuses): the --file-prefix keeps runs apart
+	echo "--no-huge -m $mem"
+}
+
+# gw_start A|B: start hipgw in the gateway namespace, in the background.
+gw_start() {
+	local side=$1 ns lcores
+	if [ "$side" = A ]; then ns=$NS_GA lcores='0@0,1@1'; else ns=$NS_GB lcores='0@1,1@0'; fi
+	# shellcheck disable=SC2046,SC2086
+	ip netns exec "$ns" "$HIPGW" --no-pci --file-prefix "${P}gw$side" --lcores "$lcores" \
+		$(eal_mem_args) ${HGW_EAL_EXTRA:-} -- \
+		--config "$WORK/gw$side.ini" --stats-json "$WORK/stats$side.json" \
+		</dev/null >"$WORK/gw$side.log" 2>&1 &
+	eval "GW_PID_$side=$!"
+	HGW_GW_PIDS+=("$!")
+}
+
+gw_alive() { local v="GW_PID_$1"; [ -n "${!v:-}" ] && kill -0 "${!v}" 2>/dev/null; }
+
+# gw_stop A|B: SIGTERM, wait up to 15 s, record the exit code in GW_RC_A/B.
+gw_stop() {
+	local side=$1 v="GW_PID_$1" pid i rc
+	pid=${!v:-}
+	[ -n "$pid" ] || return 0
+	kill -TERM "$pid" 2>/dev/null || true
+	for ((i = 0; i < 150; i++)); do
+		kill -0 "$pid" 2>/dev/null || break
+		sleep 0.1
+	done
+	if kill -0 "$pid" 2>/dev/null; then
+		warn "gw$side did not stop within 15 s of SIGTERM: killing it"
+		kill -KILL "$pid" 2>/dev/null || true
+	fi
+	rc=0; wait "$pid" 2>/dev/null || rc=$?
+	eval "GW_RC_$side=$rc"
+	eval "GW_PID_$side="
+}
+
+gw_log_tail() {
+	local side=$1
+	echo "---- last lines of gw$side.log ----"
+	tail -n "${2:-25}" "$WORK/gw$side.log" 2>/dev/null || true
+	echo "----"
+}
+
+# wait_path TIMEOUT_S: until hostA reaches hostB over IPv4 and IPv6.
+wait_path() {
+	local t=$1 end
+	end=$((SECONDS + t))
+	while [ $SECONDS -lt $end ]; do
+		if [ -n "${GW_PID_A:-}" ] && { ! gw_alive A || ! gw_alive B; }; then
+			return 1
+		fi
+		if nsx "$NS_HA" ping -c1 -W1 -q "$HB4" >/dev/null 2>&1 &&
+			nsx "$NS_HA" ping -6 -c1 -W1 -q "$HB6" >/dev/null 2>&1; then
+			return 0
+		fi
+		sleep 0.3
+	done
+	return 1
+}
+
+# ---------------------------------------------------------------- measurements
+
+# ping_run FAMILY(4|6) COUNT OUTVAR: sets OUTVAR_loss, OUTVAR_rtt (min/avg/max ms).
+ping_run() {
+	local fam=$1 count=$2 var=$3 dst out loss rtt
+	if [ "$fam" = 4 ]; then dst=$HB4; else dst=$HB6; fi
+	out=$(nsx "$NS_HA" ping "-$fam" -c "$count" -i 0.2 -W 2 -p "$MARKER_HEX" "$dst" 2>&1) || true
+	loss=$(sed -n 's/.* \([0-9.]*\)% packet loss.*/\1/p' <<<"$out")
+	rtt=$(sed -n 's/^rtt min\/avg\/max\/mdev = \([0-9.]*\)\/\([0-9.]*\)\/\([0-9.]*\)\/.*/\1\/\2\/\3/p' <<<"$out")
+	printf -v "${var}_loss" '%s' "${loss:-100}"
+	printf -v "${var}_rtt" '%s' "${rtt:--}"
+	log "  ping IPv$fam hostA -> hostB: $count sent, loss ${loss:-100}%, rtt min/avg/max ${rtt:--} ms"
+}
+
+iperf_server_start() {
+	ip netns exec "$NS_HB" iperf3 -s -p 5201 </dev/null >"$WORK/iperf3-server.log" 2>&1 &
+	HGW_BG_PIDS+=("$!")
+	IPERF_SRV_PID=$!
+	local i
+	for ((i = 0; i < 50; i++)); do
+		nsx "$NS_HB" ss -ltn 2>/dev/null | grep -q ':5201 ' && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
+iperf_server_stop() {
+	if [ -n "${IPERF_SRV_PID:-}" ]; then kill -TERM "$IPERF_SRV_PID" 2>/dev/null || true; fi
+	wait "${IPERF_SRV_PID:-0}" 2>/dev/null || true
+	IPERF_SRV_PID=
+}
+
+# iperf_run tcp|udp SECONDS OUTVAR [FAMILY]: sets OUTVAR_bps (receiver side,
+# bits/s), OUTVAR_gbps, and for UDP OUTVAR_loss (percent).
+iperf_run() {
+	local proto=$1 secs=$2 var=$3 fam=${4:-4} dst json args=()
+	if [ "$fam" = 4 ]; then dst=$HB4; else dst=$HB6; fi
+	json="$WORK/iperf3-$var.json"
+	if [ "$proto" = udp ]; then args=(-u -b 0 -l 1400); fi
+	timeout $((secs + 20)) ip netns exec "$NS_HA" iperf3 -c "$dst" -p 5201 -t "$secs" \
+		--connect-timeout 3000 -J "${args[@]}" </dev/null >"$json" 2>&1 || true
+	local r
+	r=$("$PY" - "$json" "$proto" <<'EOF'
+import json, sys
+try:
+    d = json.load(open(sys.argv[1]))
+except Exception:
+    print("0 0 100"); sys.exit(0)
+end = d.get("end", {})
+if sys.argv[2] == "tcp":
+    s = end.get("sum_received", {})
+    print("%d %d 0" % (s.get("bits_per_second", 0), s.get("bytes", 0)))
+else:
+    s = end.get("sum_received") or end.get("sum", {})
+    loss = s.get("lost_percent", end.get("sum", {}).get("lost_percent", 100))
+    print("%d %d %.2f" % (s.get("bits_per_second", 0), s.get("bytes", 0), loss))
+EOF
+)
+	local bps bytes loss
+	read -r bps bytes loss <<<"$r"
+	printf -v "${var}_bps" '%s' "$bps"
+	printf -v "${var}_bytes" '%s' "$bytes"
+	printf -v "${var}_loss" '%s' "$loss"
+	printf -v "${var}_gbps" '%s' "$(awk -v b="$bps" 'BEGIN {printf "%.3f", b / 1e9}')"
+	if [ "$proto" = udp ]; then
+		log "  iperf3 UDP IPv$fam ${secs}s hostA -> hostB: $(awk -v b="$bps" 'BEGIN {printf "%.3f", b/1e9}') Gbit/s received, loss $loss%"
+	else
+		log "  iperf3 TCP IPv$fam ${secs}s hostA -> hostB: $(awk -v b="$bps" 'BEGIN {printf "%.3f", b/1e9}') Gbit/s received ($bytes bytes)"
+	fi
+	[ "${bytes:-0}" -gt 0 ]
+}
+
+# ---------------------------------------------------------------- WAN capture
+
+cap_start() {
+	CAP_FILE="$WORK/wan.pcap"
+	rm -f "$CAP_FILE"
+	# snaplen 256 keeps outer + ESP headers and the first 200 bytes of ciphertext,
+	# which is where inner headers and the ping marker would be if they leaked
+	ip netns exec "$NS_GA" tshark -q -n -i "$IF_GA_WAN" -s 256 -F pcap -w "$CAP_FILE" \
+		</dev/null >"$WORK/tshark.log" 2>&1 &
+	CAP_PID=$!
+	HGW_BG_PIDS+=("$CAP_PID")
+	local i
+	for ((i = 0; i < 100; i++)); do
+		grep -q "Capturing on" "$WORK/tshark.log" 2>/dev/null && { sleep 0.2; return 0; }
+		sleep 0.1
+	done
+	warn "tshark did not report 'Capturing on' in 10 s"
+	return 1
+}
+
+cap_stop() {
+	[ -n "${CAP_PID:-}" ] || return 0
+	kill -INT "$CAP_PID" 2>/dev/null || true
+	local i
+	for ((i = 0; i < 100; i++)); do kill -0 "$CAP_PID" 2>/dev/null || break; sleep 0.1; done
+	kill -KILL "$CAP_PID" 2>/dev/null || true
+	wait "$CAP_PID" 2>/dev/null || true
+	CAP_PID=
+}
+
+# Bytes that must never appear in a WAN frame: the inner address pairs as they
+# sit in an IPv4 header (source then destination), the inner IPv6 addresses,
+# and the ping payload marker.
+cleartext_patterns() {
+	"$PY" - "$HA4" "$HB4" "$HA6" "$HB6" "$MARKER_HEX" <<'EOF'
+import ipaddress, sys
+a4, b4, a6, b6, marker = sys.argv[1:]
+A4, B4 = ipaddress.ip_address(a4).packed, ipaddress.ip_address(b4).packed
+pats = {
+    "IPv4 %s->%s" % (a4, b4): A4 + B4,
+    "IPv4 %s->%s" % (b4, a4): B4 + A4,
+    "IPv6 %s" % a6: ipaddress.ip_address(a6).packed,
+    "IPv6 %s" % b6: ipaddress.ip_address(b6).packed,
+    "ping payload marker": bytes.fromhex(marker)[:12],
+}
+for k, v in pats.items():
+    print(v.hex(), k)
+EOF
+}
+
+# tsh PCAP ARGS...: tshark -r that never fails the caller (a capture cut short
+# by the kill still reads).
+tsh() { local f=$1; shift; tshark -n -r "$f" "$@" 2>/dev/null || true; }
+
+# pcap_hits PCAP: how many of the cleartext patterns occur in the raw bytes.
+pcap_hits() {
+	"$PY" - "$1" "$2" <<'EOF2' || echo 99
+import sys
+data = open(sys.argv[1], "rb").read()
+bad = 0
+for line in sys.argv[2].strip().splitlines():
+    hx, name = line.split(" ", 1)
+    n = data.count(bytes.fromhex(hx))
+    if n:
+        bad += 1
+        print("  cleartext: %s found %d times" % (name, n), file=sys.stderr)
+print(bad)
+EOF2
+}
+
+# wan_check PCAP: checks on a capture of the WAN veth; counts into PASS/FAIL.
+wan_check() {
+	local pcap=$1 total esp other spis bad_spi outer hits
+	local notallowed='not (esp or arp or (icmpv6.type >= 133 and icmpv6.type <= 137))'
+	if [ ! -s "$pcap" ]; then fail "WAN capture exists"; return 0; fi
+	total=$(tsh "$pcap" | wc -l)
+	esp=$(tsh "$pcap" -Y esp | wc -l)
+	other=$(tsh "$pcap" -Y "$notallowed" | wc -l)
+	log "  WAN capture: $total frames, $esp ESP, $other other than ESP/ARP/ND"
+	if [ "$other" -gt 0 ]; then
+		log "  frames other than ESP/ARP/ND (first 10):"
+		tsh "$pcap" -Y "$notallowed" | awk 'NR <= 10 { print "    " $0 }'
+	fi
+	check "WAN: ESP frames seen ($esp)" test "$esp" -gt 0
+	check "WAN: only ESP, ARP and ND frames" test "$other" -eq 0
+	spis=$(tsh "$pcap" -Y esp -T fields -e esp.spi | sort | uniq -c | awk '{printf "%s(%s) ", $2, $1}')
+	log "  ESP SPIs on the WAN (frames): ${spis:-none}"
+	# tshark prints SPIs as 0x%08x
+	bad_spi=$(tsh "$pcap" -Y esp -T fields -e esp.spi | tr 'A-F' 'a-f' | sort -u |
+		awk -v a="$(printf '0x%08x' "$SPI_AB")" -v b="$(printf '0x%08x' "$SPI_BA")" \
+			'$1 != a && $1 != b { n++ } END { print n + 0 }')
+	check "WAN: ESP carries only the configured SPIs $SPI_AB and $SPI_BA" test "$bad_spi" -eq 0
+	check "WAN: ESP seen with both SPIs" test "$(tsh "$pcap" -Y "esp.spi == $SPI_AB" | wc -l)" -gt 0 -a \
+		"$(tsh "$pcap" -Y "esp.spi == $SPI_BA" | wc -l)" -gt 0
+	outer=$(tsh "$pcap" -Y esp -T fields -e ip.src -e ip.dst | sort -u |
+		awk -v a="$GA_WAN4" -v b="$GB_WAN4" '!(($1 == a && $2 == b) || ($1 == b && $2 == a)) { n++ } END { print n + 0 }')
+	check "WAN: ESP only between $GA_WAN4 and $GB_WAN4" test "$outer" -eq 0
+	hits=$(pcap_hits "$pcap" "$(cleartext_patterns)")
+	check "WAN: no inner address or ping payload marker in clear (raw pcap bytes)" test "${hits:-1}" -eq 0
+}
+
+# cleartext_hits PCAP: the same byte search, for showing that it finds the
+# cleartext in a capture of plain routing.
+cleartext_hits() { pcap_hits "$1" "$(cleartext_patterns)" 2>/dev/null; }
+
+# ---------------------------------------------------------------- counters
+
+telemetry_stats() {
+	local side=$1
+	echo /hipgw/stats | timeout 5 "$PY" /usr/bin/dpdk-telemetry.py -f "${P}gw$side" 2>/dev/null
+}
+
+# stats_summary FILE: print the interesting part of a stats JSON (also accepts
+# the telemetry reply {"/hipgw/stats": {...}}); fails when the JSON is not there
+# or lacks a drop reason.
+stats_summary() {
+	"$PY" - "$1" <<'EOF'
+import json, sys
+REASONS = ["no_sa", "replay", "auth", "pad", "malformed", "spoof", "ttl", "mtu", "ecn",
+           "seq_overflow", "no_route", "no_neighbor", "ring_full", "policy"]
+try:
+    d = json.load(open(sys.argv[1]))
+except Exception as e:
+    print("    no stats: %s" % e); sys.exit(1)
+if "/hipgw/stats" in d:
+    d = d["/hipgw/stats"]
+ok = True
+for name, p in sorted(d.get("ports", {}).items()):
+    print("    port %-5s mac %s rx %s tx %s imissed %s rx_nombuf %s oerrors %s" % (
+        name, p.get("mac"), p.get("rx"), p.get("tx"), p.get("imissed"), p.get("rx_nombuf"), p.get("oerrors")))
+for name, s in sorted(d.get("sa", {}).items()):
+    spi = s.get("spi")
+    spi = "0x%x" % spi if isinstance(spi, int) else spi
+    print("    sa   %-7s spi %s packets %s bytes %s" % (name, spi, s.get("packets"), s.get("bytes")))
+drops = d.get("drops", {})
+missing = [r for r in REASONS if r not in drops]
+nz = ", ".join("%s %s" % (k, v) for k, v in drops.items() if v)
+print("    drops: %s" % (nz or "none"))
+if missing:
+    print("    drop reasons missing: %s" % ", ".join(missing)); ok = False
+if not d.get("ports") or not d.get("sa"):
+    print("    ports or sa missing"); ok = False
+sys.exit(0 if ok else 1)
+EOF
+}
+
+# sa_packets FILE NAME: packets counted on an SA in a stats JSON (0 if absent).
+sa_packets() {
+	"$PY" - "$1" "$2" <<'EOF'
+import json, sys
+try:
+    d = json.load(open(sys.argv[1]))
+    print(int(d["sa"][sys.argv[2]]["packets"]))
+except Exception:
+    print(0)
+EOF
+}

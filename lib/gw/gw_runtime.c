@@ -379,7 +379,7 @@ gw_run(struct gw_ctx *ctx, const struct gw_run_opts *opts)
 	gw_ctrl_poll(ctrl);   /* drain punted packets */
 	gw_ctrl_free(ctrl);
 	for (unsigned w = 0; w < ctx->n_workers; w++) {
-		struct rte_mbuf *m;
+		struct rte_mbuf *m = NULL;
 		while (rte_ring_dequeue(ctx->from_ctrl[w], (void **)&m) == 0)
 			rte_pktmbuf_free(m);
 	}

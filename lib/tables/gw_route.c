@@ -53,10 +53,26 @@ gw_routes_add(struct gw_routes *rt, const struct gw_prefix *dst, uint16_t port,
 		}
 		rt->nh[rt->n_nh++] = nh;
 	}
-	if (dst->a.family == 4) {
-		uint32_t a;
-		memcpy(&a, dst->a.addr, 4);
-		return rte_lpm_add(rt->lpm4, rte_be_to_cpu_32(a), dst->len, i);
+	return gw_lpm_add(rt->lpm4, rt->lpm6, dst, i);
+}
+
+int
+gw_lpm_add(struct rte_lpm *lpm4, struct rte_lpm6 *lpm6, const struct gw_prefix *p,
+	   uint32_t value)
+{
+	if (p->len == 0) {
+		struct gw_prefix half = *p;
+		half.len = 1;
+		memset(half.a.addr, 0, sizeof(half.a.addr));
+		if (gw_lpm_add(lpm4, lpm6, &half, value) != 0)
+			return -1;
+		half.a.addr[0] = 0x80;
+		return gw_lpm_add(lpm4, lpm6, &half, value);
 	}
-	return rte_lpm6_add(rt->lpm6, dst->a.addr, dst->len, i);
+	if (p->a.family == 4) {
+		uint32_t a;
+		memcpy(&a, p->a.addr, 4);
+		return rte_lpm_add(lpm4, rte_be_to_cpu_32(a), p->len, value);
+	}
+	return rte_lpm6_add(lpm6, p->a.addr, p->len, value);
 }

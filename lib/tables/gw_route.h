@@ -26,6 +26,11 @@ struct gw_routes {
 	unsigned n_nh;
 };
 
+/* Add prefix -> value to an LPM pair. rte_lpm and rte_lpm6 take depths from 1
+ * only, so a /0 (default) is added as its two /1 halves. Returns 0 or -1. */
+int gw_lpm_add(struct rte_lpm *lpm4, struct rte_lpm6 *lpm6, const struct gw_prefix *p,
+	       uint32_t value);
+
 /* Create empty tables named after `name`. Returns 0 or -1 (rte_errno set). */
 int gw_routes_init(struct gw_routes *rt, const char *name, int socket);
 void gw_routes_free(struct gw_routes *rt);

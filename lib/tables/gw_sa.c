@@ -4,6 +4,7 @@
 #include <rte_jhash.h>
 #include <rte_errno.h>
 #include "gw_sa.h"
+#include "gw_route.h"
 
 int
 gw_sadb_init(struct gw_sadb *db, unsigned max_sa, unsigned workers, int socket)
@@ -59,12 +60,7 @@ gw_sadb_free(struct gw_sadb *db)
 static int
 spd_add(struct gw_sadb *db, const struct gw_prefix *p, uint32_t v)
 {
-	if (p->a.family == 4) {
-		uint32_t a;
-		memcpy(&a, p->a.addr, 4);
-		return rte_lpm_add(db->spd4, rte_be_to_cpu_32(a), p->len, v);
-	}
-	return rte_lpm6_add(db->spd6, p->a.addr, p->len, v);
+	return gw_lpm_add(db->spd4, db->spd6, p, v);
 }
 
 int

@@ -5,6 +5,7 @@
  *    "rx_nombuf","oerrors"}}, "sa": {name: {"spi","packets","bytes"}}}
  * Totals over all lcores; SA bytes count inner packets.
  */
+#include <ctype.h>
 #include <inttypes.h>
 #include <string.h>
 #include <rte_ethdev.h>
@@ -33,6 +34,18 @@ struct snap {
 };
 
 static struct gw_ctx *tel_ctx;
+
+/* DPDK telemetry accepts only [A-Za-z0-9_/] in names: section names such as
+ * "a-to-b" appear there as "a_to_b" (the stats file keeps them as written). */
+static const char *
+tel_name(const char *name, char *buf, size_t len)
+{
+	size_t i;
+	for (i = 0; name[i] && i + 1 < len; i++)
+		buf[i] = (isalnum((unsigned char)name[i]) || name[i] == '_') ? name[i] : '_';
+	buf[i] = 0;
+	return buf;
+}
 
 static void
 snapshot(struct gw_ctx *ctx, struct snap *s)
@@ -110,15 +123,13 @@ gw_stats_write_json(struct gw_ctx *ctx, FILE *f)
 	fputs("}\n}\n", f);
 }
 
-/* Telemetry: nested dicts. DPDK 22.11 telemetry nests containers one level
- * deep only, so per-port and per-SA dicts are themselves dict containers of a
- * dict that is returned as the top level of "ports"/"sa"; see /hipgw/stats,
- * /hipgw/ports and /hipgw/sa. */
+/* Telemetry /hipgw/stats: the same document as the stats file, as nested dicts. */
 static int
 tel_stats(const char *cmd __rte_unused, const char *params __rte_unused, struct rte_tel_data *d)
 {
 	static struct snap s;
 	struct rte_tel_data *drops, *ports, *sas;
+	char nb[GW_CONF_NAME_MAX];
 
 	if (tel_ctx == NULL)
 		return -1;
@@ -142,7 +153,7 @@ tel_stats(const char *cmd __rte_unused, const char *params __rte_unused, struct 
 		rte_tel_data_add_dict_u64(pd, "imissed", p->imissed);
 		rte_tel_data_add_dict_u64(pd, "rx_nombuf", p->rx_nombuf);
 		rte_tel_data_add_dict_u64(pd, "oerrors", p->oerrors);
-		rte_tel_data_add_dict_container(ports, p->name, pd, 0);
+		rte_tel_data_add_dict_container(ports, tel_name(p->name, nb, sizeof(nb)), pd, 0);
 	}
 	rte_tel_data_add_dict_container(d, "ports", ports, 0);
 
@@ -155,7 +166,7 @@ tel_stats(const char *cmd __rte_unused, const char *params __rte_unused, struct 
 		rte_tel_data_add_dict_u64(sd, "spi", a->spi);
 		rte_tel_data_add_dict_u64(sd, "packets", a->packets);
 		rte_tel_data_add_dict_u64(sd, "bytes", a->bytes);
-		rte_tel_data_add_dict_container(sas, a->name, sd, 0);
+		rte_tel_data_add_dict_container(sas, tel_name(a->name, nb, sizeof(nb)), sd, 0);
 	}
 	rte_tel_data_add_dict_container(d, "sa", sas, 0);
 	return 0;

@@ -1,0 +1,76 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * ESP anti-replay window (RFC 4303 section 3.4.3 and Appendix A): a bitmap of
+ * the last W sequence numbers below the highest authenticated one, ESN-ready
+ * (64-bit counters, high half inferred per Appendix A2.2).
+ *
+ * Pure C, no DPDK: usable standalone. The window is not thread-safe: one writer
+ * (the lcore that owns the inbound SA) at a time; top is stored with relaxed
+ * atomics so another thread may read it for statistics.
+ *
+ * The bitmap is a ring of 64-bit words (a power of two, at least W/64 + 1 of
+ * them, so that advancing the window only zeroes whole words and no sequence
+ * number inside the window shares a word with one outside it).
+ *
+ * Usage per packet: seq = replay_infer(w, wire_seq); replay_check(w, seq) before
+ * the ICV is verified; replay_update(w, seq) only after it verified. update
+ * checks again, so a duplicate inside one burst (both checked before either
+ * updated) is still caught there.
+ */
+#ifndef HIPGW_REPLAY_H
+#define HIPGW_REPLAY_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define REPLAY_WINDOW_MAX 4096u   /* = GW_ESP_REPLAY_WINDOW_MAX */
+
+struct replay_window {
+	uint64_t top;      /* highest sequence number authenticated so far (64 bits with ESN); 0 = none */
+	uint32_t win;      /* W in packets: 0 = anti-replay off, else a multiple of 64, <= REPLAY_WINDOW_MAX */
+	uint32_t mask;     /* words in bits[] - 1 */
+	bool esn;          /* 64-bit sequence numbers (RFC 4303 2.2.1) */
+	uint64_t bits[];   /* bit (s & 63) of word (s >> 6) & mask: s seen */
+};
+
+/* Bytes to allocate for a window of `win` packets (struct + bitmap). */
+size_t replay_window_bytes(uint32_t win);
+
+/* True when `win` is acceptable: 0, or a multiple of 64 up to REPLAY_WINDOW_MAX. */
+bool replay_window_valid(uint32_t win);
+
+/* Initialise (zeroes the bitmap) a window of replay_window_bytes(win) bytes.
+ * Returns 0, or -1 when win is not valid. */
+int replay_init(struct replay_window *rw, uint32_t win, bool esn);
+
+/* The 64-bit sequence number of a packet carrying `seq_lo` in its ESP header:
+ * seq_lo itself without ESN; with ESN the high half inferred from the window
+ * (RFC 4303 Appendix A2.2; with the window off, as if W were 2^31). Returns 0
+ * (always a replay) for a sequence number below the first subspace. */
+uint64_t replay_infer(const struct replay_window *rw, uint32_t seq_lo);
+
+/* 0 if `seq` may be new (inside or ahead of the window and not seen), -1 for a
+ * replay: sequence number 0, too old (at or below top - W), or already seen.
+ * With the window off only 0 is refused. Does not modify the window. */
+int replay_check(const struct replay_window *rw, uint64_t seq);
+
+/* Record `seq` (after its ICV verified): advance the window when it is ahead.
+ * Returns -1 when it is a replay after all (checked again), else 0. */
+int replay_update(struct replay_window *rw, uint64_t seq);
+
+/* Convenience for 32-bit callers: infer, then check. *seq64 gets the number. */
+static inline int
+replay_check32(const struct replay_window *rw, uint32_t seq_lo, uint64_t *seq64)
+{
+	*seq64 = replay_infer(rw, seq_lo);
+	return replay_check(rw, *seq64);
+}
+
+/* Highest authenticated sequence number (relaxed read, any thread). */
+static inline uint64_t
+replay_top(const struct replay_window *rw)
+{
+	return __atomic_load_n(&rw->top, __ATOMIC_RELAXED);
+}
+
+#endif

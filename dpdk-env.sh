@@ -179,10 +179,8 @@ run_component() {
 		return
 	fi
 	say "component tests: pytest tests/component (ASan build: build-asan/app/hipgw)"
-	HIPGW="$REPO/build-asan/app/hipgw" HIPGW_BIN="$REPO/build-asan/app/hipgw" \
-		HIPGW_BUILD_DIR="$REPO/build-asan" \
-		ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=0:abort_on_error=0:halt_on_error=1}" \
-		timeout 900 "$PY" -m pytest -q -p no:cacheprovider tests/component 2>&1 | tee "$log" || rc=$?
+	# tests/component/gwlib.py: HIPGW_ASAN=1 picks build-asan/app/hipgw
+	HIPGW_ASAN=1 timeout 900 "$PY" -m pytest -q -p no:cacheprovider tests/component 2>&1 | tee "$log" || rc=$?
 	read -r p f <<<"$(count_from_log "$log")"
 	if [ "$rc" -eq 5 ]; then
 		stage_result component 0 0

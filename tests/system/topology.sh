@@ -58,6 +58,7 @@ HGW_PASS=0
 HGW_FAIL=0
 HGW_GW_PIDS=()
 HGW_BG_PIDS=()
+CAP_PIDS=()
 
 log()  { printf '%s\n' "$*"; }
 info() { printf '== %s\n' "$*"; }
@@ -424,9 +425,10 @@ iperf_run() {
 	local proto=$1 secs=$2 var=$3 fam=${4:-4} dst json args=()
 	if [ "$fam" = 4 ]; then dst=$HB4; else dst=$HB6; fi
 	json="$WORK/iperf3-$var.json"
-	if [ "$proto" = udp ]; then args=(-u -b 0 -l 1400); fi
+	# UDP: unlimited rate, datagrams that fit the gateways' clamped MSS
+	if [ "$proto" = udp ]; then args=(-u -b 0 -l 1360); fi
 	timeout $((secs + 20)) ip netns exec "$NS_HA" iperf3 -c "$dst" -p 5201 -t "$secs" \
-		--connect-timeout 3000 -J "${args[@]}" </dev/null >"$json" 2>&1 || true
+		--connect-timeout 3000 -J "${args[@]}" </dev/null >"$json" 2>"$json.stderr" || true
 	local r
 	r=$("$PY" - "$json" "$proto" <<'EOF'
 import json, sys
@@ -460,18 +462,29 @@ EOF
 
 # ---------------------------------------------------------------- WAN capture
 
+# The WAN is captured at both ends, each seeing what arrives from the wire: a
+# DPDK af_packet port sends with PACKET_QDISC_BYPASS, so a capture on the
+# sending veth does not see its own gateway's transmissions. cap_stop merges the
+# two into $CAP_FILE.
 cap_start() {
 	CAP_FILE="$WORK/wan.pcap"
-	rm -f "$CAP_FILE"
+	rm -f "$CAP_FILE" "$WORK/wan-gwA.pcap" "$WORK/wan-gwB.pcap"
 	# snaplen 256 keeps outer + ESP headers and the first 200 bytes of ciphertext,
 	# which is where inner headers and the ping marker would be if they leaked
-	ip netns exec "$NS_GA" tshark -q -n -i "$IF_GA_WAN" -s 256 -F pcap -w "$CAP_FILE" \
-		</dev/null >"$WORK/tshark.log" 2>&1 &
-	CAP_PID=$!
-	HGW_BG_PIDS+=("$CAP_PID")
+	ip netns exec "$NS_GA" tshark -q -n -i "$IF_GA_WAN" -s 256 -F pcap -w "$WORK/wan-gwA.pcap" \
+		</dev/null >"$WORK/tshark-gwA.log" 2>&1 &
+	CAP_PIDS=("$!")
+	ip netns exec "$NS_GB" tshark -q -n -i "$IF_GB_WAN" -s 256 -F pcap -w "$WORK/wan-gwB.pcap" \
+		</dev/null >"$WORK/tshark-gwB.log" 2>&1 &
+	CAP_PIDS+=("$!")
+	HGW_BG_PIDS+=("${CAP_PIDS[@]}")
 	local i
 	for ((i = 0; i < 100; i++)); do
-		grep -q "Capturing on" "$WORK/tshark.log" 2>/dev/null && { sleep 0.2; return 0; }
+		if grep -q "Capturing on" "$WORK/tshark-gwA.log" 2>/dev/null &&
+			grep -q "Capturing on" "$WORK/tshark-gwB.log" 2>/dev/null; then
+			sleep 0.2
+			return 0
+		fi
 		sleep 0.1
 	done
 	warn "tshark did not report 'Capturing on' in 10 s"
@@ -479,13 +492,17 @@ cap_start() {
 }
 
 cap_stop() {
-	[ -n "${CAP_PID:-}" ] || return 0
-	kill -INT "$CAP_PID" 2>/dev/null || true
-	local i
-	for ((i = 0; i < 100; i++)); do kill -0 "$CAP_PID" 2>/dev/null || break; sleep 0.1; done
-	kill -KILL "$CAP_PID" 2>/dev/null || true
-	wait "$CAP_PID" 2>/dev/null || true
-	CAP_PID=
+	[ "${#CAP_PIDS[@]}" -gt 0 ] || return 0
+	local pid i
+	for pid in "${CAP_PIDS[@]}"; do kill -INT "$pid" 2>/dev/null || true; done
+	for pid in "${CAP_PIDS[@]}"; do
+		for ((i = 0; i < 100; i++)); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+		kill -KILL "$pid" 2>/dev/null || true
+		wait "$pid" 2>/dev/null || true
+	done
+	CAP_PIDS=()
+	mergecap -F pcap -w "$CAP_FILE" "$WORK/wan-gwA.pcap" "$WORK/wan-gwB.pcap" 2>/dev/null ||
+		cat "$WORK/wan-gwA.pcap" >"$CAP_FILE"
 }
 
 # Bytes that must never appear in a WAN frame: the inner address pairs as they

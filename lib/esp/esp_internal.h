@@ -1,0 +1,221 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * ESP internals shared by esp_sa.c, esp_out.c, esp_in.c and the unit tests:
+ * the SA layout, the per-lcore intel-ipsec-mb managers, and the crypto helpers
+ * the data path itself uses (so the known-answer tests exercise the same code).
+ * Not part of the public API (esp.h).
+ */
+#ifndef HIPGW_ESP_INTERNAL_H
+#define HIPGW_ESP_INTERNAL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <intel-ipsec-mb.h>
+#include <rte_common.h>
+#include <rte_ip.h>
+#include <rte_lcore.h>
+#include <rte_mbuf.h>
+
+#include "esp.h"
+#include "hipgw_wire.h"
+#include "replay.h"
+
+#define ESP_MAX_BURST 64          /* packets per esp_*_burst call handled in one pass */
+#define ESP_AES_MAX_ROUNDS 14
+#define ESP_AES_SCHED_LEN (16 * (ESP_AES_MAX_ROUNDS + 1))
+#define ESP_SHA256_DIGEST 32
+#define ESP_SHA256_BLOCK 64
+
+struct esp_sa;
+
+/* Suite- and direction-specialised handler for a run of packets of one SA.
+ * mgr is the calling lcore's manager, slot its statistics slot. */
+typedef void (*esp_run_fn)(struct esp_sa *sa, IMB_MGR *mgr, unsigned slot,
+			   struct rte_mbuf **mb, uint8_t *drop, uint16_t n);
+
+/* Per-lcore counters of one SA: one cache line each, written only by its lcore. */
+struct esp_sa_stats {
+	uint64_t packets;
+	uint64_t bytes;          /* inner packet bytes */
+} __rte_cache_aligned;
+
+struct esp_sa {
+	/* ---- cache line 0: what every packet reads ---- */
+	esp_run_fn run;              /* esp_out_* or esp_in_* for this suite */
+	uint64_t seq;                /* out: next sequence number to send (see esp_out.c) */
+	uint64_t seq_limit;          /* out: last that may be sent; already <= 2^32-1 without ESN */
+	struct replay_window *rw;    /* in: the anti-replay window (inside this allocation) */
+	struct esp_sa_stats *stats;  /* esp_nslots slots (inside this allocation) */
+	uint32_t spi;                /* host order */
+	uint32_t spi_be;             /* network order, as written on the wire */
+	uint8_t salt[GW_ESP_GCM_SALT_LEN];  /* GCM (RFC 4106 section 4) */
+	uint8_t suite;               /* enum gw_suite */
+	uint8_t dir;                 /* enum gw_dir */
+	uint8_t esn;
+	uint8_t outer_family;        /* 4 or 6 */
+	uint8_t outer_hlen;          /* 20 or 40 */
+	uint8_t iv_len;              /* 8 GCM, 16 CBC, 0 NULL */
+	uint8_t icv_len;             /* 16 */
+	uint8_t align;               /* padding alignment: 16 CBC, 4 GCM and NULL */
+	uint8_t key_len;             /* AES key bytes (16/32), 0 for NULL */
+	uint32_t alloc_len;          /* bytes of this allocation, wiped on free */
+
+	/* ---- cache line 1: outer header template and addresses ---- */
+	union {
+		struct rte_ipv4_hdr v4;  /* version/IHL, TTL 64, protocol 50, addresses */
+		struct rte_ipv6_hdr v6;  /* version, next header 50, hop limit 64, addresses */
+		uint8_t raw[40];
+	} tmpl __rte_cache_aligned;
+	struct gw_addr local;
+	struct gw_addr remote;
+
+	/* ---- key material (wiped on free) ---- */
+	union {
+		struct gcm_key_data gcm;                  /* expanded AES key + GHASH tables */
+		struct {
+			uint8_t enc[ESP_AES_SCHED_LEN] __rte_aligned(16);
+			uint8_t dec[ESP_AES_SCHED_LEN] __rte_aligned(16);
+			uint8_t ivk[ESP_AES_SCHED_LEN] __rte_aligned(16); /* IV key (encrypt schedule) */
+			uint8_t ipad[ESP_SHA256_DIGEST] __rte_aligned(16);
+			uint8_t opad[ESP_SHA256_DIGEST] __rte_aligned(16);
+		} cbc;                                    /* CBC-HMAC and NULL-HMAC suites */
+	} k __rte_cache_aligned;
+	/* followed by: stats slots (cache aligned), then the replay window */
+};
+
+/* One manager per lcore id, plus one at index RTE_MAX_LCORE for non-EAL
+ * threads (one such thread at a time). Filled by esp_lib_init. */
+extern IMB_MGR *esp_mgr[RTE_MAX_LCORE + 1];
+extern uint16_t esp_slot[RTE_MAX_LCORE + 1];   /* lcore id -> stats slot */
+extern unsigned esp_nslots;
+
+static __rte_always_inline unsigned
+esp_lcore_idx(void)
+{
+	unsigned id = rte_lcore_id();
+
+	return id < RTE_MAX_LCORE ? id : RTE_MAX_LCORE;
+}
+
+/* Run functions, one per suite family and direction (esp_out.c / esp_in.c). */
+void esp_out_gcm128(struct esp_sa *, IMB_MGR *, unsigned, struct rte_mbuf **, uint8_t *, uint16_t);
+void esp_out_gcm256(struct esp_sa *, IMB_MGR *, unsigned, struct rte_mbuf **, uint8_t *, uint16_t);
+void esp_out_cbc(struct esp_sa *, IMB_MGR *, unsigned, struct rte_mbuf **, uint8_t *, uint16_t);
+void esp_out_null(struct esp_sa *, IMB_MGR *, unsigned, struct rte_mbuf **, uint8_t *, uint16_t);
+void esp_in_gcm128(struct esp_sa *, IMB_MGR *, unsigned, struct rte_mbuf **, uint8_t *, uint16_t);
+void esp_in_gcm256(struct esp_sa *, IMB_MGR *, unsigned, struct rte_mbuf **, uint8_t *, uint16_t);
+void esp_in_cbc(struct esp_sa *, IMB_MGR *, unsigned, struct rte_mbuf **, uint8_t *, uint16_t);
+void esp_in_null(struct esp_sa *, IMB_MGR *, unsigned, struct rte_mbuf **, uint8_t *, uint16_t);
+
+/* ---------- helpers used by the data path (and by the tests through them) ---------- */
+
+/* Constant-time comparison of two 16-byte ICVs: 0 when equal. No early exit. */
+static __rte_always_inline uint64_t
+esp_icv_diff16(const uint8_t *a, const uint8_t *b)
+{
+	uint64_t a0, a1, b0, b1;
+
+	memcpy(&a0, a, 8);
+	memcpy(&a1, a + 8, 8);
+	memcpy(&b0, b, 8);
+	memcpy(&b1, b + 8, 8);
+	return (a0 ^ b0) | (a1 ^ b1);
+}
+
+/* AES-GCM seal / open, RFC 4106: nonce = salt (4) || explicit IV (8), 16-byte
+ * tag. In place allowed. aes256 is a compile-time constant at every call site. */
+static __rte_always_inline void
+esp_gcm_enc(const struct esp_sa *sa, IMB_MGR *mgr, const int aes256,
+	    uint8_t *dst, const uint8_t *src, uint64_t len, const uint8_t nonce[12],
+	    const uint8_t *aad, uint64_t aad_len, uint8_t *tag)
+{
+	struct gcm_context_data ctx;
+
+	if (aes256)
+		IMB_AES256_GCM_ENC(mgr, &sa->k.gcm, &ctx, dst, src, len, nonce, aad,
+				   aad_len, tag, GW_ESP_GCM_ICV_LEN);
+	else
+		IMB_AES128_GCM_ENC(mgr, &sa->k.gcm, &ctx, dst, src, len, nonce, aad,
+				   aad_len, tag, GW_ESP_GCM_ICV_LEN);
+}
+
+static __rte_always_inline void
+esp_gcm_dec(const struct esp_sa *sa, IMB_MGR *mgr, const int aes256,
+	    uint8_t *dst, const uint8_t *src, uint64_t len, const uint8_t nonce[12],
+	    const uint8_t *aad, uint64_t aad_len, uint8_t *tag)
+{
+	struct gcm_context_data ctx;
+
+	if (aes256)
+		IMB_AES256_GCM_DEC(mgr, &sa->k.gcm, &ctx, dst, src, len, nonce, aad,
+				   aad_len, tag, GW_ESP_GCM_ICV_LEN);
+	else
+		IMB_AES128_GCM_DEC(mgr, &sa->k.gcm, &ctx, dst, src, len, nonce, aad,
+				   aad_len, tag, GW_ESP_GCM_ICV_LEN);
+}
+
+/* Fill an intel-ipsec-mb job for HMAC-SHA-256 over [src, src+len) with tag_len
+ * bytes of output (16 for HMAC-SHA-256-128, RFC 4868), no cipher. Used by the
+ * NULL suite and, with the cipher fields set afterwards, by the CBC suites. */
+static __rte_always_inline void
+esp_job_hmac(IMB_JOB *job, const uint8_t *ipad, const uint8_t *opad,
+	     const uint8_t *src, uint64_t len, uint8_t *tag, uint64_t tag_len)
+{
+	job->cipher_mode = IMB_CIPHER_NULL;
+	job->cipher_direction = IMB_DIR_ENCRYPT;
+	job->chain_order = IMB_ORDER_HASH_CIPHER;
+	job->src = src;
+	job->dst = (uint8_t *)(uintptr_t)src;
+	job->cipher_start_src_offset_in_bytes = 0;
+	job->msg_len_to_cipher_in_bytes = 0;
+	job->iv = NULL;
+	job->iv_len_in_bytes = 0;
+	job->enc_keys = NULL;
+	job->dec_keys = NULL;
+	job->key_len_in_bytes = 0;
+	job->hash_alg = IMB_AUTH_HMAC_SHA_256;
+	job->hash_start_src_offset_in_bytes = 0;
+	job->msg_len_to_hash_in_bytes = len;
+	job->auth_tag_output = tag;
+	job->auth_tag_output_len_in_bytes = tag_len;
+	job->u.HMAC._hashed_auth_key_xor_ipad = ipad;
+	job->u.HMAC._hashed_auth_key_xor_opad = opad;
+}
+
+/* ---------- esp_sa.c internals ---------- */
+
+/* HMAC-SHA-256 inner/outer precomputation (any key length; longer than a block
+ * is hashed first, RFC 2104). */
+void esp_hmac_precompute(IMB_MGR *mgr, const uint8_t *key, size_t key_len,
+			 uint8_t ipad[ESP_SHA256_DIGEST], uint8_t opad[ESP_SHA256_DIGEST]);
+
+/* ---------- for the unit tests only ---------- */
+
+/* GCM through esp_gcm_enc / esp_gcm_dec with the SA's key and salt and an
+ * explicit IV of the caller's choosing. enc: buf is encrypted in place and tag
+ * written; !enc: buf decrypted in place and the computed tag written to tag. */
+void esp_test_gcm(const struct esp_sa *sa, bool enc, const uint8_t iv[8],
+		  const uint8_t *aad, uint32_t aad_len, uint8_t *buf, uint32_t len,
+		  uint8_t tag[16]);
+
+/* HMAC-SHA-256 of msg under key through esp_hmac_precompute and the job path
+ * the NULL / CBC suites use; out gets tag_len (16 or 32) bytes. 0 or -1. */
+int esp_test_hmac_sha256(const uint8_t *key, size_t key_len, const uint8_t *msg,
+			 uint32_t len, uint8_t *out, uint32_t tag_len);
+
+/* Set the inbound window's top as if sequence number `top` had been received. */
+void esp_test_set_replay_top(struct esp_sa *sa, uint64_t top);
+
+/* Outbound for one packet through the same code as esp_outbound_burst, with the
+ * trailer tampered before encryption: mode 1 = pad length byte set to 255,
+ * mode 2 = first pad byte wrong (needs at least one pad byte; else -1).
+ * Returns the drop reason (GW_DROP_NONE on success) or -1. */
+int esp_test_outbound_tampered(struct esp_sa *sa, struct rte_mbuf *m, int mode);
+
+/* One AES block (FIPS-197) through the key expansion and the AES-NI block
+ * function the CBC IV generation uses. key_len 16 or 32. */
+void esp_test_aes_block(const uint8_t *key, unsigned key_len, const uint8_t in[16],
+			uint8_t out[16]);
+
+#endif

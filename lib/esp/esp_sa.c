@@ -1,0 +1,469 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * ESP security associations: per-lcore intel-ipsec-mb managers, key expansion,
+ * SA life cycle, counters. Sources: RFC 4303, RFC 4106, RFC 3602, RFC 4868.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <openssl/rand.h>
+#include <openssl/sha.h>
+#include <rte_byteorder.h>
+#include <rte_log.h>
+#include <rte_malloc.h>
+
+#include "esp_internal.h"
+
+IMB_MGR *esp_mgr[RTE_MAX_LCORE + 1];
+uint16_t esp_slot[RTE_MAX_LCORE + 1];
+unsigned esp_nslots;
+
+/* Manager for key set-up on the control path. Key expansion, GHASH tables and
+ * one-block SHA-256 are stateless functions of the manager (no job queue), but
+ * a separate one keeps SA creation off the workers' managers entirely. All
+ * managers use the same architecture (init_mb_mgr_auto), so expanded keys fit
+ * every one of them. */
+static IMB_MGR *esp_key_mgr;
+
+#define ESP_LOG(level, fmt, ...) \
+	RTE_LOG(level, USER1, "esp: " fmt "\n", ##__VA_ARGS__)
+
+static IMB_MGR *
+mgr_alloc(int socket)
+{
+	size_t sz = imb_get_mb_mgr_size();
+	void *mem = rte_zmalloc_socket("esp_imb_mgr", sz, RTE_CACHE_LINE_SIZE, socket);
+	IMB_MGR *mgr;
+
+	if (mem == NULL && socket != SOCKET_ID_ANY)
+		mem = rte_zmalloc("esp_imb_mgr", sz, RTE_CACHE_LINE_SIZE);
+	if (mem == NULL)
+		return NULL;
+	mgr = imb_set_pointers_mb_mgr(mem, 0, 1);
+	if (mgr == NULL) {
+		rte_free(mem);
+		return NULL;
+	}
+	init_mb_mgr_auto(mgr, NULL);
+	if (imb_get_errno(mgr) != 0 || !(mgr->features & IMB_FEATURE_AESNI) ||
+	    (mgr->features & IMB_FEATURE_AESNI_EMU)) {
+		ESP_LOG(ERR, "intel-ipsec-mb init failed (%s) or no AES-NI",
+			imb_get_strerror(imb_get_errno(mgr)));
+		rte_free(mem);
+		return NULL;
+	}
+	return mgr;
+}
+
+static void
+mgr_free(IMB_MGR *mgr)
+{
+	if (mgr == NULL)
+		return;
+	explicit_bzero(mgr, imb_get_mb_mgr_size());
+	rte_free(mgr);
+}
+
+void
+esp_lib_fini(void)
+{
+	for (unsigned i = 0; i <= RTE_MAX_LCORE; i++) {
+		mgr_free(esp_mgr[i]);
+		esp_mgr[i] = NULL;
+		esp_slot[i] = 0;
+	}
+	mgr_free(esp_key_mgr);
+	esp_key_mgr = NULL;
+	esp_nslots = 0;
+}
+
+int
+esp_lib_init(void)
+{
+	unsigned lcore, slot = 0;
+
+	if (esp_key_mgr != NULL)
+		return 0;
+	RTE_LCORE_FOREACH(lcore) {
+		esp_mgr[lcore] = mgr_alloc((int)rte_lcore_to_socket_id(lcore));
+		if (esp_mgr[lcore] == NULL)
+			goto fail;
+		esp_slot[lcore] = (uint16_t)slot++;
+	}
+	/* non-EAL threads share the last slot and manager */
+	esp_mgr[RTE_MAX_LCORE] = mgr_alloc(SOCKET_ID_ANY);
+	if (esp_mgr[RTE_MAX_LCORE] == NULL)
+		goto fail;
+	esp_slot[RTE_MAX_LCORE] = (uint16_t)slot++;
+	esp_nslots = slot;
+	esp_key_mgr = mgr_alloc(SOCKET_ID_ANY);
+	if (esp_key_mgr == NULL)
+		goto fail;
+	ESP_LOG(INFO, "intel-ipsec-mb %s, arch %u, %u lcore slots",
+		imb_get_version_str(), esp_key_mgr->used_arch, esp_nslots);
+	return 0;
+fail:
+	ESP_LOG(ERR, "cannot allocate the intel-ipsec-mb managers");
+	esp_lib_fini();
+	return -1;
+}
+
+void
+esp_hmac_precompute(IMB_MGR *mgr, const uint8_t *key, size_t key_len,
+		    uint8_t ipad[ESP_SHA256_DIGEST], uint8_t opad[ESP_SHA256_DIGEST])
+{
+	uint8_t k[ESP_SHA256_BLOCK] = { 0 };
+	uint8_t blk[ESP_SHA256_BLOCK];
+
+	if (key_len > ESP_SHA256_BLOCK)
+		SHA256(key, key_len, k);      /* RFC 2104: hash long keys first */
+	else
+		memcpy(k, key, key_len);
+	for (unsigned i = 0; i < ESP_SHA256_BLOCK; i++)
+		blk[i] = k[i] ^ 0x36;
+	IMB_SHA256_ONE_BLOCK(mgr, blk, ipad);
+	for (unsigned i = 0; i < ESP_SHA256_BLOCK; i++)
+		blk[i] = k[i] ^ 0x5c;
+	IMB_SHA256_ONE_BLOCK(mgr, blk, opad);
+	explicit_bzero(k, sizeof(k));
+	explicit_bzero(blk, sizeof(blk));
+}
+
+static struct esp_sa *
+fail(char *err, size_t errlen, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (err != NULL && errlen > 0) {
+		va_start(ap, fmt);
+		vsnprintf(err, errlen, fmt, ap);
+		va_end(ap);
+	}
+	return NULL;
+}
+
+static void
+build_template(struct esp_sa *sa)
+{
+	if (sa->outer_family == 4) {
+		struct rte_ipv4_hdr *h = &sa->tmpl.v4;
+
+		h->version_ihl = 0x45;
+		h->time_to_live = GW_IP_DEFAULT_TTL;
+		h->next_proto_id = GW_IPPROTO_ESP;
+		memcpy(&h->src_addr, sa->local.addr, 4);
+		memcpy(&h->dst_addr, sa->remote.addr, 4);
+		sa->outer_hlen = GW_IPV4_HDR_LEN;
+	} else {
+		struct rte_ipv6_hdr *h = &sa->tmpl.v6;
+
+		h->vtc_flow = rte_cpu_to_be_32(6u << 28);
+		h->proto = GW_IPPROTO_ESP;
+		h->hop_limits = GW_IP_DEFAULT_TTL;
+		memcpy(h->src_addr, sa->local.addr, 16);
+		memcpy(h->dst_addr, sa->remote.addr, 16);
+		sa->outer_hlen = GW_IPV6_HDR_LEN;
+	}
+}
+
+struct esp_sa *
+esp_sa_create(const struct esp_sa_params *p, char *err, size_t errlen)
+{
+	static const esp_run_fn runs[2][GW_SUITE_MAX] = {
+		[GW_DIR_OUT] = { esp_out_gcm128, esp_out_gcm256, esp_out_cbc, esp_out_cbc,
+				 esp_out_null },
+		[GW_DIR_IN] = { esp_in_gcm128, esp_in_gcm256, esp_in_cbc, esp_in_cbc,
+				esp_in_null },
+	};
+	uint8_t want_key, ivk[32];
+	uint8_t scratch[ESP_AES_SCHED_LEN] __rte_aligned(16);
+	size_t hdr_len, stats_len, rw_len = 0, total;
+	struct esp_sa *sa;
+	bool gcm, hmac;
+
+	if (esp_key_mgr == NULL)
+		return fail(err, errlen, "esp_lib_init() was not called");
+	if (p == NULL)
+		return fail(err, errlen, "no parameters");
+	if (p->dir != GW_DIR_OUT && p->dir != GW_DIR_IN)
+		return fail(err, errlen, "bad direction %d", (int)p->dir);
+	if ((unsigned)p->suite >= GW_SUITE_MAX)
+		return fail(err, errlen, "bad suite %d", (int)p->suite);
+	if (p->spi < 256)
+		return fail(err, errlen, "SPI %u is reserved (RFC 4303 2.1)", p->spi);
+	gcm = p->suite == GW_SUITE_AES128_GCM16 || p->suite == GW_SUITE_AES256_GCM16;
+	hmac = !gcm;
+	switch (p->suite) {
+	case GW_SUITE_AES128_GCM16: want_key = 16 + GW_ESP_GCM_SALT_LEN; break;
+	case GW_SUITE_AES256_GCM16: want_key = 32 + GW_ESP_GCM_SALT_LEN; break;
+	case GW_SUITE_AES128_CBC_SHA256: want_key = 16; break;
+	case GW_SUITE_AES256_CBC_SHA256: want_key = 32; break;
+	default: want_key = 0; break;
+	}
+	if (p->key_len != want_key || (want_key != 0 && p->key == NULL))
+		return fail(err, errlen, "key is %u bytes, suite needs %u", p->key_len, want_key);
+	if (hmac && (p->auth_key == NULL || p->auth_key_len != GW_ESP_HMAC256_KEY_LEN))
+		return fail(err, errlen, "auth key is %u bytes, HMAC-SHA-256-128 needs %u (RFC 4868)",
+			    p->auth_key_len, GW_ESP_HMAC256_KEY_LEN);
+	if (gcm && p->auth_key_len != 0)
+		return fail(err, errlen, "GCM suites take no auth key");
+	if ((p->local.family != 4 && p->local.family != 6) || p->local.family != p->remote.family)
+		return fail(err, errlen, "local and remote must both be IPv4 or both IPv6");
+	if (p->dir == GW_DIR_IN && !replay_window_valid(p->replay_window))
+		return fail(err, errlen, "replay window %u: must be a multiple of 64 up to %u",
+			    p->replay_window, GW_ESP_REPLAY_WINDOW_MAX);
+	if (p->dir == GW_DIR_OUT) {
+		if (p->seq_first == 0)
+			return fail(err, errlen, "first sequence number must be >= 1");
+		if (!p->esn && p->seq_first > UINT32_MAX)
+			return fail(err, errlen, "first sequence number beyond 2^32-1 without ESN");
+	}
+
+	hdr_len = RTE_ALIGN_CEIL(sizeof(*sa), RTE_CACHE_LINE_SIZE);
+	stats_len = (size_t)esp_nslots * sizeof(struct esp_sa_stats);
+	if (p->dir == GW_DIR_IN)
+		rw_len = replay_window_bytes(p->replay_window);
+	total = hdr_len + stats_len + rw_len;
+	sa = rte_zmalloc("esp_sa", total, RTE_CACHE_LINE_SIZE);
+	if (sa == NULL)
+		return fail(err, errlen, "out of memory for SA 0x%x", p->spi);
+	sa->alloc_len = (uint32_t)total;
+	sa->stats = (struct esp_sa_stats *)((uint8_t *)sa + hdr_len);
+	sa->spi = p->spi;
+	sa->spi_be = rte_cpu_to_be_32(p->spi);
+	sa->suite = (uint8_t)p->suite;
+	sa->dir = (uint8_t)p->dir;
+	sa->esn = p->esn;
+	sa->local = p->local;
+	sa->remote = p->remote;
+	sa->outer_family = p->local.family;
+	sa->icv_len = GW_ESP_GCM_ICV_LEN;     /* = GW_ESP_HMAC256_ICV_LEN */
+	sa->run = runs[p->dir][p->suite];
+	build_template(sa);
+	if (p->dir == GW_DIR_IN) {
+		sa->rw = (struct replay_window *)((uint8_t *)sa + hdr_len + stats_len);
+		replay_init(sa->rw, p->replay_window, p->esn);
+	} else {
+		sa->seq = p->seq_first;
+		sa->seq_limit = p->esn ? p->seq_limit : RTE_MIN(p->seq_limit, (uint64_t)UINT32_MAX);
+	}
+
+	switch (p->suite) {
+	case GW_SUITE_AES128_GCM16:
+	case GW_SUITE_AES256_GCM16:
+		sa->key_len = p->key_len - GW_ESP_GCM_SALT_LEN;
+		sa->iv_len = GW_ESP_GCM_IV_LEN;
+		sa->align = GW_ESP_MIN_ALIGN;
+		memcpy(sa->salt, p->key + sa->key_len, GW_ESP_GCM_SALT_LEN);
+		if (sa->key_len == 16)
+			IMB_AES128_GCM_PRE(esp_key_mgr, p->key, &sa->k.gcm);
+		else
+			IMB_AES256_GCM_PRE(esp_key_mgr, p->key, &sa->k.gcm);
+		break;
+	case GW_SUITE_AES128_CBC_SHA256:
+	case GW_SUITE_AES256_CBC_SHA256:
+		sa->key_len = p->key_len;
+		sa->iv_len = GW_ESP_CBC_IV_LEN;
+		sa->align = GW_ESP_CBC_BLOCK;
+		/* IV key: RFC 3602 section 3 wants unpredictable IVs; the IV of a
+		 * packet is AES(ivk, seq64 || 0^64), ivk drawn here from OpenSSL's
+		 * CSPRNG. Distinct per packet (seq is), unpredictable without ivk. */
+		if (RAND_bytes(ivk, sa->key_len) != 1) {
+			esp_sa_free(sa);
+			return fail(err, errlen, "RAND_bytes failed for the CBC IV key");
+		}
+		if (sa->key_len == 16) {
+			IMB_AES_KEYEXP_128(esp_key_mgr, p->key, sa->k.cbc.enc, sa->k.cbc.dec);
+			IMB_AES_KEYEXP_128(esp_key_mgr, ivk, sa->k.cbc.ivk, scratch);
+		} else {
+			IMB_AES_KEYEXP_256(esp_key_mgr, p->key, sa->k.cbc.enc, sa->k.cbc.dec);
+			IMB_AES_KEYEXP_256(esp_key_mgr, ivk, sa->k.cbc.ivk, scratch);
+		}
+		explicit_bzero(scratch, sizeof(scratch));
+		explicit_bzero(ivk, sizeof(ivk));
+		break;
+	default: /* NULL */
+		sa->key_len = 0;
+		sa->iv_len = 0;
+		sa->align = GW_ESP_MIN_ALIGN;
+		break;
+	}
+	if (hmac)
+		esp_hmac_precompute(esp_key_mgr, p->auth_key, p->auth_key_len,
+				    sa->k.cbc.ipad, sa->k.cbc.opad);
+	return sa;
+}
+
+void
+esp_sa_free(struct esp_sa *sa)
+{
+	if (sa == NULL)
+		return;
+	explicit_bzero(sa, sa->alloc_len);
+	rte_free(sa);
+}
+
+uint32_t
+esp_sa_spi(const struct esp_sa *sa)
+{
+	return sa->spi;
+}
+
+enum gw_dir
+esp_sa_dir(const struct esp_sa *sa)
+{
+	return (enum gw_dir)sa->dir;
+}
+
+const struct gw_addr *
+esp_sa_remote(const struct esp_sa *sa)
+{
+	return &sa->remote;
+}
+
+const struct gw_addr *
+esp_sa_local(const struct esp_sa *sa)
+{
+	return &sa->local;
+}
+
+uint32_t
+esp_sa_overhead(const struct esp_sa *sa, uint32_t inner_len)
+{
+	uint32_t pad = (0u - (inner_len + GW_ESP_TRAILER_LEN)) & (sa->align - 1u);
+
+	return sa->outer_hlen + GW_ESP_HDR_LEN + sa->iv_len + pad + GW_ESP_TRAILER_LEN +
+	       sa->icv_len;
+}
+
+uint64_t
+esp_sa_seq(const struct esp_sa *sa)
+{
+	if (sa->dir == GW_DIR_IN)
+		return replay_top(sa->rw);
+	return __atomic_load_n(&sa->seq, __ATOMIC_RELAXED);
+}
+
+void
+esp_sa_set_seq_limit(struct esp_sa *sa, uint64_t limit)
+{
+	uint64_t cur;
+
+	if (sa->dir != GW_DIR_OUT)
+		return;
+	if (!sa->esn && limit > UINT32_MAX)
+		limit = UINT32_MAX;
+	cur = __atomic_load_n(&sa->seq_limit, __ATOMIC_RELAXED);
+	while (limit > cur &&
+	       !__atomic_compare_exchange_n(&sa->seq_limit, &cur, limit, false,
+					    __ATOMIC_RELEASE, __ATOMIC_RELAXED))
+		;
+}
+
+void
+esp_sa_stats(const struct esp_sa *sa, uint64_t *packets, uint64_t *bytes)
+{
+	uint64_t p = 0, b = 0;
+
+	for (unsigned i = 0; i < esp_nslots; i++) {
+		p += __atomic_load_n(&sa->stats[i].packets, __ATOMIC_RELAXED);
+		b += __atomic_load_n(&sa->stats[i].bytes, __ATOMIC_RELAXED);
+	}
+	if (packets != NULL)
+		*packets = p;
+	if (bytes != NULL)
+		*bytes = b;
+}
+
+/* Dispatch: split the burst into runs of one SA (usually the whole burst) and
+ * hand each to the SA's suite-specialised run function, so no per-packet
+ * branch on the suite. */
+static __rte_always_inline void
+dispatch(struct esp_sa *const sa[], struct rte_mbuf *mb[], uint8_t drop[], uint16_t n)
+{
+	unsigned idx = esp_lcore_idx();
+	IMB_MGR *mgr = esp_mgr[idx];
+	unsigned slot = esp_slot[idx];
+	uint16_t i = 0;
+
+	for (uint16_t k = 0; k < n; k++)
+		rte_prefetch0(rte_pktmbuf_mtod(mb[k], void *));
+	while (i < n) {
+		uint16_t j = i + 1;
+
+		while (j < n && sa[j] == sa[i] && j - i < ESP_MAX_BURST)
+			j++;
+		sa[i]->run(sa[i], mgr, slot, &mb[i], &drop[i], j - i);
+		i = j;
+	}
+}
+
+void
+esp_outbound_burst(struct esp_sa *const sa[], struct rte_mbuf *mb[], uint8_t drop[], uint16_t n)
+{
+	dispatch(sa, mb, drop, n);
+}
+
+void
+esp_inbound_burst(struct esp_sa *const sa[], struct rte_mbuf *mb[], uint8_t drop[], uint16_t n)
+{
+	dispatch(sa, mb, drop, n);
+}
+
+/* ---------- unit-test entry points ---------- */
+
+void
+esp_test_gcm(const struct esp_sa *sa, bool enc, const uint8_t iv[8], const uint8_t *aad,
+	     uint32_t aad_len, uint8_t *buf, uint32_t len, uint8_t tag[16])
+{
+	IMB_MGR *mgr = esp_mgr[esp_lcore_idx()];
+	uint8_t nonce[16];
+
+	memcpy(nonce, sa->salt, GW_ESP_GCM_SALT_LEN);
+	memcpy(nonce + GW_ESP_GCM_SALT_LEN, iv, GW_ESP_GCM_IV_LEN);
+	if (sa->key_len == 32) {
+		if (enc)
+			esp_gcm_enc(sa, mgr, 1, buf, buf, len, nonce, aad, aad_len, tag);
+		else
+			esp_gcm_dec(sa, mgr, 1, buf, buf, len, nonce, aad, aad_len, tag);
+	} else {
+		if (enc)
+			esp_gcm_enc(sa, mgr, 0, buf, buf, len, nonce, aad, aad_len, tag);
+		else
+			esp_gcm_dec(sa, mgr, 0, buf, buf, len, nonce, aad, aad_len, tag);
+	}
+}
+
+int
+esp_test_hmac_sha256(const uint8_t *key, size_t key_len, const uint8_t *msg, uint32_t len,
+		     uint8_t *out, uint32_t tag_len)
+{
+	IMB_MGR *mgr = esp_mgr[esp_lcore_idx()];
+	uint8_t ipad[ESP_SHA256_DIGEST] __rte_aligned(16), opad[ESP_SHA256_DIGEST] __rte_aligned(16);
+	IMB_JOB *job;
+	int rc = -1;
+
+	esp_hmac_precompute(esp_key_mgr, key, key_len, ipad, opad);
+	job = IMB_GET_NEXT_JOB(mgr);
+	esp_job_hmac(job, ipad, opad, msg, len, out, tag_len);
+	job->user_data = NULL;
+	job = IMB_SUBMIT_JOB(mgr);
+	if (job == NULL)
+		job = IMB_FLUSH_JOB(mgr);
+	if (job != NULL && job->status == IMB_STATUS_COMPLETED)
+		rc = 0;
+	while (IMB_FLUSH_JOB(mgr) != NULL)
+		;
+	explicit_bzero(ipad, sizeof(ipad));
+	explicit_bzero(opad, sizeof(opad));
+	return rc;
+}
+
+void
+esp_test_set_replay_top(struct esp_sa *sa, uint64_t top)
+{
+	if (sa->rw != NULL) {
+		replay_init(sa->rw, sa->rw->win, sa->rw->esn);
+		sa->rw->top = top;
+	}
+}

@@ -11,12 +11,15 @@
 #
 # Idempotent: a second run installs, reserves and rebuilds nothing that is there.
 # Knobs: HGW_HUGEPAGES (pages to reserve, default 1024), HGW_NO_HUGE=1 (skip
-# hugepages, DPDK runs with --no-huge).
+# hugepages, DPDK runs with --no-huge), HGW_BUILD / HGW_BUILD_ASAN (build
+# directories, default build and build-asan).
 set -euo pipefail
 
 cd "$(dirname "$(readlink -f "$0")")"
 REPO=$PWD
 PY=/usr/bin/python3
+BUILD=${HGW_BUILD:-build}
+BUILD_ASAN=${HGW_BUILD_ASAN:-build-asan}
 
 # Debian packages the project needs (build, tests, demo).
 PKGS=(
@@ -115,8 +118,8 @@ build_dir() {
 	ninja -C "$dir"
 }
 
-build_main() { build_dir build; }
-build_asan() { build_dir build-asan -Db_sanitize=address -Db_lundef=false -Dbuildtype=debugoptimized; }
+build_main() { build_dir "$BUILD"; }
+build_asan() { build_dir "$BUILD_ASAN" -Db_sanitize=address -Db_lundef=false -Dbuildtype=debugoptimized; }
 
 cmd_build() {
 	build_main
@@ -128,7 +131,7 @@ cmd_demo() {
 	cmd_deps
 	cmd_hugepages
 	build_main || die "build failed"
-	exec "$REPO/tests/system/demo.sh"
+	HIPGW="$REPO/$BUILD/app/hipgw" exec "$REPO/tests/system/demo.sh"
 }
 
 # ---------------------------------------------------------------- test
@@ -153,9 +156,9 @@ count_from_log() {  # LOG -> "passed failed"
 }
 
 run_unit() {
-	local log=build/unit-tests.log rc=0 ok fail
-	say "unit tests: meson test -C build --suite unit"
-	timeout 600 meson test -C build --suite unit --print-errorlogs 2>&1 | tee "$log" || rc=$?
+	local log=$BUILD/unit-tests.log rc=0 ok fail
+	say "unit tests: meson test -C $BUILD --suite unit"
+	timeout 600 meson test -C "$BUILD" --suite unit --print-errorlogs 2>&1 | tee "$log" || rc=$?
 	ok=$(awk '/^Ok:/ {print $2}' "$log" | tail -n 1)
 	fail=$(awk '/^(Fail|Unexpected Pass|Timeout):/ {s += $2} END {print s + 0}' "$log")
 	if ! grep -q '^Ok:' "$log"; then
@@ -172,15 +175,15 @@ run_unit() {
 }
 
 run_component() {
-	local log=build/component-tests.log rc=0 p f
+	local log=$BUILD/component-tests.log rc=0 p f
 	if ! compgen -G "tests/component/test_*.py" >/dev/null && ! compgen -G "tests/component/*_test.py" >/dev/null; then
 		say "component tests: none in tests/component yet"
 		stage_result component 0 0
 		return
 	fi
-	say "component tests: pytest tests/component (ASan build: build-asan/app/hipgw)"
-	# tests/component/gwlib.py: HIPGW_ASAN=1 picks build-asan/app/hipgw
-	HIPGW_ASAN=1 timeout 900 "$PY" -m pytest -q -p no:cacheprovider tests/component 2>&1 | tee "$log" || rc=$?
+	say "component tests: pytest tests/component (ASan build: $BUILD_ASAN/app/hipgw)"
+	# tests/component/gwlib.py: HIPGW_ASAN=1 picks build-asan/app/hipgw, HIPGW_BIN wins
+	HIPGW_ASAN=1 HIPGW_BIN="${HIPGW_BIN:-$REPO/$BUILD_ASAN/app/hipgw}" timeout 900 "$PY" -m pytest -q -p no:cacheprovider tests/component 2>&1 | tee "$log" || rc=$?
 	read -r p f <<<"$(count_from_log "$log")"
 	if [ "$rc" -eq 5 ]; then
 		stage_result component 0 0
@@ -191,9 +194,9 @@ run_component() {
 }
 
 run_system() {
-	local log=build/system-tests.log rc=0 p f
+	local log=$BUILD/system-tests.log rc=0 p f
 	say "system test: tests/system/test_system.sh"
-	timeout 300 "$REPO/tests/system/test_system.sh" 2>&1 | tee "$log" || rc=$?
+	HIPGW="$REPO/$BUILD/app/hipgw" timeout 300 "$REPO/tests/system/test_system.sh" 2>&1 | tee "$log" || rc=$?
 	read -r p f <<<"$(count_from_log "$log")"
 	if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then f=1; fi
 	stage_result system "$p" "$f"
@@ -230,12 +233,12 @@ cmd_clean() {
 		ip netns del "$ns" 2>/dev/null || true
 	done
 	rm -rf /var/run/dpdk/hgw-* /var/run/dpdk/hgwt-* 2>/dev/null || true
-	rm -rf build build-asan
+	rm -rf "$BUILD" "$BUILD_ASAN"
 	say "clean: build dirs and leftover namespaces removed"
 }
 
 usage() {
-	sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//'
+	awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"
 }
 
 case "${1:-}" in

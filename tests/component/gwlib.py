@@ -70,7 +70,7 @@ def eal_args(prefix):
     # --in-memory cannot go with --no-huge in DPDK 22.11 (--no-huge implies legacy
     # memory, which --in-memory refuses), so each run gets its own --file-prefix.
     extra = os.environ.get("HIPGW_EAL_EXTRA", "").split()
-    return ["--no-pci", "--no-huge", "-m", "256", "-l", "0,1",
+    return ["--no-pci", "--no-huge", "-m", "512", "-l", "0,1",
             "--file-prefix", prefix, "--log-level=lib.eal:error"] + extra
 
 

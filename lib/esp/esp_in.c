@@ -94,7 +94,7 @@ in_check(const struct esp_sa *sa, struct rte_mbuf *m, struct in_pkt *p,
 			      rte_cpu_to_be_16(GW_IPV4_MF | GW_IPV4_OFFSET_MASK)) != 0))
 			return GW_DROP_MALFORMED;
 		if ((m->ol_flags & RTE_MBUF_F_RX_IP_CKSUM_MASK) != RTE_MBUF_F_RX_IP_CKSUM_GOOD &&
-		    unlikely(rte_ipv4_cksum(h) != 0))
+		    unlikely((hl == GW_IPV4_HDR_LEN ? esp_cksum20(h) : rte_ipv4_cksum(h)) != 0))
 			return GW_DROP_MALFORMED;
 		p->outer_ecn = h->type_of_service & GW_ECN_MASK;
 	} else if ((ip[0] >> 4) == 6) {

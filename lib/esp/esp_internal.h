@@ -67,6 +67,7 @@ struct esp_sa {
 		struct rte_ipv6_hdr v6;  /* version, next header 50, hop limit 64, addresses */
 		uint8_t raw[40];
 	} tmpl __rte_cache_aligned;
+	uint32_t tmpl_sum;           /* IPv4: ones' complement sum of tmpl (variable fields 0) */
 	struct gw_addr local;
 	struct gw_addr remote;
 
@@ -121,6 +122,22 @@ esp_icv_diff16(const uint8_t *a, const uint8_t *b)
 	memcpy(&b0, b, 8);
 	memcpy(&b1, b + 8, 8);
 	return (a0 ^ b0) | (a1 ^ b1);
+}
+
+/* IPv4 header checksum of a 20-byte header (no options): 0 over a valid one. */
+static __rte_always_inline uint16_t
+esp_cksum20(const void *hdr)
+{
+	uint32_t w[5];
+	uint64_t s;
+
+	memcpy(w, hdr, sizeof(w));
+	s = (uint64_t)w[0] + w[1] + w[2] + w[3] + w[4];
+	s = (s & 0xffffffff) + (s >> 32);
+	s = (s & 0xffff) + (s >> 16);
+	s = (s & 0xffff) + (s >> 16);
+	s = (s & 0xffff) + (s >> 16);
+	return (uint16_t)~s;
 }
 
 /* AES-GCM seal / open, RFC 4106: nonce = salt (4) || explicit IV (8), 16-byte

@@ -140,13 +140,20 @@ out_build(const struct esp_sa *sa, struct rte_mbuf *m, struct out_pkt *p,
 	if (sa->outer_family == 4) {
 		struct rte_ipv4_hdr *h = (struct rte_ipv4_hdr *)o;
 
+		uint16_t tos = rte_cpu_to_be_16(p->tos);   /* as the 16-bit word {0, tos} */
+		uint16_t len = rte_cpu_to_be_16((uint16_t)outer_len);
+		uint16_t id = rte_cpu_to_be_16((uint16_t)seq);
+		uint16_t frag = p->df ? rte_cpu_to_be_16(GW_IPV4_DF) : 0;
+		uint32_t sum = sa->tmpl_sum + tos + len + id + frag;
+
 		memcpy(h, &sa->tmpl.v4, sizeof(*h));
 		h->type_of_service = p->tos;
-		h->total_length = rte_cpu_to_be_16((uint16_t)outer_len);
-		h->packet_id = rte_cpu_to_be_16((uint16_t)seq);
-		h->fragment_offset = p->df ? rte_cpu_to_be_16(GW_IPV4_DF) : 0;
-		h->hdr_checksum = 0;
-		h->hdr_checksum = rte_ipv4_cksum(h);
+		h->total_length = len;
+		h->packet_id = id;
+		h->fragment_offset = frag;
+		sum = (sum & 0xffff) + (sum >> 16);
+		sum = (sum & 0xffff) + (sum >> 16);
+		h->hdr_checksum = (uint16_t)~sum;   /* template sum + the variable words */
 	} else {
 		struct rte_ipv6_hdr *h = (struct rte_ipv6_hdr *)o;
 

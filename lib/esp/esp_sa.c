@@ -154,6 +154,9 @@ build_template(struct esp_sa *sa)
 		memcpy(&h->src_addr, sa->local.addr, 4);
 		memcpy(&h->dst_addr, sa->remote.addr, 4);
 		sa->outer_hlen = GW_IPV4_HDR_LEN;
+		/* TOS, length, identification, flags and checksum are 0 here and
+		 * added per packet (esp_out.c) */
+		sa->tmpl_sum = (uint16_t)~esp_cksum20(h);
 	} else {
 		struct rte_ipv6_hdr *h = &sa->tmpl.v6;
 

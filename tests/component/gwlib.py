@@ -116,9 +116,11 @@ LAN4, LAN6 = "10.1.0.1", "fd00:1::1"
 HOST4, HOST6 = "10.1.0.2", "fd00:1::2"
 WAN4, WAN6 = "192.0.2.1", "2001:db8:1::1"
 GW4 = "192.0.2.254"
+GW6, GW6_MAC = "2001:db8:1::fe", "02:00:00:00:02:fd"   # outer IPv6 gateway, when used
 PEER4, PEER6 = "198.51.100.1", "2001:db8:1::2"   # remote gateway (v4 via GW4, v6 on-link)
 REMOTE_NETS = ("10.2.0.0/16", "fd00:2::/48")       # the other site
 BYPASS4 = "10.9.0.0/16"
+BYPASS6 = "fd00:9::/48"
 
 MTU = 1500
 
@@ -526,7 +528,7 @@ def conf_list(items):
 
 
 def write_config(d, sas, bypass=(), lan_extra="", wan_extra="", gateway_extra="",
-                 lan_mss=None):
+                 lan_mss=None, gateway6=False):
     lines = ["; written by tests/component", "[gateway]", "workers = 1",
              "idle = adaptive"]
     if gateway_extra:
@@ -545,8 +547,9 @@ def write_config(d, sas, bypass=(), lan_extra="", wan_extra="", gateway_extra=""
               "device = net_pcap1,rx_pcap=%s/wan_in.pcap,tx_pcap=%s/wan_out.pcap" % (d, d),
               "role = outer",
               "address = %s/24, %s/64" % (WAN4, WAN6),
-              "gateway = %s" % GW4,
-              "neighbors = %s %s, %s %s" % (GW4, GW4_MAC, PEER6, PEER6_MAC),
+              "gateway = %s" % (GW4 + (", " + GW6 if gateway6 else "")),
+              "neighbors = %s %s, %s %s" % (GW4, GW4_MAC, PEER6, PEER6_MAC) +
+              (", %s %s" % (GW6, GW6_MAC) if gateway6 else ""),
               "mtu = %d" % MTU]
     if wan_extra:
         lines.append(wan_extra)

@@ -134,8 +134,11 @@ def parse_config(path):
                 items = s["routes"].split(",")
                 if len(items) > 32:
                     raise ConfError(L["routes"], "too many routes")
-            if "gateway" in s:
-                p["gw4"] = str(addr(s, "gateway"))
+            p["gw6"] = None
+            for item in s.get("gateway", "").split(","):
+                if item.strip():
+                    a = ipaddress.ip_address(item.strip())
+                    p["gw%d" % a.version] = str(a)
             cfg["ports"].append(p)
         elif kind == "sa":
             d = s.get("direction")
@@ -315,7 +318,7 @@ class Gw:
         d = str(dst)
         if d in self.outer["neigh"]:
             return self.outer["neigh"][d]
-        return self.outer["neigh"].get(self.outer["gw4"])
+        return self.outer["neigh"].get(self.outer["gw%d" % dst.version])
 
     def encrypt(self, sa, ipb):
         ov = gwlib.esp_overhead(sa.suite, sa.outer_family, len(ipb))

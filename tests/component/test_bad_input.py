@@ -493,20 +493,26 @@ def test_inner_traffic_without_sa_is_dropped(gw, rng):
 
 
 def test_bypass_forwarded_in_clear(gw, rng):
+    """[policy] bypass: inner -> outer in clear, routed (TTL - 1) to the outer
+    default gateway of the family."""
     out, inn = sa_pair(rng)
     good = gwlib.mixed_traffic(rng, 30, 1400, INNER_SITE, REMOTE_SITE)
     clear = [gwlib.inner_packet(rng, 4, gwlib.HOST4, "10.9.%d.%d" % (i, i + 1), 100 + 50 * i)
-             for i in range(5)]
+             for i in range(5)] + \
+            [gwlib.inner_packet(rng, 6, gwlib.HOST6, "fd00:9::%d" % (i + 1), 100 + 50 * i)
+             for i in range(3)]
     lan = [gwlib.lan_frame(b) for b in good[:15] + clear + good[15:]]
-    r = gw.run([out, inn], lan_in=lan, bypass=[gwlib.BYPASS4])
+    r = gw.run([out, inn], lan_in=lan, bypass=[gwlib.BYPASS4, gwlib.BYPASS6], gateway6=True)
     frames = gwlib.data_frames(r.wan_out)
     esp = [f for f in frames if IP in f and f[IP].proto == 50]
     other = [f for f in frames if not (IP in f and f[IP].proto == 50)]
     dec = gwlib.decrypt_outbound(out, esp)
     assert not gwlib.match_forwarded(good, [d.inner for d in dec])
+    want = {4: gwlib.GW4_MAC, 6: gwlib.GW6_MAC}
     wrong = [(f.src, f.dst) for f in other
-             if f.src.lower() != gwlib.WAN_MAC or f.dst.lower() != gwlib.GW4_MAC]
-    assert not wrong, "bypass frames to wrong MACs: %s" % wrong
+             if f.src.lower() != gwlib.WAN_MAC or f.dst.lower() != want[bytes(f)[14] >> 4]]
+    assert not wrong, "bypass frames to wrong MACs: %s (IPv4 gateway %s, IPv6 gateway %s)" % (
+        wrong, gwlib.GW4_MAC, gwlib.GW6_MAC)
     problems = gwlib.match_forwarded(clear, [gwlib.inner_bytes_of(f) for f in other],
                                      what="bypass packet")
     assert not problems, "\n".join(problems)

@@ -6,6 +6,26 @@
  * This layer knows ESP and the outer IP header only: no ports, no routing, no
  * Ethernet, no policy. Callers hand it bursts of mbufs whose data starts at the IP
  * header (no L2 header) and get a drop reason per packet back.
+ *
+ * Integration notes:
+ * - Threads: esp_lib_init() once after rte_eal_init(), before workers start; it
+ *   makes one intel-ipsec-mb manager per EAL lcore (plus one shared by all
+ *   non-EAL threads, which must then not run bursts concurrently). The bursts use
+ *   the calling lcore's manager and statistics slot: no locks.
+ * - An outbound SA may be used by several lcores at once: sequence numbers are
+ *   reserved per burst with one compare-and-swap, so none (and no GCM nonce) is
+ *   ever used twice. An inbound SA must be processed by one lcore at a time (the
+ *   anti-replay window has a single writer); RSS on the outer addresses does that.
+ * - esp_sa_create / esp_sa_free / esp_sa_set_seq_limit run on the control lcore;
+ *   free an SA only once no worker can still see it (RCU grace period).
+ * - Room: outbound prepends at most 64 bytes (IPv6 40 + ESP 8 + IV 16) into the
+ *   headroom and appends at most 33 (padding 15 + trailer 2 + ICV 16) into the
+ *   tailroom; a packet without that room is dropped as malformed. Default mbufs
+ *   (RTE_PKTMBUF_HEADROOM 128) leave 64 bytes for the caller's L2 header.
+ * - Chained mbufs are linearised (rte_pktmbuf_linearize, no allocation); if the
+ *   first segment lacks room they are dropped as malformed.
+ * - The outer IPv4 header checksum is computed in software (no offload flag set).
+ *   Inbound verifies it unless the mbuf says RTE_MBUF_F_RX_IP_CKSUM_GOOD.
  */
 #ifndef HIPGW_ESP_H
 #define HIPGW_ESP_H
@@ -85,7 +105,10 @@ void esp_outbound_burst(struct esp_sa *const sa[], struct rte_mbuf *mb[],
  * ICV in constant time (auth), decrypt, padding (pad), next header 4/41 and the
  * inner header (malformed), ECN fold per RFC 6040 (ecn); the window is updated
  * only after the ICV verified. On success mb[i] holds the inner IP packet, with
- * the outer ECN folded in. n <= 64. */
+ * the outer ECN folded in, packet_type set to L3 IPv4/IPv6 and the RX checksum
+ * flags cleared. A dropped packet may hold partly decrypted data (decryption is
+ * in place); the caller frees it. n <= 64 is the design point; larger bursts are
+ * processed in runs of 64. */
 void esp_inbound_burst(struct esp_sa *const sa[], struct rte_mbuf *mb[],
 		       uint8_t drop[], uint16_t n);
 

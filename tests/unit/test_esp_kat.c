@@ -951,6 +951,62 @@ bad_inputs(enum gw_suite suite, bool esn, int ofam)
 	assert_int_equal(rte_pktmbuf_pkt_len(m), 200);
 	rte_pktmbuf_free(m);
 
+	/* outer header checks */
+	if (ofam == 4) {
+		uint8_t raw[600];
+		uint16_t l;
+		struct rte_ipv4_hdr *h;
+
+		/* bad header checksum -> malformed */
+		m = encap(out, 4, 100, 0);
+		rte_pktmbuf_mtod(m, uint8_t *)[10] ^= 0x01;
+		assert_int_equal(in1(in, m), GW_DROP_MALFORMED);
+		rte_pktmbuf_free(m);
+		/* a fragment (MF) -> malformed: reassembly comes first */
+		m = encap(out, 4, 100, 0);
+		h = rte_pktmbuf_mtod(m, struct rte_ipv4_hdr *);
+		h->fragment_offset |= rte_cpu_to_be_16(GW_IPV4_MF);
+		h->hdr_checksum = 0;
+		h->hdr_checksum = rte_ipv4_cksum(h);
+		assert_int_equal(in1(in, m), GW_DROP_MALFORMED);
+		rte_pktmbuf_free(m);
+		/* not ESP -> malformed */
+		m = encap(out, 4, 100, 0);
+		h = rte_pktmbuf_mtod(m, struct rte_ipv4_hdr *);
+		h->next_proto_id = GW_IPPROTO_UDP;
+		h->hdr_checksum = 0;
+		h->hdr_checksum = rte_ipv4_cksum(h);
+		assert_int_equal(in1(in, m), GW_DROP_MALFORMED);
+		rte_pktmbuf_free(m);
+		/* IPv4 options (4 NOPs) in the outer header are fine */
+		m = encap(out, 4, 100, 0);
+		l = (uint16_t)rte_pktmbuf_data_len(m);
+		memcpy(raw, rte_pktmbuf_mtod(m, uint8_t *), 20);
+		memset(raw + 20, 1, 4);
+		memcpy(raw + 24, rte_pktmbuf_mtod_offset(m, uint8_t *, 20), l - 20);
+		rte_pktmbuf_free(m);
+		h = (struct rte_ipv4_hdr *)raw;
+		h->version_ihl = 0x46;
+		h->total_length = rte_cpu_to_be_16((uint16_t)(l + 4));
+		h->hdr_checksum = 0;
+		h->hdr_checksum = rte_ipv4_cksum(h);
+		m = mk_mbuf(raw, (uint16_t)(l + 4));
+		assert_int_equal(in1(in, m), GW_DROP_NONE);
+		assert_int_equal(rte_pktmbuf_pkt_len(m), 100);
+		rte_pktmbuf_free(m);
+	} else {
+		/* an extension header before ESP -> malformed (not supported) */
+		m = encap(out, 4, 100, 0);
+		rte_pktmbuf_mtod(m, struct rte_ipv6_hdr *)->proto = 60;
+		assert_int_equal(in1(in, m), GW_DROP_MALFORMED);
+		rte_pktmbuf_free(m);
+	}
+	/* not IP at all -> malformed */
+	m = encap(out, 4, 100, 0);
+	rte_pktmbuf_mtod(m, uint8_t *)[0] = 0x55;
+	assert_int_equal(in1(in, m), GW_DROP_MALFORMED);
+	rte_pktmbuf_free(m);
+
 	/* pad length larger than the payload, valid ICV -> pad */
 	{
 		uint8_t buf[64];

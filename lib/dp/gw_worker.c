@@ -468,7 +468,7 @@ inbound_burst(struct worker *w, unsigned pidx, struct rte_mbuf **pkts, uint16_t 
 	esp_inbound_burst(esp, dec, res, nd);
 	for (uint16_t i = 0; i < nd; i++) {
 		struct rte_mbuf *m = dec[i];
-		const struct gw_sa *sa = sas[i];
+		struct gw_sa *sa = sas[i];
 		uint8_t *l3 = rte_pktmbuf_mtod(m, uint8_t *);
 		uint8_t *src, *dst;
 		uint8_t family;
@@ -484,10 +484,12 @@ inbound_burst(struct worker *w, unsigned pidx, struct rte_mbuf **pkts, uint16_t 
 			dst = (uint8_t *)&ip->dst_addr;
 			if (!gw_prefixes_match(sa->src_ok, sa->n_src, 4, src) ||
 			    !gw_prefixes_match(sa->dst_ok, sa->n_dst, 4, dst)) {
+				esp_sa_uncount(sa->esp, rte_pktmbuf_data_len(m));
 				drop(w, m, GW_DROP_SPOOF);
 				continue;
 			}
 			if (ip->time_to_live <= 1) {
+				esp_sa_uncount(sa->esp, rte_pktmbuf_data_len(m));
 				drop(w, m, GW_DROP_TTL);
 				continue;
 			}
@@ -504,10 +506,12 @@ inbound_burst(struct worker *w, unsigned pidx, struct rte_mbuf **pkts, uint16_t 
 			dst = ip->dst_addr;
 			if (!gw_prefixes_match(sa->src_ok, sa->n_src, 6, src) ||
 			    !gw_prefixes_match(sa->dst_ok, sa->n_dst, 6, dst)) {
+				esp_sa_uncount(sa->esp, rte_pktmbuf_data_len(m));
 				drop(w, m, GW_DROP_SPOOF);
 				continue;
 			}
 			if (ip->hop_limits <= 1) {
+				esp_sa_uncount(sa->esp, rte_pktmbuf_data_len(m));
 				drop(w, m, GW_DROP_TTL);
 				continue;
 			}

@@ -88,6 +88,11 @@ void esp_sa_set_seq_limit(struct esp_sa *sa, uint64_t limit);
 /* Totals over all lcores: packets and inner bytes processed successfully. */
 void esp_sa_stats(const struct esp_sa *sa, uint64_t *packets, uint64_t *bytes);
 
+/* Take back one packet of `bytes` inner bytes from the calling lcore's counters
+ * of sa: the caller dropped it after ESP processing (spoof, ttl), so it was
+ * not delivered through the SA. */
+void esp_sa_uncount(struct esp_sa *sa, uint32_t bytes);
+
 /* Outbound (RFC 4303 3.3): for each i, mb[i] holds an inner IPv4/IPv6 packet
  * starting at the IP header, already routed (TTL decremented by the caller);
  * sa[i] is its outbound SA. On return drop[i] == GW_DROP_NONE and mb[i] holds the

@@ -470,3 +470,12 @@ esp_test_set_replay_top(struct esp_sa *sa, uint64_t top)
 		sa->rw->top = top;
 	}
 }
+
+void
+esp_sa_uncount(struct esp_sa *sa, uint32_t bytes)
+{
+	struct esp_sa_stats *st = &sa->stats[esp_slot[esp_lcore_idx()]];
+
+	__atomic_store_n(&st->packets, st->packets - 1, __ATOMIC_RELAXED);
+	__atomic_store_n(&st->bytes, st->bytes - bytes, __ATOMIC_RELAXED);
+}

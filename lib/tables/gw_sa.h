@@ -53,7 +53,7 @@ gw_prefixes_match(const struct gw_prefix *p, unsigned n, uint8_t family, const u
 	return false;
 }
 
-#define GW_SPD_BYPASS   0xFFFFFFu      /* SPD value: forward in clear */
+#define GW_SPD_BYPASS   0x1FFFFFu      /* SPD value: forward in clear (rte_lpm6 keeps 21 bits) */
 #define GW_SPD_MAX_SA   4096
 
 struct gw_sadb {

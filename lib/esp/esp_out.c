@@ -113,13 +113,14 @@ out_validate(const struct esp_sa *sa, struct rte_mbuf *m, struct out_pkt *p,
 	if (unlikely(rte_pktmbuf_headroom(m) < hdr || rte_pktmbuf_tailroom(m) + (dl - tl) < tail ||
 		     hdr + tl + tail > UINT16_MAX))
 		return GW_DROP_MALFORMED;
-	if (unlikely(tl < dl))
-		rte_pktmbuf_trim(m, dl - tl);   /* link-layer padding after the IP packet */
+	if (unlikely(tl < dl)) {            /* link-layer padding after the IP packet */
+		m->data_len = (uint16_t)tl;
+		m->pkt_len = tl;
+	}
 	p->inner_len = tl;
 	p->ct_len = tl + p->pad + GW_ESP_TRAILER_LEN;
-	/* warm the lines stage 2 writes: headroom just before the data, and the tail */
-	rte_prefetch0(ip - RTE_CACHE_LINE_SIZE);
-	rte_prefetch0(ip + tl);
+	/* warm the tail stage 2 writes (the headroom line: esp_outbound_burst) */
+	rte_prefetch0_write(ip + tl);
 	return GW_DROP_NONE;
 }
 
@@ -130,13 +131,19 @@ out_build(const struct esp_sa *sa, struct rte_mbuf *m, struct out_pkt *p,
 {
 	const unsigned hdr = sa->outer_hlen + GW_ESP_HDR_LEN + iv_len;
 	const unsigned tail = p->pad + GW_ESP_TRAILER_LEN + GW_ESP_GCM_ICV_LEN;
-	uint8_t *o = (uint8_t *)rte_pktmbuf_prepend(m, (uint16_t)hdr);
-	uint8_t *t = (uint8_t *)rte_pktmbuf_append(m, (uint16_t)tail);
+	/* validated: one segment, room on both sides. Lengths are adjusted here
+	 * rather than with rte_pktmbuf_append, whose last-segment walk reads
+	 * m->next in the mbuf's second cache line (a miss per packet). */
+	uint8_t *t = rte_pktmbuf_mtod_offset(m, uint8_t *, p->inner_len);
+	uint8_t *o = rte_pktmbuf_mtod_offset(m, uint8_t *, -(int)hdr);
 	uint32_t outer_len = hdr + p->inner_len + tail;
 	uint64_t seq = p->seq, seq_be = rte_cpu_to_be_64(seq);
 	uint32_t seq_lo_be = rte_cpu_to_be_32((uint32_t)seq);
 	uint8_t *esp;
 
+	m->data_off -= (uint16_t)hdr;
+	m->data_len = (uint16_t)outer_len;
+	m->pkt_len = outer_len;
 	if (sa->outer_family == 4) {
 		struct rte_ipv4_hdr *h = (struct rte_ipv4_hdr *)o;
 

@@ -59,7 +59,6 @@ struct esp_sa {
 	uint8_t icv_len;             /* 16 */
 	uint8_t align;               /* padding alignment: 16 CBC, 4 GCM and NULL */
 	uint8_t key_len;             /* AES key bytes (16/32), 0 for NULL */
-	uint32_t alloc_len;          /* bytes of this allocation, wiped on free */
 
 	/* ---- cache line 1: outer header template and addresses ---- */
 	union {
@@ -68,6 +67,7 @@ struct esp_sa {
 		uint8_t raw[40];
 	} tmpl __rte_cache_aligned;
 	uint32_t tmpl_sum;           /* IPv4: ones' complement sum of tmpl (variable fields 0) */
+	uint32_t alloc_len;          /* bytes of this allocation, wiped on free */
 	struct gw_addr local;
 	struct gw_addr remote;
 

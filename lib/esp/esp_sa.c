@@ -3,6 +3,7 @@
  * SA life cycle, counters. Sources: RFC 4303, RFC 4106, RFC 3602, RFC 4868.
  */
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -185,6 +186,9 @@ esp_sa_create(const struct esp_sa_params *p, char *err, size_t errlen)
 	struct esp_sa *sa;
 	bool gcm, hmac;
 
+	/* the per-packet fields fill exactly cache line 0 */
+	RTE_BUILD_BUG_ON(offsetof(struct esp_sa, tmpl) != RTE_CACHE_LINE_SIZE);
+	RTE_BUILD_BUG_ON(offsetof(struct esp_sa, k) % RTE_CACHE_LINE_SIZE != 0);
 	if (esp_key_mgr == NULL)
 		return fail(err, errlen, "esp_lib_init() was not called");
 	if (p == NULL)

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-#include <rte_jhash.h>
+#include <rte_hash_crc.h>
 #include "gw_neigh.h"
 
 struct rte_hash *
@@ -9,7 +9,7 @@ gw_neigh_create(const char *name, uint32_t entries, int socket)
 		.name = name,
 		.entries = entries,
 		.key_len = sizeof(struct gw_neigh_key),
-		.hash_func = rte_jhash,
+		.hash_func = rte_hash_crc,
 		.socket_id = socket,
 		.extra_flag = RTE_HASH_EXTRA_FLAGS_RW_CONCURRENCY_LF,
 	};

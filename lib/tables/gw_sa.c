@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 #include <string.h>
 #include <rte_malloc.h>
-#include <rte_jhash.h>
+#include <rte_hash_crc.h>
 #include <rte_errno.h>
 #include "gw_sa.h"
 #include "gw_route.h"
@@ -13,7 +13,7 @@ gw_sadb_init(struct gw_sadb *db, unsigned max_sa, unsigned workers, int socket)
 		.name = "hipgw_sad",
 		.entries = max_sa < 64 ? 64 : max_sa,
 		.key_len = sizeof(uint32_t),
-		.hash_func = rte_jhash,
+		.hash_func = rte_hash_crc,
 		.socket_id = socket,
 		.extra_flag = RTE_HASH_EXTRA_FLAGS_RW_CONCURRENCY_LF,
 	};

@@ -110,6 +110,13 @@ port_setup(struct gw_ctx *ctx, unsigned i, const struct gw_conf_port *pc, char *
 		    rte_eth_tx_queue_setup(pid, q, ntx, s, NULL) != 0)
 			return fail(err, errlen, "port %s: queue %u setup failed", pc->name, q);
 	}
+	if (pc->has_mac) {
+		struct rte_ether_addr mac;
+		memcpy(mac.addr_bytes, pc->mac, 6);
+		if (rte_eth_dev_default_mac_addr_set(pid, &mac) != 0)
+			LOG(WARNING, "port %s: %s cannot set MAC; keeping its own\n", pc->name,
+			    info.driver_name);
+	}
 	if (rte_eth_dev_set_mtu(pid, pc->mtu) != 0)
 		LOG(WARNING, "port %s: %s cannot set MTU %u; keeping its own\n", pc->name,
 		    info.driver_name, pc->mtu);

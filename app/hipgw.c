@@ -18,6 +18,7 @@
 
 #include "gw.h"
 #include "gw_config.h"
+#include "hip_cli.h"
 
 static volatile int signalled;
 
@@ -66,6 +67,8 @@ main(int argc, char **argv)
 	char err[512], *end;
 	int sep, opt, ret;
 
+	if (argc >= 2 && (!strcmp(argv[1], "keygen") || !strcmp(argv[1], "hit")))
+		return hip_cli_main(argc - 1, argv + 1);
 	if (argc == 3 && strcmp(argv[1], "--check-config") == 0)
 		return check_config(argv[2]);
 	if (argc == 2 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)) {

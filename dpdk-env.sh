@@ -193,6 +193,16 @@ run_component() {
 	stage_result component "$p" "$f"
 }
 
+run_hip() {
+	local log=$BUILD/hip-tests.log rc=0 p f
+	say "HIP tests: pytest tests/hip (independent Python checks of lib/hip*)"
+	HIPCRYPTO_TOOL="$REPO/$BUILD/tests/hipcrypto_tool" HIPGW_BIN="$REPO/$BUILD/app/hipgw" \
+		timeout 600 "$PY" -m pytest -q -p no:cacheprovider tests/hip 2>&1 | tee "$log" || rc=$?
+	read -r p f <<<"$(count_from_log "$log")"
+	if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then f=1; fi
+	stage_result hip "$p" "$f"
+}
+
 run_system() {
 	local log=$BUILD/system-tests.log rc=0 p f
 	say "system test: tests/system/test_system.sh"
@@ -211,6 +221,7 @@ cmd_test() {
 		stage_result build 0 1
 	else
 		run_unit
+		run_hip
 		if build_asan; then
 			run_component
 		else

@@ -16,6 +16,7 @@ enum gw_meta_kind {
 	GW_PUNT_TTL,           /* inner TTL expired: send ICMP time exceeded (Ethernet frame) */
 	GW_PUNT_TOO_BIG,       /* needs ICMP frag-needed / packet-too-big with mtu (Ethernet frame) */
 	GW_PUNT_FRAGMENT,      /* IPv4 without DF, too big: fragment to mtu, then re-inject */
+	GW_PUNT_NO_SA,         /* out slot `slot` has no SA yet (HIP peer before BEX): stage it */
 	/* control -> worker */
 	GW_CTRL_TX,            /* complete Ethernet frame: send on port as is */
 	GW_CTRL_OUTBOUND,      /* Ethernet frame as received on inner port `port`: run the outbound path */
@@ -26,7 +27,8 @@ struct gw_meta {
 	uint8_t port;          /* gateway port index (not DPDK port id) */
 	uint16_t mtu;          /* GW_PUNT_TOO_BIG / GW_PUNT_FRAGMENT: bytes of inner packet that fit */
 	uint8_t family;        /* GW_PUNT_NEIGH: 4 or 6 */
-	uint8_t pad[3];
+	uint8_t pad;
+	uint16_t slot;         /* GW_PUNT_NO_SA: SPD out slot */
 	uint8_t ip[16];        /* GW_PUNT_NEIGH: next hop address */
 };
 

@@ -81,6 +81,15 @@ punt(struct worker *w, struct rte_mbuf *m, enum gw_meta_kind kind, unsigned port
 		w->st->punted++;
 }
 
+/* No SA yet for an out slot (a HIP peer before its BEX): the control lcore
+ * stages the frame and starts the exchange. Nothing leaves in clear. */
+static void
+punt_no_sa(struct worker *w, struct rte_mbuf *m, unsigned port, uint32_t slot)
+{
+	gw_meta(m)->slot = slot;
+	punt(w, m, GW_PUNT_NO_SA, port, 0);
+}
+
 /* m holds an IP packet (no L2). Add Ethernet towards next hop `nh` for
  * destination (family, dst) and queue it on the next hop's port. */
 static void
@@ -163,6 +172,8 @@ outbound_burst(struct worker *w, unsigned pidx, struct rte_mbuf **pkts, uint16_t
 		struct rte_ether_hdr *eth = rte_pktmbuf_mtod(m, struct rte_ether_hdr *);
 		uint32_t len = rte_pktmbuf_data_len(m);
 		struct gw_sa *sa;
+		enum gw_spd_action act;
+		uint32_t slot;
 		bool bypass;
 		uint16_t et;
 
@@ -196,9 +207,15 @@ outbound_burst(struct worker *w, unsigned pidx, struct rte_mbuf **pkts, uint16_t
 				punt(w, m, GW_PUNT_LOCAL, pidx, 0);
 				continue;
 			}
-			sa = gw_spd_lookup4(&ctx->sadb, ip->dst_addr, &bypass);
-			if (sa == NULL && !bypass) {
+			act = gw_spd_lookup4(&ctx->sadb, ip->dst_addr, &slot);
+			if (act == GW_SPD_DISCARD) {
 				drop(w, m, GW_DROP_POLICY);
+				continue;
+			}
+			bypass = act == GW_SPD_BYPASS_ACT;
+			sa = bypass ? NULL : gw_sadb_out(&ctx->sadb, slot);
+			if (!bypass && sa == NULL) {
+				punt_no_sa(w, m, pidx, slot);
 				continue;
 			}
 			if (ip->time_to_live <= 1) {
@@ -239,9 +256,15 @@ outbound_burst(struct worker *w, unsigned pidx, struct rte_mbuf **pkts, uint16_t
 				punt(w, m, GW_PUNT_LOCAL, pidx, 0);
 				continue;
 			}
-			sa = gw_spd_lookup6(&ctx->sadb, ip->dst_addr, &bypass);
-			if (sa == NULL && !bypass) {
+			act = gw_spd_lookup6(&ctx->sadb, ip->dst_addr, &slot);
+			if (act == GW_SPD_DISCARD) {
 				drop(w, m, GW_DROP_POLICY);
+				continue;
+			}
+			bypass = act == GW_SPD_BYPASS_ACT;
+			sa = bypass ? NULL : gw_sadb_out(&ctx->sadb, slot);
+			if (!bypass && sa == NULL) {
+				punt_no_sa(w, m, pidx, slot);
 				continue;
 			}
 			if (ip->hop_limits <= 1) {

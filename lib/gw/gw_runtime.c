@@ -367,8 +367,10 @@ gw_run(struct gw_ctx *ctx, const struct gw_run_opts *opts)
 			uint64_t last = ctx->last_rx_tsc ? ctx->last_rx_tsc : start;
 			next_tick = now + hz / 1000 * TICK_MS;
 			gw_ctrl_tick(ctrl);
-			for (unsigned i = 0; i < ctx->sadb.n_out; i++)
-				gw_seqstate_tick(ctx->sadb.out[i]);
+			for (unsigned i = 0; i < ctx->sadb.n_slots; i++)
+				if (ctx->sadb.owner[i] == NULL && ctx->sadb.out[i] != NULL)
+					gw_seqstate_tick(ctx->sadb.out[i]);
+			gw_sadb_reclaim(&ctx->sadb);
 			if (opts->idle_exit_ms && now > last && (now - last) / (hz / 1000) >= opts->idle_exit_ms) {
 				LOG(NOTICE, "no packet for %" PRIu64 " ms: stopping\n", opts->idle_exit_ms);
 				break;

@@ -69,10 +69,13 @@ snapshot(struct gw_ctx *ctx, struct snap *s)
 		o->oerrors += __atomic_load_n(&p->tx_dropped, __ATOMIC_RELAXED);
 	}
 	for (unsigned d = 0; d < 2; d++) {
-		unsigned n = d == 0 ? ctx->sadb.n_out : ctx->sadb.n_in;
+		unsigned n = d == 0 ? ctx->sadb.n_slots : ctx->sadb.n_in;
 		for (unsigned i = 0; i < n && s->n_sa < RTE_DIM(s->sa); i++) {
-			const struct gw_sa *sa = d == 0 ? ctx->sadb.out[i] : ctx->sadb.in[i];
-			struct snap_sa *o = &s->sa[s->n_sa++];
+			const struct gw_sa *sa = d == 0 ? gw_sadb_out(&ctx->sadb, i) : ctx->sadb.in[i];
+			struct snap_sa *o;
+			if (sa == NULL)
+				continue;
+			o = &s->sa[s->n_sa++];
 			o->name = sa->name;
 			o->spi = sa->spi;
 			esp_sa_stats(sa->esp, &o->packets, &o->bytes);

@@ -1,10 +1,43 @@
-/* SPDX-License-Identifier: BSD-3-Clause */
+/* SPDX-License-Identifier: BSD-3-Clause
+ * SAD and SPD with lock-free readers: the control lcore writes, workers read,
+ * and removed SAs are freed only after every worker passed a quiescent state
+ * (rte_rcu_qsbr: the hash's own defer queue for in SAs, ours for out SAs).
+ */
 #include <string.h>
 #include <rte_malloc.h>
 #include <rte_hash_crc.h>
 #include <rte_errno.h>
 #include "gw_sa.h"
 #include "gw_route.h"
+
+static void
+sa_release(struct gw_sa *sa)
+{
+	if (sa == NULL)
+		return;
+	esp_sa_free(sa->esp);     /* wipes keys */
+	rte_free(sa);
+}
+
+/* rte_rcu_qsbr defer queue callback: e points at one struct gw_sa pointer. */
+static void
+dq_free_out(void *p, void *e, unsigned int n)
+{
+	(void)p;
+	for (unsigned i = 0; i < n; i++) {
+		struct gw_sa *sa;
+		memcpy(&sa, (uint8_t *)e + i * sizeof(sa), sizeof(sa));
+		sa_release(sa);
+	}
+}
+
+/* rte_hash RCU callback after a deleted key's grace period: free the in SA. */
+static void
+hash_free_in(void *p, void *key_data)
+{
+	(void)p;
+	sa_release(key_data);
+}
 
 int
 gw_sadb_init(struct gw_sadb *db, unsigned max_sa, unsigned workers, int socket)
@@ -19,6 +52,18 @@ gw_sadb_init(struct gw_sadb *db, unsigned max_sa, unsigned workers, int socket)
 	};
 	struct rte_lpm_config c4 = { .max_rules = max_sa * 4 + 64, .number_tbl8s = 1024 };
 	struct rte_lpm6_config c6 = { .max_rules = max_sa * 4 + 64, .number_tbl8s = 4096 };
+	struct rte_hash_rcu_config hrc = {
+		.mode = RTE_HASH_QSBR_MODE_DQ,
+		.free_key_data_func = hash_free_in,
+	};
+	struct rte_rcu_qsbr_dq_parameters dqp = {
+		.name = "hipgw_sa_dq",
+		.size = max_sa,
+		.esize = sizeof(struct gw_sa *),
+		.trigger_reclaim_limit = 1,
+		.max_reclaim_size = max_sa,
+		.free_fn = dq_free_out,
+	};
 	size_t rcu_sz;
 
 	memset(db, 0, sizeof(*db));
@@ -28,51 +73,78 @@ gw_sadb_init(struct gw_sadb *db, unsigned max_sa, unsigned workers, int socket)
 	rcu_sz = rte_rcu_qsbr_get_memsize(workers);
 	db->rcu = rte_zmalloc_socket("hipgw_rcu", rcu_sz, RTE_CACHE_LINE_SIZE, socket);
 	if (db->sad == NULL || db->spd4 == NULL || db->spd6 == NULL || db->rcu == NULL ||
-	    rte_rcu_qsbr_init(db->rcu, workers) != 0) {
-		gw_sadb_free(db);
-		return -1;
-	}
+	    rte_rcu_qsbr_init(db->rcu, workers) != 0)
+		goto fail;
+	hrc.v = db->rcu;
+	dqp.v = db->rcu;
+	db->dq = rte_rcu_qsbr_dq_create(&dqp);
+	if (db->dq == NULL || rte_hash_rcu_qsbr_add(db->sad, &hrc) != 0)
+		goto fail;
 	return 0;
+fail:
+	gw_sadb_free(db);
+	return -1;
 }
 
 void
 gw_sadb_free(struct gw_sadb *db)
 {
-	for (unsigned i = 0; i < db->n_out; i++) {
-		esp_sa_free(db->out[i]->esp);
-		rte_free(db->out[i]);
+	for (unsigned i = 0; i < db->n_slots; i++) {
+		sa_release(db->out[i]);
+		db->out[i] = NULL;
 	}
-	for (unsigned i = 0; i < db->n_in; i++) {
-		esp_sa_free(db->in[i]->esp);
-		rte_free(db->in[i]);
-	}
-	db->n_out = db->n_in = 0;
+	/* in SAs: still in the hash; free them here, not through the hash */
+	for (unsigned i = 0; i < db->n_in; i++)
+		sa_release(db->in[i]);
+	db->n_slots = db->n_in = 0;
+	if (db->dq != NULL)
+		rte_rcu_qsbr_dq_delete(db->dq);   /* reclaims what is queued */
 	rte_hash_free(db->sad);
 	rte_lpm_free(db->spd4);
 	rte_lpm6_free(db->spd6);
 	rte_free(db->rcu);
+	db->dq = NULL;
 	db->sad = NULL;
 	db->spd4 = NULL;
 	db->spd6 = NULL;
 	db->rcu = NULL;
 }
 
-static int
-spd_add(struct gw_sadb *db, const struct gw_prefix *p, uint32_t v)
+int
+gw_sadb_add_slot(struct gw_sadb *db, const struct gw_prefix *dst, unsigned n_dst, void *owner)
 {
-	return gw_lpm_add(db->spd4, db->spd6, p, v);
+	unsigned slot = db->n_slots;
+	if (slot == GW_SPD_MAX_SA)
+		return -1;
+	db->owner[slot] = owner;
+	db->out[slot] = NULL;
+	for (unsigned i = 0; i < n_dst; i++)
+		if (gw_lpm_add(db->spd4, db->spd6, &dst[i], slot) != 0)
+			return -1;
+	db->n_slots++;
+	return (int)slot;
+}
+
+void
+gw_sadb_set_out(struct gw_sadb *db, unsigned slot, struct gw_sa *sa)
+{
+	struct gw_sa *old = __atomic_exchange_n(&db->out[slot], sa, __ATOMIC_ACQ_REL);
+	if (old == NULL)
+		return;
+	if (rte_rcu_qsbr_dq_enqueue(db->dq, &old) != 0) {
+		/* queue full: wait for the grace period here (control lcore) */
+		rte_rcu_qsbr_synchronize(db->rcu, RTE_QSBR_THRID_INVALID);
+		sa_release(old);
+	}
 }
 
 int
 gw_sadb_add_out(struct gw_sadb *db, struct gw_sa *sa, const struct gw_prefix *dst, unsigned n_dst)
 {
-	if (db->n_out == GW_SPD_MAX_SA)
+	int slot = gw_sadb_add_slot(db, dst, n_dst, NULL);
+	if (slot < 0)
 		return -1;
-	db->out[db->n_out] = sa;
-	for (unsigned i = 0; i < n_dst; i++)
-		if (spd_add(db, &dst[i], db->n_out) != 0)
-			return -1;
-	db->n_out++;
+	gw_sadb_set_out(db, slot, sa);
 	return 0;
 }
 
@@ -89,10 +161,29 @@ gw_sadb_add_in(struct gw_sadb *db, struct gw_sa *sa)
 }
 
 int
+gw_sadb_del_in(struct gw_sadb *db, uint32_t spi)
+{
+	for (unsigned i = 0; i < db->n_in; i++) {
+		if (db->in[i]->spi != spi)
+			continue;
+		db->in[i] = db->in[--db->n_in];
+		/* the hash frees the SA (hash_free_in) after the grace period */
+		return rte_hash_del_key(db->sad, &spi) < 0 ? -1 : 0;
+	}
+	return -1;
+}
+
+void
+gw_sadb_reclaim(struct gw_sadb *db)
+{
+	rte_rcu_qsbr_dq_reclaim(db->dq, GW_SPD_MAX_SA, NULL, NULL, NULL);
+}
+
+int
 gw_sadb_add_bypass(struct gw_sadb *db, const struct gw_prefix *p, unsigned n)
 {
 	for (unsigned i = 0; i < n; i++)
-		if (spd_add(db, &p[i], GW_SPD_BYPASS) != 0)
+		if (gw_lpm_add(db->spd4, db->spd6, &p[i], GW_SPD_BYPASS) != 0)
 			return -1;
 	return 0;
 }

@@ -54,61 +54,73 @@ gw_prefixes_match(const struct gw_prefix *p, unsigned n, uint8_t family, const u
 }
 
 #define GW_SPD_BYPASS   0x1FFFFFu      /* SPD value: forward in clear (rte_lpm6 keeps 21 bits) */
-#define GW_SPD_MAX_SA   4096
+#define GW_SPD_MAX_SA   4096           /* out slots and in SAs */
+
+/* SPD result for an inner destination (RFC 4301 section 4.4.1). */
+enum gw_spd_action { GW_SPD_DISCARD = 0, GW_SPD_BYPASS_ACT, GW_SPD_PROTECT };
 
 struct gw_sadb {
 	struct rte_hash *sad;              /* SPI (host order uint32) -> struct gw_sa * (in SAs) */
-	struct rte_lpm *spd4;              /* inner IPv4 destination -> out SA index | BYPASS */
+	struct rte_lpm *spd4;              /* inner IPv4 destination -> out slot | BYPASS */
 	struct rte_lpm6 *spd6;
-	struct gw_sa *out[GW_SPD_MAX_SA];  /* SPD values index this */
-	unsigned n_out;
-	struct gw_sa *in[GW_SPD_MAX_SA];
+	/* Out slots: one per manual out SA or per HIP peer. out[slot] is the
+	 * slot's current SA (swapped atomically on rekey), NULL while a peer has
+	 * no SA yet: the worker then punts the packet to the control lcore. */
+	struct gw_sa *out[GW_SPD_MAX_SA];
+	void *owner[GW_SPD_MAX_SA];        /* HIP peer handle of a slot, NULL for manual SAs */
+	unsigned n_slots;
+	struct gw_sa *in[GW_SPD_MAX_SA];   /* live in SAs, for stats; control lcore only */
 	unsigned n_in;
 	struct rte_rcu_qsbr *rcu;          /* workers report quiescent states here */
+	struct rte_rcu_qsbr_dq *dq;        /* out SAs waiting for a grace period before free */
 };
 
 /* Create empty tables for up to max_sa SAs per direction; `workers` RCU readers.
  * Returns 0 or -1. */
 int gw_sadb_init(struct gw_sadb *db, unsigned max_sa, unsigned workers, int socket);
-/* Free every SA (keys wiped) and the tables. */
+/* Free every SA (keys wiped) and the tables. Workers must have stopped. */
 void gw_sadb_free(struct gw_sadb *db);
 
-/* Install an outbound SA for the given inner destination prefixes. Returns 0 or -1. */
+/* A new out slot for the given inner destination prefixes, with no SA yet;
+ * owner is the HIP peer handle (NULL for a manual SA). Returns the slot or -1. */
+int gw_sadb_add_slot(struct gw_sadb *db, const struct gw_prefix *dst, unsigned n_dst, void *owner);
+/* Make sa (may be NULL) the slot's current out SA. The replaced SA is freed
+ * after every worker passed a quiescent state (rte_rcu_qsbr defer queue). */
+void gw_sadb_set_out(struct gw_sadb *db, unsigned slot, struct gw_sa *sa);
+/* Install an outbound SA for the given prefixes (manual keys): add_slot + set_out. */
 int gw_sadb_add_out(struct gw_sadb *db, struct gw_sa *sa,
 		    const struct gw_prefix *dst, unsigned n_dst);
 /* Install an inbound SA under its SPI. Returns 0 or -1. */
 int gw_sadb_add_in(struct gw_sadb *db, struct gw_sa *sa);
+/* Remove the inbound SA with this SPI; it is freed after a grace period. */
+int gw_sadb_del_in(struct gw_sadb *db, uint32_t spi);
+/* Free what the grace periods allow (call from the control lcore now and then). */
+void gw_sadb_reclaim(struct gw_sadb *db);
 /* Mark prefixes as bypass (forwarded in clear, inner -> outer only). */
 int gw_sadb_add_bypass(struct gw_sadb *db, const struct gw_prefix *p, unsigned n);
 
-/* SPD lookup: out SA, or NULL with *bypass set when the destination is bypassed
- * (and clear when neither: drop as policy). */
-static inline struct gw_sa *
-gw_spd_lookup4(const struct gw_sadb *db, uint32_t dst_be, bool *bypass)
+/* SPD lookup of an inner destination: DISCARD, BYPASS, or PROTECT with *slot set. */
+static inline enum gw_spd_action
+gw_spd_lookup4(const struct gw_sadb *db, uint32_t dst_be, uint32_t *slot)
 {
-	uint32_t v;
-	*bypass = false;
-	if (rte_lpm_lookup(db->spd4, rte_be_to_cpu_32(dst_be), &v) != 0)
-		return NULL;
-	if (v == GW_SPD_BYPASS) {
-		*bypass = true;
-		return NULL;
-	}
-	return db->out[v];
+	if (rte_lpm_lookup(db->spd4, rte_be_to_cpu_32(dst_be), slot) != 0)
+		return GW_SPD_DISCARD;
+	return *slot == GW_SPD_BYPASS ? GW_SPD_BYPASS_ACT : GW_SPD_PROTECT;
 }
 
-static inline struct gw_sa *
-gw_spd_lookup6(const struct gw_sadb *db, const uint8_t *dst, bool *bypass)
+static inline enum gw_spd_action
+gw_spd_lookup6(const struct gw_sadb *db, const uint8_t *dst, uint32_t *slot)
 {
-	uint32_t v;
-	*bypass = false;
-	if (rte_lpm6_lookup(db->spd6, dst, &v) != 0)
-		return NULL;
-	if (v == GW_SPD_BYPASS) {
-		*bypass = true;
-		return NULL;
-	}
-	return db->out[v];
+	if (rte_lpm6_lookup(db->spd6, dst, slot) != 0)
+		return GW_SPD_DISCARD;
+	return *slot == GW_SPD_BYPASS ? GW_SPD_BYPASS_ACT : GW_SPD_PROTECT;
+}
+
+/* The slot's current out SA, or NULL (no SA yet). Workers. */
+static inline struct gw_sa *
+gw_sadb_out(struct gw_sadb *db, uint32_t slot)
+{
+	return __atomic_load_n(&db->out[slot], __ATOMIC_ACQUIRE);
 }
 
 #endif

@@ -121,6 +121,7 @@ ctrl_neigh_learned(struct gw_ctrl *c, unsigned port, const struct gw_addr *ip,
 		   const struct rte_ether_addr *mac)
 {
 	gw_neigh_set(c->ctx->neigh, port, ip, mac, false);
+	__atomic_fetch_add(&c->ctx->neigh_gen, 1, __ATOMIC_RELEASE);
 	for (unsigned i = 0; i < GW_NEIGH_PENDING; i++) {
 		struct pending *p = &c->pend[i];
 		if (!same_hop(p, port, ip))

@@ -40,6 +40,7 @@ struct gw_ctx {
 	unsigned n_ports;
 	struct gw_routes routes;
 	struct rte_hash *neigh;
+	uint64_t neigh_gen;                          /* bumped by control on every neighbour change */
 	struct gw_sadb sadb;
 	struct rte_mempool *pool;
 	unsigned n_workers;

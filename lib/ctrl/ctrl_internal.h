@@ -27,6 +27,7 @@ struct gw_ctrl {
 	struct gw_ctx *ctx;
 	struct gw_lcore_stats *st;
 	struct pending pend[GW_NEIGH_PENDING];
+	struct gw_ctrl_hooks hooks;
 };
 
 /* Queue a complete Ethernet frame for transmission on gateway port `port`

@@ -9,6 +9,8 @@
 #include "ctrl_internal.h"
 #include "gw_meta.h"
 #include "gw_neigh.h"
+#include "hipgw_wire.h"
+#include <rte_ip.h>
 
 void
 ctrl_drop(struct gw_ctrl *c, struct rte_mbuf *m, enum gw_drop reason)
@@ -153,6 +155,67 @@ gw_ctrl_tick(struct gw_ctrl *c)
 	}
 }
 
+void
+gw_ctrl_set_hooks(struct gw_ctrl *c, const struct gw_ctrl_hooks *h)
+{
+	c->hooks = *h;
+}
+
+void
+gw_ctrl_reinject(struct gw_ctrl *c, struct rte_mbuf *m, unsigned port)
+{
+	struct gw_meta *md = gw_meta(m);
+	md->kind = GW_CTRL_OUTBOUND;
+	md->port = port;
+	if (rte_ring_sp_enqueue(c->ctx->from_ctrl[0], m) != 0)
+		ctrl_drop(c, m, GW_DROP_RING_FULL);
+}
+
+void
+gw_ctrl_send_ip(struct gw_ctrl *c, struct rte_mbuf *m)
+{
+	const uint8_t *l3 = rte_pktmbuf_mtod(m, const uint8_t *);
+	uint8_t family = (l3[0] >> 4) == 4 ? 4 : 6;
+	const uint8_t *dst = family == 4 ? l3 + 16 : l3 + 24;
+	const struct gw_nexthop *nh;
+	struct rte_ether_hdr *eth;
+	struct gw_meta *md;
+	uint32_t d4;
+
+	memcpy(&d4, dst, 4);
+	nh = family == 4 ? gw_route4(&c->ctx->routes, d4) : gw_route6(&c->ctx->routes, dst);
+	if (nh == NULL) {
+		ctrl_drop(c, m, GW_DROP_NO_ROUTE);
+		return;
+	}
+	eth = (struct rte_ether_hdr *)rte_pktmbuf_prepend(m, sizeof(*eth));
+	if (eth == NULL) {
+		ctrl_drop(c, m, GW_DROP_MALFORMED);
+		return;
+	}
+	eth->ether_type = rte_cpu_to_be_16(family == 4 ? RTE_ETHER_TYPE_IPV4 : RTE_ETHER_TYPE_IPV6);
+	rte_ether_addr_copy(&c->ctx->ports[nh->port].mac, &eth->src_addr);
+	md = gw_meta(m);
+	md->family = family;
+	memcpy(md->ip, nh->on_link ? dst : nh->via.addr, family == 4 ? 4 : 16);
+	neigh_wait(c, m, nh->port);
+}
+
+/* IP protocol of an Ethernet frame's IPv4/IPv6 packet, or -1. */
+static int
+frame_proto(struct rte_mbuf *m)
+{
+	struct rte_ether_hdr *eth = rte_pktmbuf_mtod(m, struct rte_ether_hdr *);
+	uint16_t et = rte_be_to_cpu_16(eth->ether_type);
+	uint32_t len = rte_pktmbuf_data_len(m);
+
+	if (et == RTE_ETHER_TYPE_IPV4 && len >= sizeof(*eth) + 20)
+		return ((struct rte_ipv4_hdr *)(eth + 1))->next_proto_id;
+	if (et == RTE_ETHER_TYPE_IPV6 && len >= sizeof(*eth) + 40)
+		return ((struct rte_ipv6_hdr *)(eth + 1))->proto;
+	return -1;
+}
+
 static void
 local_input(struct gw_ctrl *c, struct rte_mbuf *m, unsigned port)
 {
@@ -161,6 +224,13 @@ local_input(struct gw_ctrl *c, struct rte_mbuf *m, unsigned port)
 
 	if (et == RTE_ETHER_TYPE_ARP) {
 		ctrl_arp_input(c, m, port);
+		return;
+	}
+	if (frame_proto(m) == GW_IPPROTO_HIP) {
+		if (c->hooks.hip_input != NULL)
+			c->hooks.hip_input(c->hooks.ctx, m, port);
+		else
+			ctrl_drop(c, m, GW_DROP_POLICY);
 		return;
 	}
 	if (et == RTE_ETHER_TYPE_IPV6 && ctrl_nd_input(c, m, port))
@@ -198,6 +268,12 @@ gw_ctrl_poll(struct gw_ctrl *c)
 				break;
 			case GW_PUNT_FRAGMENT:
 				ctrl_fragment(c, m, port, md->mtu);
+				break;
+			case GW_PUNT_NO_SA:
+				if (c->hooks.no_sa != NULL)
+					c->hooks.no_sa(c->hooks.ctx, m, port, md->slot);
+				else
+					ctrl_drop(c, m, GW_DROP_NO_SA);
 				break;
 			default:
 				ctrl_drop(c, m, GW_DROP_MALFORMED);

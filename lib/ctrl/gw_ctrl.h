@@ -9,6 +9,7 @@
 #ifndef HIPGW_CTRL_H
 #define HIPGW_CTRL_H
 
+#include <rte_mbuf.h>
 #include "gw_ctx.h"
 
 struct gw_ctrl;
@@ -20,6 +21,30 @@ void gw_ctrl_free(struct gw_ctrl *c);
 /* One pass: drain the workers' rings and handle what came. Returns the number
  * of packets handled (0 = idle). */
 unsigned gw_ctrl_poll(struct gw_ctrl *c);
+
+/* What the layers above the control lcore (HIP) plug in. Each hook consumes m. */
+struct gw_ctrl_hooks {
+	void *ctx;
+	/* A HIP packet (IP protocol 139) to one of our addresses: the Ethernet
+	 * frame as received on `port`. */
+	void (*hip_input)(void *ctx, struct rte_mbuf *m, unsigned port);
+	/* An inner frame (received on `port`) for out slot `slot`, which has no SA
+	 * yet: stage it and start keying. */
+	void (*no_sa)(void *ctx, struct rte_mbuf *m, unsigned port, unsigned slot);
+};
+
+/* Install hooks (copied). Without hooks, HIP packets drop as policy and
+ * slots without SA drop as no_sa. */
+void gw_ctrl_set_hooks(struct gw_ctrl *c, const struct gw_ctrl_hooks *h);
+
+/* Send an IP packet of the gateway's own (m's data starts at the IPv4/IPv6
+ * header; checksums done): routed by its destination, Ethernet added, the next
+ * hop resolved by ARP/ND first if needed (bounded queue). Consumes m. */
+void gw_ctrl_send_ip(struct gw_ctrl *c, struct rte_mbuf *m);
+
+/* Hand an Ethernet frame received on inner port `port` back to the worker's
+ * outbound path (staged packets once their SA exists). Consumes m. */
+void gw_ctrl_reinject(struct gw_ctrl *c, struct rte_mbuf *m, unsigned port);
 
 /* Periodic work (call every ~100 ms): ARP/ND retries, expiry of queued packets
  * (dropped as no_neighbor after GW_NEIGH_TRIES requests). */

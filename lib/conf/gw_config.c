@@ -24,6 +24,39 @@
  * [gateway]                       optional section
  *   workers = 1                   worker lcores, 1..16; default 1
  *   idle = adaptive               busy | adaptive; default adaptive
+ *   hi = /path/gw.pem             this gateway's Host Identity (private key,
+ *                                 PEM, as `hipgw keygen` writes it); absolute
+ *                                 path of a regular file, not a symbolic link,
+ *                                 with no permission for group or others (chmod
+ *                                 600). The config check looks at that only;
+ *                                 the key is loaded when hipgw starts. Required
+ *                                 when there is a [peer] section; default none
+ *   puzzle-k = 10                 initial puzzle difficulty K (RFC 7401 4.1.2),
+ *                                 bits, 0..28; default 10
+ *   esp-transforms = NAME, ...    ESP transforms offered and accepted, in order
+ *                                 of preference, each once (RFC 7402 5.1.2 IDs):
+ *                                 aes-gcm16 (13: AES-GCM, 16-octet ICV) |
+ *                                 aes256-cbc-sha256 (9) | aes128-cbc-sha256 (8) |
+ *                                 null-sha256 (7: no encryption, tests only);
+ *                                 default aes-gcm16, aes256-cbc-sha256,
+ *                                 aes128-cbc-sha256
+ *   dh-groups = NAME, ...         Diffie-Hellman groups, preference order, each
+ *                                 once (RFC 7401 5.2.7 IDs): nist-p256 (7) |
+ *                                 nist-p384 (8) | modp3072 (4); default
+ *                                 nist-p256, nist-p384, modp3072
+ *   hip-ciphers = NAME, ...       HIP_CIPHER for the ENCRYPTED parameter,
+ *                                 preference order, each once (RFC 7401 5.2.8
+ *                                 IDs): aes128-cbc (2) | aes256-cbc (4) |
+ *                                 null (1: HOST_ID in clear, only when listed);
+ *                                 default aes128-cbc, aes256-cbc
+ *   sa-lifetime = 3600s, 1GiB     HIP-keyed SAs are rekeyed by UPDATE when the
+ *                                 first of these limits is reached: a time
+ *                                 (number and s, m or h; 1s..720h) and/or a byte
+ *                                 count (number and B, KiB, MiB, GiB or TiB;
+ *                                 1KiB..1024TiB), in either order, no space
+ *                                 before the unit. A limit left out does not
+ *                                 apply (the sequence-number space still does);
+ *                                 default 3600s, 1GiB
  *
  * [port NAME]                     1..8 sections; hipgw creates the ports in file
  *                                 order; at least one inner and one outer port
@@ -80,11 +113,34 @@
  *   replay-window = 1024          in SAs only; packets, 0 (anti-replay off) or a
  *                                 multiple of 64 up to 4096; default 1024
  *
+ * [peer NAME]                     0..64 sections: peer gateways keyed by HIP
+ *                                 (needs [gateway] hi); manual [sa] sections
+ *                                 work beside them
+ *   hit = 2001:2x:...             required; the peer's HIT, an ORCHIDv2 address
+ *                                 (2001:20::/28) with the OGA ID of a HIT suite
+ *                                 (1 RSA/DSA, 2 ECDSA, 3 ECDSA_LOW), as
+ *                                 `hipgw hit` prints it; unique. Only listed
+ *                                 HITs are accepted
+ *   locator = IP, ...             required; 1..4 outer (unicast) addresses of the
+ *                                 peer, IPv4 and/or IPv6, in order of preference;
+ *                                 for each family listed an outer port needs an
+ *                                 address of that family; none of ours
+ *   local = IP                    optional; our outer address towards the peer,
+ *                                 an address of an outer port, of the family of
+ *                                 one of the locators; default: the first
+ *                                 address (ports and addresses in file order,
+ *                                 IPv6 link-local last) of an outer port with
+ *                                 the family of the first locator
+ *   prefixes = PREFIX, ...        required; 1..32 prefixes of the site behind
+ *                                 the peer, host bits zero; none may overlap
+ *                                 another prefix of the list, another [peer]'s
+ *                                 prefixes or an out [sa]'s prefixes
+ *
  * [policy]                        optional section
  *   bypass = PREFIX, ...          up to 32 destinations forwarded in clear from
  *                                 inner to outer; host bits zero; none equal to an
- *                                 out SA prefix. Without a match (SA or bypass)
- *                                 a packet is dropped.
+ *                                 out SA's or a peer's prefix. Without a match
+ *                                 (SA, peer or bypass) a packet is dropped.
  * -----------------------------------------------------------------------------
  *
  * How: the file is read into memory and pre-scanned here line by line (line
@@ -122,24 +178,34 @@
 #define GW_CONF_REPLAY_MAX 4096
 #define GW_CONF_SPI_MIN    256
 #define GW_CONF_STATE_DIR  "/var/lib/hipgw/"
+#define GW_CONF_PUZZLE_K_MAX     28
+#define GW_CONF_PUZZLE_K_DEFAULT 10
+#define GW_CONF_LIFETIME_S_DEFAULT     3600u
+#define GW_CONF_LIFETIME_BYTES_DEFAULT (1ull << 30)    /* 1 GiB */
+#define GW_CONF_LIFETIME_S_MAX         (720u * 3600u)  /* 720h = 30 days */
+#define GW_CONF_LIFETIME_BYTES_MIN     1024ull         /* 1 KiB */
+#define GW_CONF_LIFETIME_BYTES_MAX     (1ull << 50)    /* 1024 TiB */
 
-#define MAX_SECTIONS (2 + GW_CONF_MAX_PORTS + GW_CONF_MAX_SAS)
+#define MAX_SECTIONS (2 + GW_CONF_MAX_PORTS + GW_CONF_MAX_SAS + GW_CONF_MAX_PEERS)
 #define ECHO "%.80s"          /* user text quoted in messages, bounded */
 
 /* ---------- tables --------------------------------------------------------- */
 
-enum sec_type { SEC_GATEWAY, SEC_PORT, SEC_SA, SEC_POLICY };
+enum sec_type { SEC_GATEWAY, SEC_PORT, SEC_SA, SEC_POLICY, SEC_PEER };
 
 static const char *const sec_type_names[] = {
 	[SEC_GATEWAY] = "gateway", [SEC_PORT] = "port", [SEC_SA] = "sa", [SEC_POLICY] = "policy",
+	[SEC_PEER] = "peer",
 };
 
 enum key_id {
-	K_WORKERS, K_IDLE,
+	K_WORKERS, K_IDLE, K_HI, K_PUZZLE_K, K_ESP_TRANSFORMS, K_DH_GROUPS, K_HIP_CIPHERS,
+	K_SA_LIFETIME,
 	K_DEVICE, K_ROLE, K_ADDRESS, K_MAC, K_NEIGHBORS, K_ROUTES, K_GATEWAY, K_MTU, K_MSS,
 	K_DIRECTION, K_SPI, K_SUITE, K_KEY, K_AUTH_KEY, K_LOCAL, K_REMOTE, K_PREFIXES,
 	K_LOCAL_PREFIXES, K_ESN, K_STATE, K_REPLAY,
 	K_BYPASS,
+	K_HIT, K_LOCATOR, K_PEER_LOCAL, K_PEER_PREFIXES,
 	K_MAX
 };
 
@@ -149,6 +215,12 @@ static const struct {
 } key_table[K_MAX] = {
 	[K_WORKERS] = { "workers", SEC_GATEWAY },
 	[K_IDLE] = { "idle", SEC_GATEWAY },
+	[K_HI] = { "hi", SEC_GATEWAY },
+	[K_PUZZLE_K] = { "puzzle-k", SEC_GATEWAY },
+	[K_ESP_TRANSFORMS] = { "esp-transforms", SEC_GATEWAY },
+	[K_DH_GROUPS] = { "dh-groups", SEC_GATEWAY },
+	[K_HIP_CIPHERS] = { "hip-ciphers", SEC_GATEWAY },
+	[K_SA_LIFETIME] = { "sa-lifetime", SEC_GATEWAY },
 	[K_DEVICE] = { "device", SEC_PORT },
 	[K_ROLE] = { "role", SEC_PORT },
 	[K_ADDRESS] = { "address", SEC_PORT },
@@ -171,6 +243,10 @@ static const struct {
 	[K_STATE] = { "state", SEC_SA },
 	[K_REPLAY] = { "replay-window", SEC_SA },
 	[K_BYPASS] = { "bypass", SEC_POLICY },
+	[K_HIT] = { "hit", SEC_PEER },
+	[K_LOCATOR] = { "locator", SEC_PEER },
+	[K_PEER_LOCAL] = { "local", SEC_PEER },
+	[K_PEER_PREFIXES] = { "prefixes", SEC_PEER },
 };
 
 static const char *const suite_names[GW_SUITE_MAX] = {
@@ -190,6 +266,49 @@ static const struct { uint8_t key, auth; } suite_lens[GW_SUITE_MAX] = {
 	[GW_SUITE_NULL_SHA256] = { 0, 32 },
 };
 
+/* HIP algorithm names of [gateway] and their IDs. The numbers are the RFCs'
+ * (the same as in lib/hipwire/hip_wire.h, which lib/conf does not include). */
+struct id_name {
+	const char *name;
+	uint16_t id;
+};
+
+/* ESP transform suite IDs, RFC 7402 section 5.1.2 (IANA "ESP Transform Suite IDs") */
+static const struct id_name esp_transform_table[] = {
+	{ "aes-gcm16", 13 },            /* AES-GCM with a 16-octet ICV (RFC 4106) */
+	{ "aes256-cbc-sha256", 9 },     /* AES-256-CBC with HMAC-SHA-256 */
+	{ "aes128-cbc-sha256", 8 },     /* AES-128-CBC with HMAC-SHA-256 */
+	{ "null-sha256", 7 },           /* NULL with HMAC-SHA-256 */
+};
+static const uint16_t esp_transform_default[] = { 13, 9, 8 };
+
+/* DH Group IDs, RFC 7401 section 5.2.7 */
+static const struct id_name dh_group_table[] = {
+	{ "nist-p256", 7 },             /* NIST P-256 */
+	{ "nist-p384", 8 },             /* NIST P-384 */
+	{ "modp3072", 4 },              /* 3072-bit MODP (RFC 3526 group 15) */
+};
+static const uint16_t dh_group_default[] = { 7, 8, 4 };
+
+/* HIP Cipher IDs, RFC 7401 section 5.2.8 */
+static const struct id_name hip_cipher_table[] = {
+	{ "null", 1 },                  /* NULL-ENCRYPT */
+	{ "aes128-cbc", 2 },            /* AES-128-CBC */
+	{ "aes256-cbc", 4 },            /* AES-256-CBC */
+};
+static const uint16_t hip_cipher_default[] = { 2, 4 };
+
+#define N_OF(a) (sizeof(a) / sizeof((a)[0]))
+
+static const char *
+id_to_name(const struct id_name *t, size_t n, unsigned id)
+{
+	for (size_t i = 0; i < n; i++)
+		if (t[i].id == id)
+			return t[i].name;
+	return "?";
+}
+
 static bool
 suite_is_gcm(enum gw_suite s)
 {
@@ -204,7 +323,7 @@ struct sec {
 	char cfgname[CFG_NAME_LEN];         /* section name inside the rte_cfgfile */
 	unsigned line;
 	unsigned key_line[K_MAX];           /* 0: key absent */
-	unsigned idx;                       /* into cfg->ports / cfg->sas */
+	unsigned idx;                       /* into cfg->ports / cfg->sas / cfg->peers */
 };
 
 struct loader {
@@ -649,11 +768,11 @@ prescan_header(struct loader *L, unsigned line, char *s, struct sec **cur)
 			break;
 	if (i == sizeof(sec_type_names) / sizeof(sec_type_names[0]))
 		return fail(L, line, "unknown section type '" ECHO "' (expected [gateway], [port NAME], "
-			    "[sa NAME] or [policy])", type);
+			    "[sa NAME], [peer NAME] or [policy])", type);
 	t = (enum sec_type)i;
 	if ((t == SEC_GATEWAY || t == SEC_POLICY) && *name != '\0')
 		return fail(L, line, "[%s] takes no name", type);
-	if (t == SEC_PORT || t == SEC_SA) {
+	if (t == SEC_PORT || t == SEC_SA || t == SEC_PEER) {
 		size_t nl = strlen(name);
 
 		if (nl == 0)
@@ -671,15 +790,16 @@ prescan_header(struct loader *L, unsigned line, char *s, struct sec **cur)
 		if (L->secs[j].type == t && strcmp(L->secs[j].name, name) == 0)
 			return fail(L, line, "duplicate section [%s%s%s] (first on line %u)", type,
 				    *name ? " " : "", name, L->secs[j].line);
-	if (t == SEC_PORT || t == SEC_SA) {
-		unsigned n = 0, max = t == SEC_PORT ? GW_CONF_MAX_PORTS : GW_CONF_MAX_SAS;
+	if (t == SEC_PORT || t == SEC_SA || t == SEC_PEER) {
+		unsigned n = 0, max = t == SEC_PORT ? GW_CONF_MAX_PORTS :
+				      t == SEC_SA ? GW_CONF_MAX_SAS : GW_CONF_MAX_PEERS;
 
 		for (unsigned j = 0; j < L->n_secs; j++)
 			n += L->secs[j].type == t;
 		if (n == max)
 			return fail(L, line, "too many [%s] sections (at most %u)", type, max);
 	}
-	/* at most 1 gateway + 1 policy + ports + sas: bounded by the checks above */
+	/* at most 1 gateway + 1 policy + ports + sas + peers: bounded by the checks above */
 	sec = &L->secs[L->n_secs++];
 	memset(sec, 0, sizeof(*sec));
 	sec->type = t;
@@ -821,6 +941,127 @@ missing(struct loader *L, const struct sec *sec, unsigned k)
 	return fail(L, sec->line, "[%s]: missing key '%s'", sec->cfgname, key_table[k].name);
 }
 
+/* A comma-separated list of algorithm names from table t, each once, into
+ * their IDs in the order given. */
+static int
+parse_id_list(struct loader *L, unsigned line, const char *what, const char *v,
+	      const struct id_name *t, size_t nt, uint16_t *out, unsigned max, unsigned *n)
+{
+	char *cur = L->tmp, *item;
+	int r;
+
+	snprintf(L->tmp, sizeof(L->tmp), "%s", v);
+	*n = 0;
+	while ((r = list_next(&cur, &item)) != 0) {
+		size_t i;
+
+		if (r < 0)
+			return fail(L, line, "%s: empty element in list", what);
+		for (i = 0; i < nt; i++)
+			if (strcmp(item, t[i].name) == 0)
+				break;
+		if (i == nt) {
+			char list[160] = "";
+
+			for (size_t j = 0; j < nt; j++) {
+				strncat(list, t[j].name, sizeof(list) - strlen(list) - 1);
+				if (j + 1 < nt)
+					strncat(list, " | ", sizeof(list) - strlen(list) - 1);
+			}
+			return fail(L, line, "%s: '" ECHO "' is not one of %s", what, item, list);
+		}
+		for (unsigned j = 0; j < *n; j++)
+			if (out[j] == t[i].id)
+				return fail(L, line, "%s: '" ECHO "' is listed twice", what, item);
+		if (*n == max)
+			return fail(L, line, "%s: more than %u names", what, max);
+		out[(*n)++] = t[i].id;
+	}
+	return 0;
+}
+
+/* The Host Identity key file: only its existence and mode are checked here
+ * (the same rules as hip_hi_load, which reads it when hipgw starts). */
+static int
+check_hi_file(struct loader *L, unsigned line, const char *path)
+{
+	size_t len = strlen(path);
+	struct stat st;
+
+	if (path[0] != '/' || path[len - 1] == '/')
+		return fail(L, line, "hi: '" ECHO "' is not an absolute file path", path);
+	if (lstat(path, &st) != 0)
+		return fail(L, line, "hi: key file " ECHO ": %s", path, strerror(errno));
+	if (S_ISLNK(st.st_mode))
+		return fail(L, line, "hi: key file " ECHO " is a symbolic link (refused for a "
+			    "private key)", path);
+	if (!S_ISREG(st.st_mode))
+		return fail(L, line, "hi: key file " ECHO " is not a regular file", path);
+	if ((st.st_mode & (S_IRWXG | S_IRWXO)) != 0)
+		return fail(L, line, "hi: key file " ECHO " has mode %04o: accessible by group or "
+			    "others (chmod 600 it)", path, (unsigned)(st.st_mode & 07777));
+	return 0;
+}
+
+/* sa-lifetime: "3600s", "1GiB", "3600s, 1GiB" (either order). An element left
+ * out is 0: no limit of that kind. */
+static int
+parse_lifetime(struct loader *L, unsigned line, const char *v, uint64_t *secs, uint64_t *bytes)
+{
+	static const struct { const char *unit; uint64_t mult; bool time; } units[] = {
+		{ "s", 1, true }, { "m", 60, true }, { "h", 3600, true },
+		{ "B", 1, false }, { "KiB", 1ull << 10, false }, { "MiB", 1ull << 20, false },
+		{ "GiB", 1ull << 30, false }, { "TiB", 1ull << 40, false },
+	};
+	char *cur = L->tmp, *item;
+	bool have_time = false, have_bytes = false;
+	int r;
+
+	snprintf(L->tmp, sizeof(L->tmp), "%s", v);
+	*secs = *bytes = 0;
+	while ((r = list_next(&cur, &item)) != 0) {
+		char num[16];
+		size_t nd = 0, u;
+		uint64_t x;
+
+		if (r < 0)
+			return fail(L, line, "sa-lifetime: empty element in list");
+		while (item[nd] >= '0' && item[nd] <= '9')
+			nd++;
+		for (u = 0; u < N_OF(units); u++)
+			if (strcmp(item + nd, units[u].unit) == 0)
+				break;
+		if (nd == 0 || nd >= sizeof(num) || u == N_OF(units))
+			return fail(L, line, "sa-lifetime: '" ECHO "' is not a time (a number and s, m "
+				    "or h: 3600s) or a byte count (a number and B, KiB, MiB, GiB or "
+				    "TiB: 1GiB)", item);
+		memcpy(num, item, nd);
+		num[nd] = '\0';
+		if (parse_uint(num, false, &x) != 0)
+			return fail(L, line, "sa-lifetime: '" ECHO "': number not decimal without "
+				    "leading zeros, or too long", item);
+		if (units[u].time) {
+			if (have_time)
+				return fail(L, line, "sa-lifetime: more than one time ('" ECHO "')", item);
+			have_time = true;
+			if (x == 0 || x > GW_CONF_LIFETIME_S_MAX / units[u].mult)
+				return fail(L, line, "sa-lifetime: time '" ECHO "' is not 1s..720h", item);
+			*secs = x * units[u].mult;
+		} else {
+			if (have_bytes)
+				return fail(L, line, "sa-lifetime: more than one byte count ('" ECHO "')",
+					    item);
+			have_bytes = true;
+			if (x > GW_CONF_LIFETIME_BYTES_MAX / units[u].mult ||
+			    x * units[u].mult < GW_CONF_LIFETIME_BYTES_MIN)
+				return fail(L, line, "sa-lifetime: byte count '" ECHO "' is not "
+					    "1KiB..1024TiB", item);
+			*bytes = x * units[u].mult;
+		}
+	}
+	return 0;
+}
+
 static int
 parse_gateway(struct loader *L, const struct sec *sec)
 {
@@ -846,6 +1087,43 @@ parse_gateway(struct loader *L, const struct sec *sec)
 			if (parse_choice(L, line, "idle", v, idle_names, 2, &u) != 0)
 				return -1;
 			cfg->idle = u == 0 ? GW_IDLE_BUSY : GW_IDLE_ADAPTIVE;
+			break;
+		case K_HI:
+			if (check_hi_file(L, line, v) != 0)
+				return -1;
+			snprintf(cfg->hi_path, sizeof(cfg->hi_path), "%s", v);
+			break;
+		case K_PUZZLE_K:
+			if (parse_uint(v, false, &x) != 0 || x > GW_CONF_PUZZLE_K_MAX)
+				return fail(L, line, "puzzle-k: '" ECHO "' is not a number 0..%d", v,
+					    GW_CONF_PUZZLE_K_MAX);
+			cfg->puzzle_k = (uint8_t)x;
+			break;
+		case K_ESP_TRANSFORMS:
+			if (parse_id_list(L, line, "esp-transforms", v, esp_transform_table,
+					  N_OF(esp_transform_table), cfg->esp_transforms,
+					  GW_CONF_MAX_ESP_TRANSFORMS, &cfg->n_esp_transforms) != 0)
+				return -1;
+			break;
+		case K_DH_GROUPS: {
+			uint16_t ids[GW_CONF_MAX_DH_GROUPS];
+
+			if (parse_id_list(L, line, "dh-groups", v, dh_group_table, N_OF(dh_group_table),
+					  ids, GW_CONF_MAX_DH_GROUPS, &cfg->n_dh_groups) != 0)
+				return -1;
+			for (unsigned j = 0; j < cfg->n_dh_groups; j++)
+				cfg->dh_groups[j] = (uint8_t)ids[j];
+			break;
+		}
+		case K_HIP_CIPHERS:
+			if (parse_id_list(L, line, "hip-ciphers", v, hip_cipher_table,
+					  N_OF(hip_cipher_table), cfg->hip_ciphers,
+					  GW_CONF_MAX_HIP_CIPHERS, &cfg->n_hip_ciphers) != 0)
+				return -1;
+			break;
+		case K_SA_LIFETIME:
+			if (parse_lifetime(L, line, v, &cfg->sa_lifetime_s, &cfg->sa_lifetime_bytes) != 0)
+				return -1;
 			break;
 		}
 	}
@@ -1190,6 +1468,108 @@ parse_sa(struct loader *L, const struct sec *sec)
 	return 0;
 }
 
+/* A HIT in IPv6 notation: an ORCHIDv2 (RFC 7343 section 2: prefix 2001:20::/28)
+ * whose OGA ID is a HIT suite of RFC 7401 section 5.2.10 (1 RSA/DSA SHA-256,
+ * 2 ECDSA SHA-384, 3 ECDSA_LOW SHA-1: the ones lib/hipcrypto knows). */
+static int
+parse_hit(struct loader *L, unsigned line, const char *v, uint8_t hit[GW_CONF_HIT_LEN])
+{
+	struct gw_addr a;
+	char s[INET6_ADDRSTRLEN];
+	unsigned oga;
+
+	if (strchr(v, ':') == NULL || parse_addr(v, &a) != 0)
+		return fail(L, line, "hit: '" ECHO "' is not an IPv6 address (a HIT is written like "
+			    "2001:2x:...; `hipgw hit KEYFILE` prints it)", v);
+	if (!(a.addr[0] == 0x20 && a.addr[1] == 0x01 && a.addr[2] == 0x00 &&
+	      (a.addr[3] & 0xf0) == 0x20))
+		return fail(L, line, "hit: %s is not an ORCHIDv2 HIT (not inside 2001:20::/28)",
+			    addr_str(&a, s));
+	oga = a.addr[3] & 0x0f;
+	if (oga < 1 || oga > 3)
+		return fail(L, line, "hit: %s has OGA ID %u, not a HIT suite (1 RSA/DSA-SHA256, "
+			    "2 ECDSA-SHA384, 3 ECDSA_LOW-SHA1)", addr_str(&a, s), oga);
+	memcpy(hit, a.addr, GW_CONF_HIT_LEN);
+	return 0;
+}
+
+static int
+parse_peer(struct loader *L, const struct sec *sec)
+{
+	struct gw_conf_peer *pe = &L->cfg->peers[sec->idx];
+	unsigned order[K_MAX], n = keys_in_order(sec, order);
+	const unsigned *kl = sec->key_line;
+	char a[PFX_STRLEN], b[PFX_STRLEN];
+
+	snprintf(pe->name, sizeof(pe->name), "%s", sec->name);
+	pe->line = sec->line;
+
+	for (unsigned i = 0; i < n; i++) {
+		unsigned k = order[i], line = kl[k];
+		const char *v = value(L, sec, k);
+		char *cur = L->tmp, *item;
+		int r;
+
+		if (v == NULL)
+			return fail(L, line, "internal error: value lost");
+		switch (k) {
+		case K_HIT:
+			if (parse_hit(L, line, v, pe->hit) != 0)
+				return -1;
+			break;
+		case K_LOCATOR:
+			snprintf(L->tmp, sizeof(L->tmp), "%s", v);
+			while ((r = list_next(&cur, &item)) != 0) {
+				struct gw_addr *loc = &pe->locators[pe->n_locators];
+
+				if (r < 0)
+					return fail(L, line, "locator: empty element in list");
+				if (pe->n_locators == GW_CONF_MAX_LOCATORS)
+					return fail(L, line, "locator: more than %d addresses",
+						    GW_CONF_MAX_LOCATORS);
+				if (parse_unicast(L, line, "locator", item, loc) != 0)
+					return -1;
+				for (unsigned j = 0; j < pe->n_locators; j++)
+					if (addr_eq(&pe->locators[j], loc))
+						return fail(L, line, "locator: '" ECHO "' is listed twice", item);
+				pe->n_locators++;
+			}
+			break;
+		case K_PEER_LOCAL:
+			if (parse_unicast(L, line, "local", v, &pe->local) != 0)
+				return -1;
+			pe->has_local = true;
+			break;
+		case K_PEER_PREFIXES:
+			if (parse_prefix_list(L, line, "prefixes", v, pe->prefixes, GW_CONF_MAX_PREFIXES,
+					      &pe->n_prefixes) != 0)
+				return -1;
+			for (unsigned x = 0; x < pe->n_prefixes; x++)
+				for (unsigned y = 0; y < x; y++)
+					if (gw_prefix_overlap(&pe->prefixes[x], &pe->prefixes[y]))
+						return fail(L, line, "prefixes: %s overlaps %s in the same list",
+							    prefix_str(&pe->prefixes[x], a),
+							    prefix_str(&pe->prefixes[y], b));
+			break;
+		}
+	}
+
+	static const unsigned required[] = { K_HIT, K_LOCATOR, K_PEER_PREFIXES };
+	for (unsigned i = 0; i < sizeof(required) / sizeof(required[0]); i++)
+		if (kl[required[i]] == 0)
+			return missing(L, sec, required[i]);
+	if (pe->has_local) {
+		bool fam = false;
+
+		for (unsigned j = 0; j < pe->n_locators; j++)
+			fam |= pe->locators[j].family == pe->local.family;
+		if (!fam)
+			return fail(L, kl[K_PEER_LOCAL], "local: %s is IPv%u but no locator is",
+				    addr_str(&pe->local, a), pe->local.family);
+	}
+	return 0;
+}
+
 static int
 parse_policy(struct loader *L, const struct sec *sec)
 {
@@ -1222,6 +1602,146 @@ key_line(const struct loader *L, enum sec_type t, unsigned idx, unsigned k)
 	const struct sec *s = sec_of(L, t, idx);
 
 	return s ? s->key_line[k] : 0;
+}
+
+/* The port (file order; outer_only: outer ports only) that has address a, or NULL. */
+static const struct gw_conf_port *
+port_with_addr(const struct gw_config *cfg, const struct gw_addr *a, bool outer_only)
+{
+	for (unsigned i = 0; i < cfg->n_ports; i++) {
+		const struct gw_conf_port *p = &cfg->ports[i];
+
+		if (outer_only && p->role != GW_ROLE_OUTER)
+			continue;
+		for (unsigned x = 0; x < p->n_addrs; x++)
+			if (addr_eq(&p->addrs[x].a, a))
+				return p;
+	}
+	return NULL;
+}
+
+/* The first outer-port address of a family, IPv6 link-local ones last. */
+static bool
+first_outer_addr(const struct gw_config *cfg, uint8_t family, struct gw_addr *out)
+{
+	const struct gw_addr *ll = NULL;
+
+	for (unsigned i = 0; i < cfg->n_ports; i++) {
+		const struct gw_conf_port *p = &cfg->ports[i];
+
+		if (p->role != GW_ROLE_OUTER)
+			continue;
+		for (unsigned x = 0; x < p->n_addrs; x++) {
+			const struct gw_addr *a = &p->addrs[x].a;
+
+			if (a->family != family)
+				continue;
+			if (is_v6_link_local(a)) {
+				if (ll == NULL)
+					ll = a;
+				continue;
+			}
+			*out = *a;
+			return true;
+		}
+	}
+	if (ll == NULL)
+		return false;
+	*out = *ll;
+	return true;
+}
+
+static int
+cross_check_peers(struct loader *L)
+{
+	struct gw_config *cfg = L->cfg;
+	char a[PFX_STRLEN], b[PFX_STRLEN];
+
+	if (cfg->n_peers > 0 && cfg->hi_path[0] == '\0')
+		return fail(L, cfg->peers[0].line, "[peer %s]: HIP peers need this gateway's Host "
+			    "Identity: set hi in [gateway]", cfg->peers[0].name);
+	for (unsigned i = 0; i < cfg->n_peers; i++) {
+		struct gw_conf_peer *pe = &cfg->peers[i];
+		unsigned loc_line = key_line(L, SEC_PEER, i, K_LOCATOR);
+		unsigned pfx_line = key_line(L, SEC_PEER, i, K_PEER_PREFIXES);
+		const struct gw_conf_port *own;
+		struct gw_addr tmp;
+
+		for (unsigned x = 0; x < pe->n_locators; x++) {
+			const struct gw_addr *loc = &pe->locators[x];
+
+			own = port_with_addr(cfg, loc, false);
+			if (own != NULL)
+				return fail(L, loc_line, "locator: %s is an address of our port %s",
+					    addr_str(loc, a), own->name);
+			if (!first_outer_addr(cfg, loc->family, &tmp))
+				return fail(L, loc_line, "locator: %s is IPv%u but no outer port has an "
+					    "IPv%u address", addr_str(loc, a), loc->family, loc->family);
+		}
+		if (pe->has_local) {
+			if (port_with_addr(cfg, &pe->local, true) == NULL)
+				return fail(L, key_line(L, SEC_PEER, i, K_PEER_LOCAL),
+					    "local: %s is not an address of an outer port",
+					    addr_str(&pe->local, a));
+		} else if (!first_outer_addr(cfg, pe->locators[0].family, &pe->local)) {
+			return fail(L, loc_line, "internal error: no default local address");
+		}
+		for (unsigned j = 0; j < i; j++)
+			if (memcmp(cfg->peers[j].hit, pe->hit, GW_CONF_HIT_LEN) == 0) {
+				struct gw_addr h = { .family = 6 };
+
+				memcpy(h.addr, pe->hit, GW_CONF_HIT_LEN);
+				return fail(L, key_line(L, SEC_PEER, i, K_HIT),
+					    "hit: %s is also the HIT of [peer %s] (line %u)",
+					    addr_str(&h, a), cfg->peers[j].name,
+					    key_line(L, SEC_PEER, j, K_HIT));
+			}
+		for (unsigned x = 0; x < pe->n_prefixes; x++) {
+			const struct gw_prefix *px = &pe->prefixes[x];
+
+			for (unsigned j = 0; j < i; j++) {
+				const struct gw_conf_peer *o = &cfg->peers[j];
+
+				for (unsigned y = 0; y < o->n_prefixes; y++)
+					if (gw_prefix_overlap(px, &o->prefixes[y]))
+						return fail(L, pfx_line, "prefixes: %s overlaps %s of "
+							    "[peer %s] (line %u)", prefix_str(px, a),
+							    prefix_str(&o->prefixes[y], b), o->name,
+							    key_line(L, SEC_PEER, j, K_PEER_PREFIXES));
+			}
+			/* against out SAs: reported on whichever prefixes line comes later */
+			for (unsigned j = 0; j < cfg->n_sas; j++) {
+				const struct gw_conf_sa *sa = &cfg->sas[j];
+				unsigned sl = key_line(L, SEC_SA, j, K_PREFIXES);
+
+				if (sa->dir != GW_DIR_OUT)
+					continue;
+				for (unsigned y = 0; y < sa->n_prefixes; y++) {
+					if (!gw_prefix_overlap(px, &sa->prefixes[y]))
+						continue;
+					if (pfx_line > sl)
+						return fail(L, pfx_line, "prefixes: %s overlaps %s of "
+							    "[sa %s] (line %u)", prefix_str(px, a),
+							    prefix_str(&sa->prefixes[y], b), sa->name, sl);
+					return fail(L, sl, "prefixes: %s overlaps %s of [peer %s] "
+						    "(line %u)", prefix_str(&sa->prefixes[y], a),
+						    prefix_str(px, b), pe->name, pfx_line);
+				}
+			}
+		}
+	}
+	for (unsigned x = 0; x < cfg->n_bypass; x++)
+		for (unsigned i = 0; i < cfg->n_peers; i++) {
+			const struct gw_conf_peer *pe = &cfg->peers[i];
+
+			for (unsigned y = 0; y < pe->n_prefixes; y++)
+				if (cfg->bypass[x].len == pe->prefixes[y].len &&
+				    addr_eq(&cfg->bypass[x].a, &pe->prefixes[y].a))
+					return fail(L, key_line(L, SEC_POLICY, 0, K_BYPASS),
+						    "bypass: %s is also a prefix of [peer %s]",
+						    prefix_str(&cfg->bypass[x], a), pe->name);
+		}
+	return 0;
 }
 
 static int
@@ -1332,7 +1852,7 @@ cross_check(struct loader *L)
 						    "bypass: %s is also a prefix of out SA %s",
 						    prefix_str(&cfg->bypass[x], a), sa->name);
 		}
-	return 0;
+	return cross_check_peers(L);
 }
 
 /* ---------- entry points ----------------------------------------------------- */
@@ -1446,6 +1966,15 @@ gw_config_load(const char *path, struct gw_config *cfg, char *err, size_t errlen
 	snprintf(cfg->path, sizeof(cfg->path), "%s", path);
 	cfg->workers = 1;
 	cfg->idle = GW_IDLE_ADAPTIVE;
+	cfg->puzzle_k = GW_CONF_PUZZLE_K_DEFAULT;
+	for (unsigned i = 0; i < N_OF(esp_transform_default); i++)
+		cfg->esp_transforms[cfg->n_esp_transforms++] = esp_transform_default[i];
+	for (unsigned i = 0; i < N_OF(dh_group_default); i++)
+		cfg->dh_groups[cfg->n_dh_groups++] = (uint8_t)dh_group_default[i];
+	for (unsigned i = 0; i < N_OF(hip_cipher_default); i++)
+		cfg->hip_ciphers[cfg->n_hip_ciphers++] = hip_cipher_default[i];
+	cfg->sa_lifetime_s = GW_CONF_LIFETIME_S_DEFAULT;
+	cfg->sa_lifetime_bytes = GW_CONF_LIFETIME_BYTES_DEFAULT;
 
 	if (read_file(L) != 0)
 		goto out;
@@ -1465,6 +1994,8 @@ gw_config_load(const char *path, struct gw_config *cfg, char *err, size_t errlen
 			s->idx = cfg->n_ports++;
 		else if (s->type == SEC_SA)
 			s->idx = cfg->n_sas++;
+		else if (s->type == SEC_PEER)
+			s->idx = cfg->n_peers++;
 	}
 	for (unsigned i = 0; i < L->n_secs; i++) {
 		const struct sec *s = &L->secs[i];
@@ -1475,6 +2006,7 @@ gw_config_load(const char *path, struct gw_config *cfg, char *err, size_t errlen
 		case SEC_PORT: r = parse_port(L, s); break;
 		case SEC_SA: r = parse_sa(L, s); break;
 		case SEC_POLICY: r = parse_policy(L, s); break;
+		case SEC_PEER: r = parse_peer(L, s); break;
 		}
 		if (r != 0)
 			goto out;
@@ -1541,6 +2073,24 @@ const char *
 gw_idle_name(enum gw_idle i)
 {
 	return i == GW_IDLE_BUSY ? "busy" : i == GW_IDLE_ADAPTIVE ? "adaptive" : "?";
+}
+
+const char *
+gw_esp_transform_name(uint16_t id)
+{
+	return id_to_name(esp_transform_table, N_OF(esp_transform_table), id);
+}
+
+const char *
+gw_dh_group_name(uint8_t id)
+{
+	return id_to_name(dh_group_table, N_OF(dh_group_table), id);
+}
+
+const char *
+gw_hip_cipher_name(uint16_t id)
+{
+	return id_to_name(hip_cipher_table, N_OF(hip_cipher_table), id);
 }
 
 char *

@@ -23,6 +23,14 @@
 #define GW_CONF_KEY_MAX      36    /* AES-256 key + 4-byte GCM salt, bytes */
 #define GW_CONF_AUTH_KEY_MAX 64
 #define GW_CONF_LINE_MAX     1024  /* longest accepted line, bytes */
+#define GW_CONF_MAX_PEERS    64    /* [peer NAME] sections */
+#define GW_CONF_MAX_LOCATORS 4     /* outer addresses per peer */
+#define GW_CONF_HIT_LEN      16    /* bytes of a HIT */
+/* Algorithm lists of [gateway]: RFC 7401 5.2.8 and RFC 7402 5.1.2 let a
+ * sender offer at most six IDs; we know fewer names, each listed once. */
+#define GW_CONF_MAX_ESP_TRANSFORMS 6
+#define GW_CONF_MAX_DH_GROUPS      6
+#define GW_CONF_MAX_HIP_CIPHERS    4
 
 /* An IPv4 or IPv6 address; IPv4 sits in addr[0..3], network byte order. */
 struct gw_addr {
@@ -103,6 +111,20 @@ struct gw_conf_sa {
 	unsigned line;
 };
 
+/* A HIP peer gateway ([peer NAME]): SAs towards it are keyed by HIP. */
+struct gw_conf_peer {
+	char name[GW_CONF_NAME_MAX];           /* "siteB" of [peer siteB] */
+	uint8_t hit[GW_CONF_HIT_LEN];          /* ORCHIDv2 (2001:20::/28), network order */
+	struct gw_addr locators[GW_CONF_MAX_LOCATORS];  /* its outer addresses, file order */
+	unsigned n_locators;                   /* 1..GW_CONF_MAX_LOCATORS */
+	struct gw_addr local;                  /* our outer address towards it: `local`, or
+						* the default (see the reference) */
+	bool has_local;                        /* `local` given */
+	struct gw_prefix prefixes[GW_CONF_MAX_PREFIXES];   /* its site, host bits zero */
+	unsigned n_prefixes;
+	unsigned line;                         /* line of the section header */
+};
+
 struct gw_config {
 	char path[GW_CONF_PATH_MAX];
 	unsigned workers;                      /* default 1 */
@@ -113,6 +135,21 @@ struct gw_config {
 	unsigned n_sas;
 	struct gw_prefix bypass[GW_CONF_MAX_PREFIXES];
 	unsigned n_bypass;
+	/* HIP keying ([gateway] hi, puzzle-k, ... and [peer] sections). The IDs are
+	 * the RFC numbers (the same as lib/hipwire/hip_wire.h's constants). */
+	char hi_path[GW_CONF_PATH_MAX];        /* Host Identity key file; "" = none */
+	uint8_t puzzle_k;                      /* initial puzzle difficulty, 0..28; default 10 */
+	uint16_t esp_transforms[GW_CONF_MAX_ESP_TRANSFORMS];  /* RFC 7402 suite IDs,
+						* preference order; default 13, 9, 8 */
+	unsigned n_esp_transforms;
+	uint8_t dh_groups[GW_CONF_MAX_DH_GROUPS];   /* RFC 7401 group IDs; default 7, 8, 4 */
+	unsigned n_dh_groups;
+	uint16_t hip_ciphers[GW_CONF_MAX_HIP_CIPHERS];  /* RFC 7401 HIP_CIPHER IDs; default 2, 4 */
+	unsigned n_hip_ciphers;
+	uint64_t sa_lifetime_s;                /* rekey after; 0 = no time limit; default 3600 */
+	uint64_t sa_lifetime_bytes;            /* rekey after; 0 = no byte limit; default 1 GiB */
+	struct gw_conf_peer peers[GW_CONF_MAX_PEERS];
+	unsigned n_peers;                      /* in file order */
 };
 
 /* Load and validate the config at `path` into `cfg` (zeroed first).
@@ -122,7 +159,11 @@ struct gw_config {
  * GW_CONF_LINE_MAX, names or values longer than their fields, bad values, and
  * cross-section errors (an SA's local address not on an outer port, key lengths
  * that do not match the suite, duplicate SPIs per direction, no inner or no outer
- * port, overlapping out-SA prefixes). Also wipes the key bytes of a failed load. */
+ * port, overlapping out-SA prefixes, [peer] rules: HIT not ORCHIDv2, duplicate
+ * HITs, a peer's prefixes overlapping another peer's or an out SA's, a locator
+ * family without an outer port address, [peer] without [gateway] hi). Checks
+ * that the `hi` key file exists and is not accessible by group or others (it
+ * does not read it). Also wipes the key bytes of a failed load. */
 int gw_config_load(const char *path, struct gw_config *cfg, char *err, size_t errlen);
 
 /* Wipe key material in cfg (explicit_bzero). Call when the config is no longer needed. */
@@ -133,6 +174,11 @@ const char *gw_suite_name(enum gw_suite s);
 const char *gw_role_name(enum gw_role r);
 const char *gw_dir_name(enum gw_dir d);
 const char *gw_idle_name(enum gw_idle i);
+/* Config names of the HIP algorithm IDs ("aes-gcm16" for ESP transform 13 ...;
+ * "?" for IDs the config does not know). */
+const char *gw_esp_transform_name(uint16_t id);
+const char *gw_dh_group_name(uint8_t id);
+const char *gw_hip_cipher_name(uint16_t id);
 
 /* Format an address ("10.1.0.1", "fd00:1::1") into buf (>= 46 bytes). Returns buf. */
 char *gw_addr_str(const struct gw_addr *a, char *buf, size_t len);

@@ -6,6 +6,11 @@
  * Error cases mark the line that must be reported with a trailing comment
  * " ;!" (comments are stripped before anything else is looked at, so the mark
  * changes nothing); the test finds that line's number itself.
+ *
+ * HIP keys: `hi` names a key file whose existence and mode the loader checks.
+ * main() makes temporary files for it (any content), and texts refer to them
+ * as @HI@ (mode 0600), @HI644@ (mode 0644) and @HILINK@ (a symbolic link to
+ * @HI@); subst() puts in the real paths.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -16,6 +21,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <arpa/inet.h>
+#include <sys/stat.h>
 #include <cmocka.h>
 
 #include "gw_config.h"
@@ -25,6 +31,76 @@
 #endif
 
 /* ---------- helpers ---------------------------------------------------------- */
+
+static char hi_ok[64], hi_644[64], hi_link[80];   /* made by main() */
+
+/* Copy text with @HI@, @HI644@ and @HILINK@ replaced by the key file paths.
+ * Returns a malloc'd string. */
+static char *
+subst(const char *text)
+{
+	static const struct { const char *mark; const char *path; } m[] = {
+		{ "@HI644@", hi_644 }, { "@HILINK@", hi_link }, { "@HI@", hi_ok },
+	};
+	size_t cap = strlen(text) * 2 + 256, n = 0;
+	char *out = malloc(cap);
+
+	assert_non_null(out);
+	while (*text) {
+		size_t i;
+
+		for (i = 0; i < sizeof(m) / sizeof(m[0]); i++)
+			if (strncmp(text, m[i].mark, strlen(m[i].mark)) == 0)
+				break;
+		if (i < sizeof(m) / sizeof(m[0])) {
+			size_t pl = strlen(m[i].path);
+
+			assert_true(n + pl < cap);
+			memcpy(out + n, m[i].path, pl);
+			n += pl;
+			text += strlen(m[i].mark);
+		} else {
+			assert_true(n + 1 < cap);
+			out[n++] = *text++;
+		}
+	}
+	out[n] = '\0';
+	return out;
+}
+
+static void
+make_key_files(void)
+{
+	int fd;
+
+	snprintf(hi_ok, sizeof(hi_ok), "/tmp/hipgw-test-hi-XXXXXX");
+	fd = mkstemp(hi_ok);               /* mode 0600 */
+	if (fd < 0 || write(fd, "not a real key\n", 15) != 15) {
+		perror("hi key file");
+		exit(1);
+	}
+	close(fd);
+	snprintf(hi_644, sizeof(hi_644), "/tmp/hipgw-test-hi644-XXXXXX");
+	fd = mkstemp(hi_644);
+	if (fd < 0 || fchmod(fd, 0644) != 0) {
+		perror("hi 0644 key file");
+		exit(1);
+	}
+	close(fd);
+	snprintf(hi_link, sizeof(hi_link), "%s.link", hi_ok);
+	if (symlink(hi_ok, hi_link) != 0) {
+		perror("hi link");
+		exit(1);
+	}
+}
+
+static void
+remove_key_files(void)
+{
+	unlink(hi_link);
+	unlink(hi_644);
+	unlink(hi_ok);
+}
 
 struct tmpconf {
 	char path[64];
@@ -434,8 +510,213 @@ test_defaults(void **state)
 	assert_string_equal(cfg->sas[1].state, "");
 	assert_int_equal(cfg->sas[1].n_local_prefixes, 0);
 	assert_int_equal(cfg->n_bypass, 0);
+	/* HIP defaults */
+	assert_string_equal(cfg->hi_path, "");
+	assert_int_equal(cfg->puzzle_k, 10);
+	assert_int_equal(cfg->n_esp_transforms, 3);
+	assert_int_equal(cfg->esp_transforms[0], 13);
+	assert_int_equal(cfg->esp_transforms[1], 9);
+	assert_int_equal(cfg->esp_transforms[2], 8);
+	assert_int_equal(cfg->n_dh_groups, 3);
+	assert_int_equal(cfg->dh_groups[0], 7);
+	assert_int_equal(cfg->dh_groups[1], 8);
+	assert_int_equal(cfg->dh_groups[2], 4);
+	assert_int_equal(cfg->n_hip_ciphers, 2);
+	assert_int_equal(cfg->hip_ciphers[0], 2);
+	assert_int_equal(cfg->hip_ciphers[1], 4);
+	assert_int_equal(cfg->sa_lifetime_s, 3600);
+	assert_int_equal(cfg->sa_lifetime_bytes, 1ull << 30);
+	assert_int_equal(cfg->n_peers, 0);
 	unlink(t.path);
 	gw_config_wipe(cfg);
+	free(cfg);
+}
+
+/* ---------- HIP keying: [gateway] HIP keys, [peer] sections beside [sa] ------- */
+
+#define HIT_B  "2001:22:a485:4abe:81de:a7b2:9a70:44b4"     /* OGA 2: ECDSA/SHA-384 */
+#define HIT_C  "2001:21:1111:2222:3333:4444:5555:6666"     /* OGA 1: RSA/SHA-256 */
+#define HIT_D  "2001:23::d"                                /* OGA 3: ECDSA_LOW/SHA-1 */
+
+static const char hip_conf[] =
+	"[port lan]\n"
+	"device = net_null0\n"
+	"role = inner\n"
+	"address = 10.1.0.1/24, fd00:1::1/64\n"
+	"\n"
+	"[port wan]\n"
+	"device = net_null1\n"
+	"role = outer\n"
+	"address = fe80::1/64, 192.0.2.1/24, 2001:db8::1/64, 192.0.2.7/24\n"
+	"\n"
+	"[port wan2]\n"
+	"device = net_null2\n"
+	"role = outer\n"
+	"address = 198.18.0.1/24, 2001:db8:f::1/64\n"
+	"\n"
+	"[gateway]\n"                      /* after the ports: order does not matter */
+	"hi = @HI@   ; this gateway's Host Identity\n"
+	"puzzle-k = 28\n"
+	"esp-transforms = null-sha256, aes-gcm16,aes128-cbc-sha256\n"
+	"dh-groups = modp3072, nist-p256\n"
+	"hip-ciphers = null, aes256-cbc, aes128-cbc\n"
+	"sa-lifetime = 512MiB, 2h\n"
+	"\n"
+	"[peer siteB]\n"                   /* line 24 */
+	"hit = " HIT_B "\n"
+	"locator = 198.51.100.1, 2001:db8:2::1\n"
+	"prefixes = 10.2.0.0/16, fd00:2::/48\n"
+	"\n"
+	"[sa m-out]\n"                     /* manual SAs beside the peers */
+	"direction = out\n"
+	"spi = 0x1000\n"
+	"suite = aes128-gcm16\n"
+	"key = 0x" K20 "\n"
+	"local = 192.0.2.1\n"
+	"remote = 198.51.100.9\n"
+	"prefixes = 10.9.0.0/16\n"
+	"\n"
+	"[sa m-in]\n"                      /* in SA prefixes may overlap a peer's */
+	"direction = in\n"
+	"spi = 0x1000\n"
+	"suite = aes128-gcm16\n"
+	"key = 0x" K20 "\n"
+	"local = 192.0.2.1\n"
+	"remote = 198.51.100.9\n"
+	"prefixes = 10.9.0.0/16, 10.2.0.0/16\n"
+	"\n"
+	"[peer siteC]\n"                   /* line 47 */
+	"prefixes = 10.3.0.0/16, 10.4.0.0/24, 10.4.1.0/24\n"
+	"local = 2001:db8:f::1\n"
+	"locator = 2001:db8:3::1, 203.0.113.3\n"
+	"hit = 2001:0021:1111:2222:3333:4444:5555:6666\n"
+	"\n"
+	"[peer siteD]\n"
+	"hit = " HIT_D "\n"
+	"locator = 2001:db8:4::1\n"
+	"prefixes = fd00:4::/48\n";
+
+static void
+test_hip_config(void **state)
+{
+	struct gw_config *cfg = new_cfg();
+	char err[512] = "x", *text = subst(hip_conf);
+	const struct gw_conf_peer *pe;
+	struct tmpconf t;
+	struct gw_addr h;
+
+	(void)state;
+	int rc = load_len(text, strlen(text), cfg, err, sizeof(err), &t);
+	unlink(t.path);
+	if (rc != 0)
+		fail_msg("load failed: %s", err);
+	assert_string_equal(cfg->hi_path, hi_ok);
+	assert_int_equal(cfg->puzzle_k, 28);
+	assert_int_equal(cfg->n_esp_transforms, 3);
+	assert_int_equal(cfg->esp_transforms[0], 7);
+	assert_int_equal(cfg->esp_transforms[1], 13);
+	assert_int_equal(cfg->esp_transforms[2], 8);
+	assert_int_equal(cfg->n_dh_groups, 2);
+	assert_int_equal(cfg->dh_groups[0], 4);
+	assert_int_equal(cfg->dh_groups[1], 7);
+	assert_int_equal(cfg->n_hip_ciphers, 3);
+	assert_int_equal(cfg->hip_ciphers[0], 1);
+	assert_int_equal(cfg->hip_ciphers[1], 4);
+	assert_int_equal(cfg->hip_ciphers[2], 2);
+	assert_int_equal(cfg->sa_lifetime_s, 7200);
+	assert_int_equal(cfg->sa_lifetime_bytes, 512ull << 20);
+	assert_int_equal(cfg->n_sas, 2);
+	assert_string_equal(cfg->sas[1].name, "m-in");
+
+	assert_int_equal(cfg->n_peers, 3);
+	pe = &cfg->peers[0];
+	assert_string_equal(pe->name, "siteB");
+	assert_int_equal(pe->line, 24);
+	memset(&h, 0, sizeof(h));
+	h.family = 6;
+	memcpy(h.addr, pe->hit, 16);
+	assert_addr(&h, HIT_B);
+	assert_hex(pe->hit, 16, "20010022a4854abe81dea7b29a7044b4");
+	assert_int_equal(pe->n_locators, 2);
+	assert_addr(&pe->locators[0], "198.51.100.1");
+	assert_addr(&pe->locators[1], "2001:db8:2::1");
+	assert_false(pe->has_local);
+	assert_addr(&pe->local, "192.0.2.1");     /* first IPv4 of an outer port */
+	assert_int_equal(pe->n_prefixes, 2);
+	assert_prefix(&pe->prefixes[0], "10.2.0.0/16");
+	assert_prefix(&pe->prefixes[1], "fd00:2::/48");
+
+	pe = &cfg->peers[1];
+	assert_string_equal(pe->name, "siteC");
+	assert_int_equal(pe->line, 47);
+	assert_hex(pe->hit, 16, "20010021111122223333444455556666");
+	assert_int_equal(pe->n_locators, 2);
+	assert_addr(&pe->locators[0], "2001:db8:3::1");
+	assert_addr(&pe->locators[1], "203.0.113.3");
+	assert_true(pe->has_local);
+	assert_addr(&pe->local, "2001:db8:f::1");
+	assert_int_equal(pe->n_prefixes, 3);
+	assert_prefix(&pe->prefixes[2], "10.4.1.0/24");
+
+	pe = &cfg->peers[2];
+	assert_string_equal(pe->name, "siteD");
+	assert_hex(pe->hit, 16, "2001002300000000000000000000000d");
+	assert_false(pe->has_local);
+	assert_addr(&pe->local, "2001:db8::1");   /* first IPv6, link-local last */
+	assert_int_equal(pe->n_prefixes, 1);
+
+	assert_string_equal(gw_esp_transform_name(13), "aes-gcm16");
+	assert_string_equal(gw_esp_transform_name(9), "aes256-cbc-sha256");
+	assert_string_equal(gw_esp_transform_name(8), "aes128-cbc-sha256");
+	assert_string_equal(gw_esp_transform_name(7), "null-sha256");
+	assert_string_equal(gw_esp_transform_name(12), "?");
+	assert_string_equal(gw_dh_group_name(7), "nist-p256");
+	assert_string_equal(gw_dh_group_name(8), "nist-p384");
+	assert_string_equal(gw_dh_group_name(4), "modp3072");
+	assert_string_equal(gw_dh_group_name(3), "?");
+	assert_string_equal(gw_hip_cipher_name(1), "null");
+	assert_string_equal(gw_hip_cipher_name(2), "aes128-cbc");
+	assert_string_equal(gw_hip_cipher_name(4), "aes256-cbc");
+	assert_string_equal(gw_hip_cipher_name(3), "?");
+	gw_config_wipe(cfg);
+	free(text);
+	free(cfg);
+}
+
+/* sa-lifetime variants: a limit left out is 0 (none). */
+static void
+test_hip_lifetime(void **state)
+{
+	static const struct { const char *v; uint64_t s, b; } c[] = {
+		{ "3600s, 1GiB", 3600, 1ull << 30 },
+		{ "1GiB, 3600s", 3600, 1ull << 30 },
+		{ "10m", 600, 0 },
+		{ "1s", 1, 0 },
+		{ "720h", 720 * 3600, 0 },
+		{ "43200m", 720 * 3600, 0 },
+		{ "2592000s", 720 * 3600, 0 },
+		{ "1KiB", 0, 1024 },
+		{ "1024B", 0, 1024 },
+		{ "3MiB", 0, 3ull << 20 },
+		{ "1024TiB", 0, 1ull << 50 },
+		{ "5h,\t7TiB", 5 * 3600, 7ull << 40 },
+	};
+	struct gw_config *cfg = new_cfg();
+	char text[512], err[512], *tx;
+	struct tmpconf t;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+		snprintf(text, sizeof(text), "[gateway]\nsa-lifetime = %s\n" LAN WAN, c[i].v);
+		tx = subst(text);
+		int rc = load_len(tx, strlen(tx), cfg, err, sizeof(err), &t);
+		unlink(t.path);
+		free(tx);
+		if (rc != 0)
+			fail_msg("%s: %s", c[i].v, err);
+		assert_int_equal(cfg->sa_lifetime_s, c[i].s);
+		assert_int_equal(cfg->sa_lifetime_bytes, c[i].b);
+	}
 	free(cfg);
 }
 
@@ -630,6 +911,11 @@ struct err_case {
 };
 
 #define HEX16 "0x" K16
+#define GW_HI "[gateway]\nhi = @HI@\n"
+#define WAN4 "[port wan]\ndevice = net_null1\nrole = outer\naddress = 192.0.2.1/24\n"
+#define PEER_B_AT(mark) "[peer siteB]" mark "\nhit = " HIT_B "\nlocator = 198.51.100.1\nprefixes = 10.2.0.0/16\n"
+#define PEER_B PEER_B_AT("")
+#define PEER_C "[peer siteC]\nhit = " HIT_C "\nlocator = 2001:db8:3::1\nprefixes = 10.3.0.0/16\n"
 #define CBC_SA(extra) "[sa c1]\ndirection = out\nspi = 0x3000\nsuite = aes128-cbc-sha256\n" \
 	"key = " HEX16 "\nauth-key = 0x" A32 "\nlocal = 192.0.2.1\nremote = 198.51.100.1\n" \
 	"prefixes = 10.5.0.0/16\n" extra
@@ -856,6 +1142,132 @@ static const struct err_case err_cases[] = {
 	{ "bypass_host_bits", LAN WAN "[policy]\nbypass = 10.9.0.1/16 ;!\n", -1, "bypass: '10.9.0.1/16' has host bits set" },
 	{ "bypass_is_sa_prefix", LAN WAN SA_OUT "[policy]\nbypass = 10.9.0.0/16, 10.2.0.0/16 ;!\n", -1,
 	  "bypass: 10.2.0.0/16 is also a prefix of out SA out1" },
+
+	/* [gateway] HIP keys */
+	{ "hi_missing", LAN WAN "[gateway]\nhi = /nonexistent-hipgw-test/gw.pem ;!\n", -1,
+	  "hi: key file /nonexistent-hipgw-test/gw.pem: No such file or directory" },
+	{ "hi_mode_0644", LAN WAN "[gateway]\nworkers = 2\nhi = @HI644@ ;!\n", -1,
+	  "hi: key file @HI644@ has mode 0644: accessible by group or others (chmod 600 it)" },
+	{ "hi_symlink", LAN WAN "[gateway]\nhi = @HILINK@ ;!\n", -1,
+	  "hi: key file @HILINK@ is a symbolic link (refused for a private key)" },
+	{ "hi_directory", LAN WAN "[gateway]\nhi = /tmp ;!\n", -1, "hi: key file /tmp is not a regular file" },
+	{ "hi_relative", LAN WAN "[gateway]\nhi = gw.pem ;!\n", -1, "hi: 'gw.pem' is not an absolute file path" },
+	{ "puzzle_k_29", "[gateway]\npuzzle-k = 29 ;!\n", -1, "puzzle-k: '29' is not a number 0..28" },
+	{ "puzzle_k_negative", "[gateway]\npuzzle-k = -1 ;!\n", -1, "puzzle-k: '-1' is not a number 0..28" },
+	{ "puzzle_k_leading_zero", "[gateway]\npuzzle-k = 010 ;!\n", -1, "puzzle-k: '010' is not a number" },
+	{ "esp_transform_unknown", "[gateway]\nesp-transforms = aes-gcm16, aes128-gcm16 ;!\n", -1,
+	  "esp-transforms: 'aes128-gcm16' is not one of aes-gcm16 | aes256-cbc-sha256 | "
+	  "aes128-cbc-sha256 | null-sha256" },
+	{ "esp_transform_twice", "[gateway]\nesp-transforms = aes-gcm16, null-sha256, aes-gcm16 ;!\n", -1,
+	  "esp-transforms: 'aes-gcm16' is listed twice" },
+	{ "esp_transform_empty_element", "[gateway]\nesp-transforms = aes-gcm16, ;!\n", -1,
+	  "esp-transforms: empty element in list" },
+	{ "dh_group_unknown", "[gateway]\ndh-groups = nist-p256, modp2048 ;!\n", -1,
+	  "dh-groups: 'modp2048' is not one of nist-p256 | nist-p384 | modp3072" },
+	{ "dh_group_case", "[gateway]\ndh-groups = NIST-P256 ;!\n", -1, "dh-groups: 'NIST-P256' is not one of" },
+	{ "hip_cipher_unknown", "[gateway]\nhip-ciphers = aes192-cbc ;!\n", -1,
+	  "hip-ciphers: 'aes192-cbc' is not one of null | aes128-cbc | aes256-cbc" },
+	{ "hip_cipher_twice", "[gateway]\nhip-ciphers = null, null ;!\n", -1, "hip-ciphers: 'null' is listed twice" },
+	{ "lifetime_no_unit", "[gateway]\nsa-lifetime = 3600 ;!\n", -1,
+	  "sa-lifetime: '3600' is not a time (a number and s, m or h: 3600s) or a byte count "
+	  "(a number and B, KiB, MiB, GiB or TiB: 1GiB)" },
+	{ "lifetime_space", "[gateway]\nsa-lifetime = 1 h ;!\n", -1, "sa-lifetime: '1 h' is not a time" },
+	{ "lifetime_decimal_unit", "[gateway]\nsa-lifetime = 3600s, 1GB ;!\n", -1, "sa-lifetime: '1GB' is not a time" },
+	{ "lifetime_unit_only", "[gateway]\nsa-lifetime = h ;!\n", -1, "sa-lifetime: 'h' is not a time" },
+	{ "lifetime_days", "[gateway]\nsa-lifetime = 1d ;!\n", -1, "sa-lifetime: '1d' is not a time" },
+	{ "lifetime_zero", "[gateway]\nsa-lifetime = 0s, 1GiB ;!\n", -1, "sa-lifetime: time '0s' is not 1s..720h" },
+	{ "lifetime_721h", "[gateway]\nsa-lifetime = 721h ;!\n", -1, "sa-lifetime: time '721h' is not 1s..720h" },
+	{ "lifetime_huge", "[gateway]\nsa-lifetime = 9999999999h ;!\n", -1,
+	  "sa-lifetime: time '9999999999h' is not 1s..720h" },
+	{ "lifetime_two_times", "[gateway]\nsa-lifetime = 3600s, 2h ;!\n", -1,
+	  "sa-lifetime: more than one time ('2h')" },
+	{ "lifetime_two_sizes", "[gateway]\nsa-lifetime = 1GiB, 3600s, 2GiB ;!\n", -1,
+	  "sa-lifetime: more than one byte count ('2GiB')" },
+	{ "lifetime_too_few_bytes", "[gateway]\nsa-lifetime = 1023B ;!\n", -1,
+	  "sa-lifetime: byte count '1023B' is not 1KiB..1024TiB" },
+	{ "lifetime_too_many_bytes", "[gateway]\nsa-lifetime = 1025TiB ;!\n", -1,
+	  "sa-lifetime: byte count '1025TiB' is not 1KiB..1024TiB" },
+	{ "lifetime_overflow", "[gateway]\nsa-lifetime = 9999999999TiB ;!\n", -1,
+	  "sa-lifetime: byte count '9999999999TiB' is not" },
+	{ "lifetime_leading_zero", "[gateway]\nsa-lifetime = 060s ;!\n", -1,
+	  "sa-lifetime: '060s': number not decimal without leading zeros" },
+
+	/* [peer] */
+	{ "peer_without_name", GW_HI LAN WAN "[peer] ;!\n", -1, "section [peer] needs a name: [peer NAME]" },
+	{ "peer_unknown_key", GW_HI LAN WAN PEER_B "spi = 0x1000 ;!\n", -1, "unknown key 'spi' in [peer siteB]" },
+	{ "peer_missing_hit", GW_HI LAN WAN "[peer siteB] ;!\nlocator = 198.51.100.1\nprefixes = 10.2.0.0/16\n", -1,
+	  "[peer siteB]: missing key 'hit'" },
+	{ "peer_missing_locator", GW_HI LAN WAN "[peer siteB] ;!\nhit = " HIT_B "\nprefixes = 10.2.0.0/16\n", -1,
+	  "[peer siteB]: missing key 'locator'" },
+	{ "peer_missing_prefixes", GW_HI LAN WAN "[peer siteB] ;!\nhit = " HIT_B "\nlocator = 198.51.100.1\n", -1,
+	  "[peer siteB]: missing key 'prefixes'" },
+	{ "peer_without_gateway_hi", LAN WAN "[gateway]\nworkers = 2\n" PEER_B_AT(" ;!") PEER_C, -1,
+	  "[peer siteB]: HIP peers need this gateway's Host Identity: set hi in [gateway]" },
+	{ "peer_without_gateway_section", LAN WAN PEER_B_AT(" ;!"), -1,
+	  "[peer siteB]: HIP peers need this gateway's Host Identity" },
+	{ "hit_not_ipv6", GW_HI LAN WAN "[peer siteB]\nhit = 10.0.0.1 ;!\n", -1,
+	  "hit: '10.0.0.1' is not an IPv6 address (a HIT is written like 2001:2x:...; "
+	  "`hipgw hit KEYFILE` prints it)" },
+	{ "hit_bad", GW_HI LAN WAN "[peer siteB]\nhit = 2001:22::a485::1 ;!\n", -1,
+	  "hit: '2001:22::a485::1' is not an IPv6 address" },
+	{ "hit_garbage", GW_HI LAN WAN "[peer siteB]\nhit = siteB.example.org ;!\n", -1,
+	  "hit: 'siteB.example.org' is not an IPv6 address" },
+	{ "hit_not_orchid", GW_HI LAN WAN "[peer siteB]\nhit = 2001:db8::1 ;!\n", -1,
+	  "hit: 2001:db8::1 is not an ORCHIDv2 HIT (not inside 2001:20::/28)" },
+	{ "hit_orchid_v1", GW_HI LAN WAN "[peer siteB]\nhit = 2001:1a:b:c:d:e:f:1 ;!\n", -1,
+	  "hit: 2001:1a:b:c:d:e:f:1 is not an ORCHIDv2 HIT (not inside 2001:20::/28)" },
+	{ "hit_after_orchid", GW_HI LAN WAN "[peer siteB]\nhit = 2001:30::1 ;!\n", -1,
+	  "hit: 2001:30::1 is not an ORCHIDv2 HIT" },
+	{ "hit_oga_0", GW_HI LAN WAN "[peer siteB]\nhit = 2001:20::1 ;!\n", -1,
+	  "hit: 2001:20::1 has OGA ID 0, not a HIT suite (1 RSA/DSA-SHA256, 2 ECDSA-SHA384, 3 ECDSA_LOW-SHA1)" },
+	{ "hit_oga_15", GW_HI LAN WAN "[peer siteB]\nhit = 2001:2f::1 ;!\n", -1,
+	  "hit: 2001:2f::1 has OGA ID 15, not a HIT suite" },
+	{ "duplicate_hit", GW_HI LAN WAN PEER_B
+	  "[peer siteC]\nhit = 2001:0022:A485:4ABE:81DE:A7B2:9A70:44B4 ;!\nlocator = 198.51.100.3\n"
+	  "prefixes = 10.3.0.0/16\n", -1,
+	  "hit: " HIT_B " is also the HIT of [peer siteB] (line 12)" },
+	{ "locator_family_without_outer_address", GW_HI LAN WAN4
+	  "[peer siteB]\nhit = " HIT_B "\nlocator = 198.51.100.1, 2001:db8:2::1 ;!\nprefixes = 10.2.0.0/16\n", -1,
+	  "locator: 2001:db8:2::1 is IPv6 but no outer port has an IPv6 address" },
+	{ "locator_v6_only_on_inner", GW_HI LAN WAN4
+	  "[peer siteB]\nhit = " HIT_B "\nlocator = fd00:1::9 ;!\nprefixes = 10.2.0.0/16\n", -1,
+	  "locator: fd00:1::9 is IPv6 but no outer port has an IPv6 address" },
+	{ "locator_is_ours", GW_HI LAN WAN
+	  "[peer siteB]\nhit = " HIT_B "\nlocator = 2001:db8::1 ;!\nprefixes = 10.2.0.0/16\n", -1,
+	  "locator: 2001:db8::1 is an address of our port wan" },
+	{ "locator_bad", GW_HI LAN WAN "[peer siteB]\nlocator = 198.51.100.256 ;!\n", -1,
+	  "locator: '198.51.100.256' is not an IPv4 or IPv6 address" },
+	{ "locator_multicast", GW_HI LAN WAN "[peer siteB]\nlocator = 224.0.0.1 ;!\n", -1,
+	  "locator: '224.0.0.1' is not a unicast address" },
+	{ "locator_twice", GW_HI LAN WAN "[peer siteB]\nlocator = 198.51.100.1, 198.51.100.1 ;!\n", -1,
+	  "locator: '198.51.100.1' is listed twice" },
+	{ "locator_five", GW_HI LAN WAN "[peer siteB]\nlocator = 198.51.100.1, 198.51.100.2, "
+	  "198.51.100.3, 198.51.100.4, 198.51.100.5 ;!\n", -1, "locator: more than 4 addresses" },
+	{ "peer_local_not_outer", GW_HI LAN WAN PEER_B "local = 10.1.0.1 ;!\n", -1,
+	  "local: 10.1.0.1 is not an address of an outer port" },
+	{ "peer_local_unknown", GW_HI LAN WAN PEER_B "local = 192.0.2.99 ;!\n", -1,
+	  "local: 192.0.2.99 is not an address of an outer port" },
+	{ "peer_local_family", GW_HI LAN WAN PEER_B "local = 2001:db8::1 ;!\n", -1,
+	  "local: 2001:db8::1 is IPv6 but no locator is" },
+	{ "peer_prefixes_host_bits", GW_HI LAN WAN "[peer siteB]\nprefixes = 10.2.0.1/16 ;!\n", -1,
+	  "prefixes: '10.2.0.1/16' has host bits set (network 10.2.0.0/16?)" },
+	{ "peer_prefixes_same_list", GW_HI LAN WAN "[peer siteB]\nprefixes = fd00:2::/48, fd00:2:0:1::/64 ;!\n", -1,
+	  "prefixes: fd00:2:0:1::/64 overlaps fd00:2::/48 in the same list" },
+	{ "peer_prefixes_overlap_peer", GW_HI LAN WAN PEER_B
+	  "[peer siteC]\nhit = " HIT_C "\nlocator = 198.51.100.3\nprefixes = fd00:3::/48, 10.2.7.0/24 ;!\n", -1,
+	  "prefixes: 10.2.7.0/24 overlaps 10.2.0.0/16 of [peer siteB] (line 14)" },
+	{ "peer_prefixes_overlap_peer_supernet", GW_HI LAN WAN PEER_B
+	  "[peer siteC]\nhit = " HIT_C "\nlocator = 198.51.100.3\nprefixes = 0.0.0.0/0 ;!\n", -1,
+	  "prefixes: 0.0.0.0/0 overlaps 10.2.0.0/16 of [peer siteB] (line 14)" },
+	{ "peer_prefixes_overlap_sa_before", GW_HI LAN WAN SA_OUT
+	  "[peer siteB]\nhit = " HIT_B "\nlocator = 198.51.100.1\nprefixes = 10.2.128.0/17 ;!\n", -1,
+	  "prefixes: 10.2.128.0/17 overlaps 10.2.0.0/16 of [sa out1] (line 18)" },
+	{ "peer_prefixes_overlap_sa_after", GW_HI LAN WAN PEER_B
+	  "[sa out1]\ndirection = out\nspi = 0x1000\nsuite = aes128-gcm16\nkey = 0x" K20 "\n"
+	  "local = 192.0.2.1\nremote = 198.51.100.1\nprefixes = fd00:9::/32, 10.0.0.0/8 ;!\n", -1,
+	  "prefixes: 10.0.0.0/8 overlaps 10.2.0.0/16 of [peer siteB] (line 14)" },
+	{ "bypass_is_peer_prefix", GW_HI LAN WAN PEER_B "[policy]\nbypass = 10.2.0.0/16 ;!\n", -1,
+	  "bypass: 10.2.0.0/16 is also a prefix of [peer siteB]" },
 };
 
 static void
@@ -864,23 +1276,26 @@ test_error_case(void **state)
 	const struct err_case *c = *state;
 	struct gw_config *cfg = new_cfg();
 	char err[512], want[600];
+	char *text = subst(c->text), *msg = subst(c->msg);
 	struct tmpconf t;
 	int line = c->line;
 
 	if (line < 0) {
-		const char *mark = strstr(c->text, " ;!");
+		const char *mark = strstr(text, " ;!");
 
 		assert_non_null(mark);
 		line = 1;
-		for (const char *p = c->text; p < mark; p++)
+		for (const char *p = text; p < mark; p++)
 			line += *p == '\n';
 	}
 	memset(err, 'z', sizeof(err));
-	int rc = load_len(c->text, strlen(c->text), cfg, err, sizeof(err), &t);
+	int rc = load_len(text, strlen(text), cfg, err, sizeof(err), &t);
 	unlink(t.path);
 	if (rc != -1)
 		fail_msg("case %s: load succeeded", c->name);
-	snprintf(want, sizeof(want), "%s:%d: %s", t.path, line, c->msg);
+	snprintf(want, sizeof(want), "%s:%d: %s", t.path, line, msg);
+	free(text);
+	free(msg);
 	if (strncmp(err, want, strlen(want)) != 0)
 		fail_msg("case %s:\n  got:  %s\n  want: %s...", c->name, err, want);
 	assert_null(strchr(err, '\n'));
@@ -891,6 +1306,7 @@ test_error_case(void **state)
 	}
 	assert_int_equal(cfg->n_sas, 0);
 	assert_int_equal(cfg->n_ports, 0);
+	assert_int_equal(cfg->n_peers, 0);
 	free(cfg);
 }
 
@@ -901,6 +1317,11 @@ test_error_bases_valid(void **state)
 	static const char *const texts[] = {
 		LAN WAN, LAN WAN SA_OUT, LAN WAN SA_IN, LAN WAN SA_OUT SA_IN, LAN WAN CBC_SA(""),
 		"[gateway]\nworkers = 16\n" LAN WAN,
+		GW_HI LAN WAN, GW_HI LAN WAN PEER_B, GW_HI LAN WAN PEER_B PEER_C, GW_HI LAN WAN4 PEER_B,
+		GW_HI LAN WAN SA_IN PEER_B,     /* an in SA's prefixes may equal a peer's */
+		LAN WAN "[gateway]\npuzzle-k = 0\nhi = @HI@\n" PEER_B PEER_C SA_IN,
+		"[gateway]\nhi = @HI@\nesp-transforms = null-sha256\ndh-groups = nist-p384\n"
+		"hip-ciphers = null\nsa-lifetime = 1s\n" LAN WAN,
 	};
 	struct gw_config *cfg = new_cfg();
 	char err[512];
@@ -908,8 +1329,10 @@ test_error_bases_valid(void **state)
 
 	(void)state;
 	for (size_t i = 0; i < sizeof(texts) / sizeof(texts[0]); i++) {
-		int rc = load_len(texts[i], strlen(texts[i]), cfg, err, sizeof(err), &t);
+		char *text = subst(texts[i]);
+		int rc = load_len(text, strlen(text), cfg, err, sizeof(err), &t);
 		unlink(t.path);
+		free(text);
 		if (rc != 0)
 			fail_msg("base %zu: %s", i, err);
 	}
@@ -986,9 +1409,9 @@ test_helpers(void **state)
 /* Byte mutations of the full config: never a crash, always 0 or one error line
  * starting with "FILE:". Run under ASan / valgrind to see it means something. */
 static void
-test_mutations(void **state)
+mutations_of(const char *base)
 {
-	size_t n = strlen(full_conf);
+	size_t n = strlen(base);
 	char *text = malloc(n + 64), err[256], pfx[80];
 	struct gw_config *cfg = new_cfg();
 	struct tmpconf t;
@@ -996,12 +1419,11 @@ test_mutations(void **state)
 	static const char alphabet[] = "[]=;# \t\n,/:.x0f9-\r\xff";
 	unsigned ok = 0;
 
-	(void)state;
 	assert_non_null(text);
 	for (int iter = 0; iter < 1500; iter++) {
 		size_t len = n;
 
-		memcpy(text, full_conf, n);
+		memcpy(text, base, n);
 		int muts = 1 + iter % 4;
 		for (int m = 0; m < muts; m++) {
 			rnd = rnd * 1103515245u + 12345u;
@@ -1042,27 +1464,92 @@ test_mutations(void **state)
 	free(cfg);
 }
 
+static void
+test_mutations(void **state)
+{
+	(void)state;
+	mutations_of(full_conf);
+}
+
+static void
+test_mutations_hip(void **state)
+{
+	char *text = subst(hip_conf);
+
+	(void)state;
+	mutations_of(text);
+	free(text);
+}
+
+/* 64 [peer] sections pass, the 65th header fails. */
+static void
+test_peer_limit(void **state)
+{
+	size_t cap = 32768;
+	char *text = malloc(cap), err[512], want[256];
+	struct gw_config *cfg = new_cfg();
+	struct tmpconf t;
+	int n, last = 0;
+
+	(void)state;
+	assert_non_null(text);
+	n = snprintf(text, cap, GW_HI LAN WAN);
+	for (int i = 0; i < 65; i++) {
+		last = n;
+		n += snprintf(text + n, cap - (size_t)n, "[peer p%d]\nhit = 2001:22::%x\n"
+			      "locator = 198.51.100.%d\nprefixes = 10.%d.0.0/16\n", i, i + 1, i + 1, i + 2);
+	}
+	char *tx = subst(text);
+	assert_int_equal(load_len(tx, strlen(tx), cfg, err, sizeof(err), &t), -1);
+	unlink(t.path);
+	snprintf(want, sizeof(want), "%s:%d: too many [peer] sections (at most 64)", t.path,
+		 11 + 64 * 4);
+	assert_string_equal(err, want);
+	free(tx);
+	text[last] = '\0';
+	tx = subst(text);
+	if (load_len(tx, strlen(tx), cfg, err, sizeof(err), &t) != 0)
+		fail_msg("%s", err);
+	unlink(t.path);
+	assert_int_equal(cfg->n_peers, 64);
+	assert_string_equal(cfg->peers[63].name, "p63");
+	assert_addr(&cfg->peers[63].locators[0], "198.51.100.64");
+	assert_hex(cfg->peers[63].hit, 16, "20010022000000000000000000000040");
+	free(tx);
+	free(text);
+	free(cfg);
+}
+
 int
 main(void)
 {
 	enum { N_ERR = sizeof(err_cases) / sizeof(err_cases[0]) };
-	struct CMUnitTest tests[16 + N_ERR];
+	struct CMUnitTest tests[20 + N_ERR];
 	size_t n = 0;
+	int rc;
+
+	make_key_files();
 
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_full_config);
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_example_gwA);
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_defaults);
+	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_hip_config);
+	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_hip_lifetime);
+	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_peer_limit);
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_syntax_variants);
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_limits);
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_file_errors);
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_error_bases_valid);
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_helpers);
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_mutations);
+	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_mutations_hip);
 	for (size_t i = 0; i < N_ERR; i++) {
 		tests[n] = (struct CMUnitTest)cmocka_unit_test_prestate(test_error_case,
 									 (void *)&err_cases[i]);
 		tests[n].name = err_cases[i].name;
 		n++;
 	}
-	return _cmocka_run_group_tests("config", tests, n, NULL, NULL);
+	rc = _cmocka_run_group_tests("config", tests, n, NULL, NULL);
+	remove_key_files();
+	return rc;
 }

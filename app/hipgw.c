@@ -48,7 +48,7 @@ check_config(const char *path)
 		return 2;
 	}
 	gw_config_wipe(&cfg);
-	printf("%s: OK (%u ports, %u SAs)\n", path, cfg.n_ports, cfg.n_sas);
+	printf("%s: OK (%u ports, %u SAs, %u HIP peers)\n", path, cfg.n_ports, cfg.n_sas, cfg.n_peers);
 	return 0;
 }
 

@@ -40,7 +40,7 @@
 #include "hip_hit.h"
 
 /* HIP_CIPHER IDs (RFC 7401 section 5.2.8) */
-enum hip_cipher {
+enum hip_cipher_id {   /* not "hip_cipher": hipwire's struct hip_cipher has that tag */
 	HIP_CIPHER_NULL = 1,
 	HIP_CIPHER_AES128_CBC = 2,
 	HIP_CIPHER_AES256_CBC = 4,

@@ -63,8 +63,21 @@ struct hip_io {
 		      const struct hip_sa_keys *in, uint32_t old_in_spi);
 	/* The association is gone (CLOSE, E-FAILED, timeout): remove its SAs. */
 	void (*sa_down)(void *ctx, void *peer_user, uint32_t in_spi);
-	/* A BEX finished (ok) or failed; times as far as known. */
+	/* A BEX finished (ok) or failed; times as far as known. At the
+	 * responder it comes right after R2 is sent (i1_to_r1, i2_to_r2). At
+	 * the initiator a success is reported at hip_host_first_esp (so that
+	 * r2_to_esp and tbe are in), or HIP_BEX_DONE_WAIT_NS after R2 when no
+	 * ESP packet left by then (those two times 0). Failures (E-FAILED) are
+	 * reported at once. One call per Base Exchange. */
 	void (*bex_done)(void *ctx, void *peer_user, bool ok, const struct hip_bex_times *t);
+	/* Optional (may be NULL): UPDATE rekey, make-before-break for the side
+	 * that answers the rekey. It gets the new inbound SA early, before its
+	 * peer can switch to it: install `in` now, keep sending on the old
+	 * outbound SA. The later sa_up for this rekey carries the same `in`
+	 * (same SPI and keys): it is already installed, only switch to `out`.
+	 * When NULL, that side installs `in` only at that sa_up, which may lose
+	 * the packets its peer sends in between. */
+	void (*sa_in_up)(void *ctx, void *peer_user, const struct hip_sa_keys *in);
 };
 
 struct hip_host_cfg {
@@ -78,6 +91,14 @@ struct hip_host_cfg {
 	unsigned n_hip_ciphers;
 	uint64_t sa_lifetime_ns;                /* rekey after this; 0 = never */
 	struct hip_io io;
+	/* Optional deterministic randomness (test vectors only): when set,
+	 * every random value the engine uses (R1 secrets, puzzle #I seed, DH
+	 * private values, puzzle J start, ENCRYPTED IV, ECHO nonces, ECDSA
+	 * nonces) comes from rng(rng_ctx, buf, len), which returns 0 on
+	 * success. Fixed output gives byte-identical exchanges. NULL = OpenSSL's
+	 * CSPRNG (always in production). */
+	int (*rng)(void *ctx, uint8_t *buf, size_t len);
+	void *rng_ctx;
 };
 
 /* Create an engine. Precomputes one R1 per DH group. NULL + err on failure. */
@@ -121,7 +142,93 @@ struct hip_host_stats {
 	uint64_t i1_rx, r1_tx, i2_rx, r2_tx; /* responder side */
 	uint64_t bex_ok, bex_failed, updates, closes;
 	uint8_t puzzle_k;                    /* current difficulty */
+	/* why packets were dropped (each drop counts once in `dropped` and once here) */
+	uint64_t drop_malformed;             /* header, TLV layout, missing or bad parameter */
+	uint64_t drop_checksum;
+	uint64_t drop_unknown_peer;          /* sender HIT not added with hip_host_add_peer */
+	uint64_t drop_not_for_us;            /* receiver HIT not ours */
+	uint64_t drop_state;                 /* unexpected in the association's state */
+	uint64_t drop_critical;              /* unknown critical parameter */
+	uint64_t drop_puzzle;                /* wrong or stale puzzle solution (I2) */
+	uint64_t drop_r1_gen;                /* I2 for an R1 generation no longer valid */
+	uint64_t drop_policy;                /* DH group, cipher, transform or suite refused */
+	uint64_t drop_hit_mismatch;          /* HOST_ID does not hash to the sender's HIT */
+	uint64_t drop_mac;                   /* HIP_MAC / HIP_MAC_2 did not verify */
+	uint64_t drop_sig;                   /* signature did not verify */
+	uint64_t drop_replay;                /* old UPDATE / CLOSE_ACK echo mismatch */
+	uint64_t drop_internal;              /* our failure: SPI, memory, crypto */
+	uint64_t i2_dup;                     /* duplicate I2 answered with the stored R2 */
+	uint64_t retransmits;                /* I1, I2, UPDATE, CLOSE resent on timeout */
+	uint64_t notify_tx, notify_rx;
+	uint64_t r1_generations;             /* R1 sets computed (generation counter) */
+	uint64_t dh_derive;                  /* Diffie-Hellman computations */
+	uint64_t sig_verify;                 /* signature verifications attempted */
+	uint64_t sim_init;                   /* simultaneous initiations resolved */
 };
 void hip_host_stats(const struct hip_host *h, struct hip_host_stats *out);
+
+/* ---- Additions (beyond the integrator's first API) ------------------------- */
+
+/* hip_host_input's errors beyond enum hip_err (hip_packet.h). */
+enum hip_host_err {
+	HIP_E_HOST_STATE = -32,     /* unexpected in this state, or unknown association */
+	HIP_E_HOST_PEER = -33,      /* sender not a declared peer, or receiver not us */
+	HIP_E_HOST_AUTH = -34,      /* MAC, signature, puzzle or HIT check failed */
+	HIP_E_HOST_POLICY = -35,    /* a choice we do not accept (group, transform, cipher, suite) */
+	HIP_E_HOST_CRITICAL = -36,  /* unknown critical parameter */
+	HIP_E_HOST_INTERNAL = -37,  /* our own failure (SPI, memory, crypto) */
+};
+const char *hip_host_strerror(int err);
+
+/* Association states of RFC 7401 section 4.4.2. */
+enum hip_state {
+	HIP_STATE_UNASSOCIATED = 0,
+	HIP_STATE_I1_SENT,
+	HIP_STATE_I2_SENT,
+	HIP_STATE_R2_SENT,
+	HIP_STATE_ESTABLISHED,
+	HIP_STATE_CLOSING,
+	HIP_STATE_CLOSED,
+	HIP_STATE_E_FAILED,
+};
+const char *hip_state_name(enum hip_state s);
+
+/* What the engine knows of one peer (tests, stats JSON, logs). */
+struct hip_peer_info {
+	enum hip_state state;
+	bool initiator;               /* we started the Base Exchange in force */
+	uint32_t spi_in, spi_out;     /* current SAs, 0 when none */
+	uint16_t esp_transform;
+	uint8_t dh_group;
+	uint16_t hip_cipher;
+	uint16_t last_notify;         /* last NOTIFY message type received, 0 none */
+	uint64_t notify_rx;
+	uint64_t rekeys;              /* completed UPDATE rekeys */
+	struct hip_bex_times times;   /* of the last Base Exchange */
+};
+/* Fill *out for the peer added with `peer_user`. Returns 0 or -1. */
+int hip_host_peer_info(const struct hip_host *h, const void *peer_user, struct hip_peer_info *out);
+
+/* Our HIT. */
+const uint8_t *hip_host_hit(const struct hip_host *h);
+
+/* Compute a new set of R1s now (new R1 generation; the previous generation
+ * stays valid for I2s, older ones do not). Also done in hip_host_tick every
+ * HIP_R1_REGEN_NS and when the puzzle difficulty changes. Returns 0 or -1. */
+int hip_host_regen_r1(struct hip_host *h, uint64_t now_ns);
+
+/* Replace the RNG (see hip_host_cfg.rng) and recompute the R1s with it. */
+int hip_host_set_rng(struct hip_host *h, int (*rng)(void *ctx, uint8_t *buf, size_t len),
+		     void *rng_ctx, uint64_t now_ns);
+
+/* Timing constants (ns). */
+#define HIP_RTO_INITIAL_NS     (500ull * 1000 * 1000)   /* first retransmission */
+#define HIP_RTO_MAX_NS         (8ull * 1000 * 1000 * 1000)
+#define HIP_I1_RETRIES_MAX     5                        /* then E-FAILED */
+#define HIP_I2_RETRIES_MAX     5
+#define HIP_UPDATE_RETRIES_MAX 6
+#define HIP_CLOSE_RETRIES_MAX  3
+#define HIP_R1_REGEN_NS        (60ull * 1000 * 1000 * 1000)
+#define HIP_BEX_DONE_WAIT_NS   (1000ull * 1000 * 1000)
 
 #endif

@@ -1,0 +1,320 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Inside the HIP engine (not installed API): the host, its associations, the
+ * R1 sets, and the functions the role files (hip_*.c) share.
+ *
+ *   hip_host.c    engine, peers, input checks and dispatch, timers, stats
+ *   hip_r1.c      precomputed R1s per DH group, generations, puzzle #I, K under load
+ *   hip_bex.c     I1, R1, I2, R2: build and process
+ *   hip_cover.c   what HIP_MAC(_2) and HIP_SIGNATURE(_2) cover (RFC 7401 6.4)
+ *   hip_state.c   state machine helpers, retransmission with back-off, timers
+ *   hip_notify.c  NOTIFY out (rate limited) and in
+ *   hip_update.c  UPDATE rekey with a fresh Diffie-Hellman (RFC 7401 6.11, RFC 7402 6)
+ *   hip_close.c   CLOSE / CLOSE_ACK (RFC 7401 6.14, 6.15)
+ *   hip_rand.c    randomness: OpenSSL, or the deterministic test-vector RNG
+ */
+#ifndef HIPGW_HIP_INTERNAL_H
+#define HIPGW_HIP_INTERNAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "hip_host.h"
+#include "hip_packet.h"
+#include "hip_param.h"
+#include "hip_dh.h"
+#include "hip_hi.h"
+#include "hip_hit.h"
+#include "hip_keymat.h"
+
+#define HIP_NSEC_PER_MS        (1000ull * 1000)
+#define HIP_NSEC_PER_S         (1000ull * 1000 * 1000)
+
+#define HIP_PUZZLE_LIFETIME    37      /* 2^(37-32) = 32 s to solve */
+#define HIP_PUZZLE_K_MAX       24      /* what we ask at most, under load */
+#define HIP_PUZZLE_K_ACCEPT    28      /* what we solve at most as initiator */
+#define HIP_R1_GENS            2       /* current and previous generation accepted */
+#define HIP_ECHO_LEN           16      /* CLOSE nonce */
+#define HIP_HOST_ID_TLV_MAX    (HIP_TLV_HDR_LEN + 6 + HIP_HI_MAX_LEN + 8)
+#define HIP_R2_SENT_HOLD_NS    (10ull * HIP_NSEC_PER_S)  /* R2-SENT -> ESTABLISHED */
+#define HIP_CLOSED_HOLD_NS     (15ull * HIP_NSEC_PER_S)  /* CLOSED -> UNASSOCIATED */
+#define HIP_E_FAILED_HOLD_NS   (2ull * HIP_NSEC_PER_S)   /* E-FAILED -> UNASSOCIATED */
+#define HIP_LOAD_WINDOW_NS     (100ull * HIP_NSEC_PER_MS) /* I1 rate window */
+#define HIP_LOAD_I1_HIGH       64      /* I1s per window that raise K */
+#define HIP_LOAD_K_STEP        2
+#define HIP_NOTIFY_BURST       16      /* NOTIFYs per second we send at most */
+#define HIP_I2_OLD             4       /* digests of older I2s kept per peer */
+
+/* Parameters of one received packet, located by one pass over its TLVs. */
+struct hip_params {
+	const struct hip_tlv *esp_info, *r1_counter, *puzzle, *solution, *seq, *ack;
+	const struct hip_tlv *dh_group_list, *dh, *hip_cipher, *encrypted, *host_id;
+	const struct hip_tlv *hit_suite_list, *notification, *echo_req_signed, *echo_resp_signed;
+	const struct hip_tlv *tf_list, *esp_transform, *mac, *mac2, *sig2, *sig;
+	const struct hip_tlv *echo_resp_unsigned, *echo_req_unsigned;
+	struct hip_tlv tlv[32];     /* storage the pointers above point into */
+	unsigned n;
+	uint16_t unknown_critical;  /* first unknown critical type, 0 none */
+};
+
+/* A packet we keep to retransmit it (I1, I2, UPDATE, CLOSE) or to answer a
+ * duplicate with the same bytes (R2, UPDATE reply, CLOSE_ACK). */
+struct hip_txbuf {
+	uint8_t b[HIP_PACKET_MAX];
+	size_t len;
+};
+
+/* Retransmission timer of the packet in hip_assoc.tx */
+struct hip_rtx {
+	bool armed;
+	unsigned count;             /* retransmissions done */
+	unsigned max;
+	uint64_t timeout;           /* current interval */
+	uint64_t deadline;
+};
+
+enum hip_rekey_phase {
+	HIP_REKEY_NONE = 0,
+	HIP_REKEY_SENT,             /* we sent UPDATE(ESP_INFO, SEQ, DH), await the reply */
+	HIP_REKEY_REPLIED,          /* we answered the peer's, await its ACK */
+};
+
+struct hip_assoc {
+	struct hip_host *h;
+	uint8_t peer_hit[HIP_HIT_LEN];
+	struct gw_addr locators[HIP_MAX_LOCATORS];
+	unsigned n_locators;
+	struct gw_addr local;       /* our outer address towards the peer */
+	struct gw_addr remote;      /* the peer's address in use */
+	void *user;
+
+	enum hip_state state;
+	uint64_t state_since;
+	bool initiator;
+
+	/* the peer, once authenticated (R1 at the initiator, I2 at the responder) */
+	struct hip_hi peer_hi;
+	uint8_t peer_host_id[HIP_HOST_ID_TLV_MAX];  /* responder's HOST_ID TLV as in R1 */
+	size_t peer_host_id_len;
+
+	/* negotiated */
+	uint8_t suite;              /* HIT suite giving RHASH: the responder's */
+	uint8_t dh_group;
+	uint16_t hip_cipher;
+	uint16_t esp_transform;
+	uint8_t i[HIP_RHASH_MAX], j[HIP_RHASH_MAX];  /* puzzle I, J: KEYMAT salt */
+	size_t ij_len;
+	struct hip_keys keys;       /* HIP keys, and the ESP keys in use */
+	uint32_t spi_in, spi_out;
+	uint64_t r1_gen;            /* initiator: generation of the R1 answered */
+	bool have_r1_gen;
+
+	/* initiator during the BEX */
+	struct hip_dh dh;           /* our ephemeral key of the I2 */
+	uint8_t i1_groups[HIP_MAX_DH_GROUPS];
+	unsigned n_i1_groups;
+
+	/* packets */
+	struct hip_txbuf tx;        /* what the retransmission timer resends */
+	struct hip_rtx rtx;
+	struct hip_txbuf r2;        /* responder: R2 for duplicate I2s */
+	uint8_t i2_digest[HIP_RHASH_MAX];  /* responder: what identifies the I2 answered */
+	uint8_t i2_old[HIP_I2_OLD][HIP_RHASH_MAX];  /* I2s answered before: replays */
+
+	/* UPDATE */
+	uint32_t update_id;         /* our next Update ID */
+	bool peer_update_seen;
+	uint32_t peer_update_id;    /* last peer Update ID processed */
+	struct hip_txbuf update_reply;  /* our answer to peer_update_id, for duplicates */
+	enum hip_rekey_phase rekey;
+	uint32_t rekey_seq;         /* the Update ID of our UPDATE in flight */
+	struct hip_dh rekey_dh;
+	uint32_t rekey_spi_in;      /* our new inbound SPI */
+	struct hip_sa_keys rk_in, rk_out;   /* REPLIED: the new SAs, out pending */
+	uint64_t rekey_at;          /* lifetime rekey due (0 = none) */
+	uint64_t rekeys;
+
+	/* CLOSE */
+	uint8_t echo[HIP_ECHO_LEN];
+
+	/* NOTIFY */
+	uint16_t last_notify;
+	uint64_t notify_rx;
+
+	/* times */
+	struct hip_bex_times times;
+	uint64_t t_i1_out, t_r1_in, t_r2_in;
+	uint64_t i1_to_r1_last;     /* responder: of the last I1 from this peer */
+	bool bex_done_pending;      /* initiator: waits for first ESP */
+	uint64_t bex_done_deadline;
+};
+
+/* One generation of precomputed R1s: one per DH group */
+struct hip_r1 {
+	uint8_t group;
+	struct hip_dh dh;
+	struct hip_txbuf pkt;       /* signed, receiver HIT / Opaque / #I zero */
+	size_t puzzle_off;          /* offset of the PUZZLE TLV */
+};
+
+struct hip_r1_gen {
+	bool valid;
+	uint64_t gen;
+	uint8_t k;
+	uint8_t secret[HIP_RHASH_MAX];   /* keys #I for this generation */
+	struct hip_r1 r1[HIP_MAX_DH_GROUPS];
+	unsigned n;
+};
+
+struct hip_host {
+	struct hip_host_cfg cfg;
+	struct hip_hi *hi;
+	uint8_t suite;
+	size_t rhash_len;
+
+	struct hip_assoc **peers;
+	unsigned n_peers, cap_peers;
+
+	/* R1s */
+	struct hip_r1_gen gens[HIP_R1_GENS];
+	unsigned cur_gen;           /* index into gens */
+	uint64_t gen_counter;
+	uint64_t r1_regen_at;
+	uint8_t k;                  /* difficulty asked now */
+	uint64_t load_window_start;
+	uint64_t load_i1;
+	unsigned low_windows;
+
+	/* NOTIFY rate limit */
+	uint64_t notify_window_start;
+	unsigned notify_in_window;
+
+	struct hip_host_stats st;
+	uint8_t scratch[HIP_PACKET_MAX + HIP_HOST_ID_TLV_MAX];  /* MAC / signature coverage */
+	uint8_t host_id_tlv[HIP_HOST_ID_TLV_MAX];   /* our HOST_ID TLV, as sent */
+	size_t host_id_tlv_len;
+};
+
+/* ---- hip_host.c ---- */
+struct hip_assoc *hip_peer_by_hit(const struct hip_host *h, const uint8_t hit[HIP_HIT_LEN]);
+struct hip_assoc *hip_peer_by_user(const struct hip_host *h, const void *user);
+/* Finish a built packet (Header Length), set the checksum for src/dst, send.
+ * Returns 0 or -1. */
+int hip_send(struct hip_host *h, const struct gw_addr *src, const struct gw_addr *dst,
+	     uint8_t *pkt, size_t len);
+/* Count a drop with its reason counter; returns err for tail calls. */
+int hip_drop(struct hip_host *h, uint64_t *reason, int err);
+/* Monotonic ns (for durations inside one call). */
+uint64_t hip_mono_ns(void);
+/* Start a packet: 0 or -1. */
+int hip_build_start(struct hip_builder *b, struct hip_txbuf *t, uint8_t type,
+		    const uint8_t *src_hit, const uint8_t *dst_hit);
+
+/* ---- hip_r1.c ---- */
+int hip_r1_init(struct hip_host *h, uint64_t now);
+void hip_r1_free(struct hip_host *h);
+int hip_r1_regen(struct hip_host *h, uint64_t now);
+void hip_r1_tick(struct hip_host *h, uint64_t now);
+/* Count an I1 for the load estimate (may raise K and regenerate). */
+void hip_r1_note_i1(struct hip_host *h, uint64_t now);
+/* The R1 of the current generation for `group`, NULL when none. */
+const struct hip_r1 *hip_r1_for(const struct hip_host *h, uint8_t group);
+const struct hip_r1_gen *hip_r1_current(const struct hip_host *h);
+/* The generation with counter `gen` if still accepted, else NULL. */
+const struct hip_r1_gen *hip_r1_gen_find(const struct hip_host *h, uint64_t gen);
+/* The generation whose Opaque is `opaque` (I2 without R1_COUNTER). */
+const struct hip_r1_gen *hip_r1_gen_by_opaque(const struct hip_host *h, const uint8_t opaque[2]);
+/* #I and Opaque for an initiator HIT in a generation. Returns 0 or -1. */
+int hip_r1_puzzle_i(const struct hip_host *h, const struct hip_r1_gen *g,
+		    const uint8_t hit_i[HIP_HIT_LEN], uint8_t *i_out, uint8_t opaque[2]);
+
+/* ---- hip_bex.c ---- */
+int hip_bex_send_i1(struct hip_assoc *a, uint64_t now);
+int hip_bex_in_i1(struct hip_host *h, const struct hip_hdr *hdr, const struct hip_params *p,
+		  const struct gw_addr *src, const struct gw_addr *dst, uint64_t now);
+int hip_bex_in_r1(struct hip_host *h, const uint8_t *pkt, const struct hip_hdr *hdr,
+		  const struct hip_params *p, const struct gw_addr *src,
+		  const struct gw_addr *dst, uint64_t now);
+int hip_bex_in_i2(struct hip_host *h, const uint8_t *pkt, const struct hip_hdr *hdr,
+		  const struct hip_params *p, const struct gw_addr *src,
+		  const struct gw_addr *dst, uint64_t now);
+int hip_bex_in_r2(struct hip_host *h, const uint8_t *pkt, const struct hip_hdr *hdr,
+		  const struct hip_params *p, const struct gw_addr *src,
+		  const struct gw_addr *dst, uint64_t now);
+/* Fill the two SA directions from a's keys and SPIs. */
+void hip_bex_sa_keys(const struct hip_assoc *a, const struct hip_keys *k, uint32_t spi_in,
+		     uint32_t spi_out, struct hip_sa_keys *in, struct hip_sa_keys *out);
+/* Our HOST_ID TLV bytes (built once at create). */
+int hip_bex_host_id_tlv(struct hip_host *h);
+
+/* ---- hip_cover.c ---- */
+/* Append HIP_MAC or HIP_MAC_2 over what b holds (RFC 7401 6.4.1). For
+ * HIP_MAC_2, host_id is the responder's HOST_ID TLV inserted in type order. */
+int hip_cover_put_mac(struct hip_host *h, struct hip_builder *b, uint16_t type, uint8_t suite,
+		      const struct hip_key *key, const uint8_t *host_id, size_t host_id_len);
+/* Append HIP_SIGNATURE or HIP_SIGNATURE_2 (puzzle_off: the PUZZLE TLV's
+ * offset for SIGNATURE_2, zeroed with the receiver HIT; RFC 7401 6.4.2). */
+int hip_cover_put_sig(struct hip_host *h, struct hip_builder *b, uint16_t type, size_t puzzle_off);
+/* Verify the HIP_MAC / HIP_MAC_2 TLV `mac` of pkt. 0 ok, -1 not. */
+int hip_cover_check_mac(struct hip_host *h, const uint8_t *pkt, const struct hip_tlv *mac,
+			uint8_t suite, const struct hip_key *key,
+			const uint8_t *host_id, size_t host_id_len);
+/* Verify the HIP_SIGNATURE(_2) TLV `sig` of pkt with hi. For SIGNATURE_2
+ * pass the PUZZLE TLV. 0 ok, -1 not. */
+int hip_cover_check_sig(struct hip_host *h, const uint8_t *pkt, const struct hip_tlv *sig,
+			const struct hip_hi *hi, const struct hip_tlv *puzzle);
+
+/* ---- hip_state.c ---- */
+void hip_state_set(struct hip_assoc *a, enum hip_state s, uint64_t now);
+/* Keep a.tx for retransmission: arm the timer with `max` retries. */
+void hip_rtx_arm(struct hip_assoc *a, unsigned max, uint64_t now);
+void hip_rtx_stop(struct hip_assoc *a);
+void hip_state_tick(struct hip_assoc *a, uint64_t now);
+/* Address to send a's packets to, and from. */
+const struct gw_addr *hip_assoc_dst(const struct hip_assoc *a);
+/* Forget the association's crypto state (keys wiped, DH freed). */
+void hip_assoc_reset(struct hip_assoc *a);
+/* The BEX failed: E-FAILED, bex_done(false). */
+void hip_assoc_fail(struct hip_assoc *a, uint64_t now);
+/* An established association: install SAs, set timers. */
+void hip_assoc_established(struct hip_assoc *a, const struct hip_sa_keys *out,
+			   const struct hip_sa_keys *in, uint64_t now);
+/* Report bex_done(true) now (initiator: first ESP or timeout). */
+void hip_assoc_report_bex(struct hip_assoc *a);
+/* Schedule the next lifetime rekey from now. */
+void hip_assoc_schedule_rekey(struct hip_assoc *a, uint64_t now);
+/* Tear down SAs of an association (sa_down) if it has any. */
+void hip_assoc_sa_down(struct hip_assoc *a);
+
+/* ---- hip_notify.c ---- */
+/* Send NOTIFY `type` with data to dst (rate limited). */
+void hip_notify_send(struct hip_host *h, const uint8_t peer_hit[HIP_HIT_LEN],
+		     const struct gw_addr *src, const struct gw_addr *dst, uint16_t type,
+		     const void *data, size_t data_len, uint64_t now);
+int hip_notify_in(struct hip_host *h, const uint8_t *pkt, const struct hip_hdr *hdr,
+		  const struct hip_params *p, uint64_t now);
+
+/* ---- hip_update.c ---- */
+int hip_update_start(struct hip_assoc *a, uint64_t now);
+int hip_update_in(struct hip_host *h, const uint8_t *pkt, const struct hip_hdr *hdr,
+		  const struct hip_params *p, const struct gw_addr *src, uint64_t now);
+/* Retransmissions ran out. */
+void hip_update_give_up(struct hip_assoc *a, uint64_t now);
+void hip_update_abort(struct hip_assoc *a);
+
+/* ---- hip_close.c ---- */
+int hip_close_start(struct hip_assoc *a, uint64_t now);
+int hip_close_in(struct hip_host *h, const uint8_t *pkt, const struct hip_hdr *hdr,
+		 const struct hip_params *p, const struct gw_addr *src, uint64_t now);
+int hip_close_ack_in(struct hip_host *h, const uint8_t *pkt, const struct hip_hdr *hdr,
+		     const struct hip_params *p, uint64_t now);
+
+/* ---- hip_rand.c ---- */
+int hip_rand(struct hip_host *h, uint8_t *buf, size_t len);
+/* A fresh DH key pair for group (from the RNG in deterministic mode). */
+int hip_rand_dh(struct hip_host *h, uint8_t group, struct hip_dh *dh);
+/* Sign with our HI (ECDSA nonces from the RNG in deterministic mode). */
+int hip_rand_sign(struct hip_host *h, const uint8_t *data, size_t len,
+		  uint8_t *sig, size_t cap, size_t *sig_len);
+
+#endif

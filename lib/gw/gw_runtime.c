@@ -18,6 +18,7 @@
 #include <rte_mbuf.h>
 
 #include "gw.h"
+#include "gw_internal.h"
 #include "gw_ctrl.h"
 #include "gw_meta.h"
 #include "gw_neigh.h"
@@ -26,6 +27,7 @@
 #define RX_DESC 1024
 #define TX_DESC 1024
 #define TICK_MS 100
+#define HIP_TICK_MS 5
 
 #define LOG(level, ...) RTE_LOG(level, USER1, __VA_ARGS__)
 
@@ -177,8 +179,43 @@ routes_setup(struct gw_ctx *ctx, const struct gw_config *cfg, char *err, size_t 
 	return 0;
 }
 
-/* Index of the outer port that owns addr, or -1. */
-static int
+void
+gw_sa_out_limits(const struct gw_ctx *ctx, struct gw_sa *sa, int op)
+{
+	uint32_t mtu = ctx->ports[op].mtu, l = mtu;
+	int clamp = GW_MSS_CLAMP_AUTO;
+
+	while (l > 0 && l + esp_sa_overhead(sa->esp, l) > mtu)
+		l--;
+	sa->max_inner = l;
+	for (unsigned i = 0; i < ctx->n_ports; i++)
+		if (ctx->ports[i].role == GW_ROLE_INNER) {
+			clamp = ctx->ports[i].mss_clamp;
+			break;
+		}
+	if (clamp == GW_MSS_CLAMP_AUTO) {
+		sa->mss4 = l > 40 ? l - 40 : 0;
+		sa->mss6 = l > 60 ? l - 60 : 0;
+	} else {
+		sa->mss4 = sa->mss6 = (uint16_t)clamp;
+	}
+}
+
+void
+gw_sa_default_dst(const struct gw_config *cfg, struct gw_sa *sa)
+{
+	for (unsigned i = 0; i < cfg->n_ports; i++) {
+		const struct gw_conf_port *pc = &cfg->ports[i];
+		if (pc->role != GW_ROLE_INNER)
+			continue;
+		for (unsigned a = 0; a < pc->n_addrs && sa->n_dst < GW_CONF_MAX_PREFIXES; a++)
+			prefix_network(&sa->dst_ok[sa->n_dst++], &pc->addrs[a]);
+		for (unsigned r = 0; r < pc->n_routes && sa->n_dst < GW_CONF_MAX_PREFIXES; r++)
+			sa->dst_ok[sa->n_dst++] = pc->routes[r].dst;
+	}
+}
+
+int
 outer_port_of(const struct gw_ctx *ctx, const struct gw_addr *a)
 {
 	for (unsigned i = 0; i < ctx->n_ports; i++)
@@ -227,22 +264,7 @@ sa_setup(struct gw_ctx *ctx, const struct gw_config *cfg, const struct gw_conf_s
 		return fail(err, errlen, "%s:%u: SA %s: %s", cfg->path, c->line, c->name, msg);
 	}
 	if (c->dir == GW_DIR_OUT) {
-		uint32_t mtu = ctx->ports[op].mtu, l = mtu;
-		int clamp = GW_MSS_CLAMP_AUTO;
-		while (l > 0 && l + esp_sa_overhead(sa->esp, l) > mtu)
-			l--;
-		sa->max_inner = l;
-		for (unsigned i = 0; i < ctx->n_ports; i++)
-			if (ctx->ports[i].role == GW_ROLE_INNER) {
-				clamp = ctx->ports[i].mss_clamp;
-				break;
-			}
-		if (clamp == GW_MSS_CLAMP_AUTO) {
-			sa->mss4 = l > 40 ? l - 40 : 0;
-			sa->mss6 = l > 60 ? l - 60 : 0;
-		} else {
-			sa->mss4 = sa->mss6 = (uint16_t)clamp;
-		}
+		gw_sa_out_limits(ctx, sa, op);
 		if (gw_sadb_add_out(&ctx->sadb, sa, c->prefixes, c->n_prefixes) != 0)
 			goto table;
 		LOG(INFO, "SA %s: out SPI 0x%x, inner packets up to %u bytes, MSS clamp %u/%u\n",
@@ -255,16 +277,7 @@ sa_setup(struct gw_ctx *ctx, const struct gw_config *cfg, const struct gw_conf_s
 		memcpy(sa->dst_ok, c->local_prefixes, sizeof(sa->dst_ok));
 		sa->n_dst = c->n_local_prefixes;
 	} else {
-		/* default: the inner ports' networks and routes (RFC 4301 5.2) */
-		for (unsigned i = 0; i < cfg->n_ports; i++) {
-			const struct gw_conf_port *pc = &cfg->ports[i];
-			if (pc->role != GW_ROLE_INNER)
-				continue;
-			for (unsigned a = 0; a < pc->n_addrs && sa->n_dst < GW_CONF_MAX_PREFIXES; a++)
-				prefix_network(&sa->dst_ok[sa->n_dst++], &pc->addrs[a]);
-			for (unsigned r = 0; r < pc->n_routes && sa->n_dst < GW_CONF_MAX_PREFIXES; r++)
-				sa->dst_ok[sa->n_dst++] = pc->routes[r].dst;
-		}
+		gw_sa_default_dst(cfg, sa);
 	}
 	if (gw_sadb_add_in(&ctx->sadb, sa) != 0)
 		goto table;
@@ -345,12 +358,22 @@ gw_run(struct gw_ctx *ctx, const struct gw_run_opts *opts)
 {
 	struct gw_worker_arg args[GW_MAX_WORKERS];
 	struct gw_ctrl *ctrl = gw_ctrl_create(ctx);
-	uint64_t hz = rte_get_tsc_hz(), start = rte_rdtsc(), next_tick = start;
+	uint64_t hz = rte_get_tsc_hz(), start = rte_rdtsc(), next_tick = start, next_hip = start;
+	struct gw_hip *hip = NULL;
 	unsigned idle = 0;
+	char err[512];
 	int ret = 0;
 
 	if (ctrl == NULL)
 		return -1;
+	if (ctx->cfg->n_peers > 0) {
+		hip = gw_hip_create(ctx, ctrl, err, sizeof(err));
+		if (hip == NULL) {
+			LOG(ERR, "%s\n", err);
+			gw_ctrl_free(ctrl);
+			return -1;
+		}
+	}
 	for (unsigned w = 0; w < ctx->n_workers; w++) {
 		args[w].ctx = ctx;
 		args[w].idx = w;
@@ -363,6 +386,10 @@ gw_run(struct gw_ctx *ctx, const struct gw_run_opts *opts)
 		unsigned n = gw_ctrl_poll(ctrl);
 
 		now = rte_rdtsc();
+		if (hip != NULL && now >= next_hip) {
+			next_hip = now + hz / 1000 * HIP_TICK_MS;
+			gw_hip_tick(hip);
+		}
 		if (now >= next_tick) {
 			uint64_t last = ctx->last_rx_tsc ? ctx->last_rx_tsc : start;
 			next_tick = now + hz / 1000 * TICK_MS;
@@ -381,12 +408,21 @@ gw_run(struct gw_ctx *ctx, const struct gw_run_opts *opts)
 		else if (++idle > 64)
 			rte_delay_us_sleep(idle > 1024 ? 500 : 50);
 	}
+	if (hip != NULL) {
+		/* RFC 7401 section 5.3.7: tell the peers (CLOSE), give it time to leave */
+		uint64_t until = rte_rdtsc() + hz / 1000 * 200;
+		gw_hip_close_all(hip);
+		while (rte_rdtsc() < until) {
+			gw_ctrl_poll(ctrl);
+			gw_hip_tick(hip);
+			rte_delay_us_sleep(1000);
+		}
+	}
 	/* let workers send what the control lcore queued last */
 	rte_delay_us_sleep(2000);
 	__atomic_store_n(&ctx->stop, true, __ATOMIC_RELEASE);
 	rte_eal_mp_wait_lcore();
 	gw_ctrl_poll(ctrl);   /* drain punted packets */
-	gw_ctrl_free(ctrl);
 	for (unsigned w = 0; w < ctx->n_workers; w++) {
 		struct rte_mbuf *m = NULL;
 		while (rte_ring_dequeue(ctx->from_ctrl[w], (void **)&m) == 0)
@@ -401,10 +437,21 @@ gw_run(struct gw_ctx *ctx, const struct gw_run_opts *opts)
 			ret = -1;
 		} else {
 			gw_stats_write_json(ctx, f);
+			if (hip != NULL) {
+				/* the document's last "}" is replaced by the HIP section */
+				fflush(f);
+				if (fseek(f, -2, SEEK_END) == 0) {
+					fputs(",\n  \"hip\": ", f);
+					gw_hip_stats_json(hip, f);
+					fputs("\n}\n", f);
+				}
+			}
 			if (fclose(f) != 0)
 				ret = -1;
 		}
 	}
+	gw_hip_free(hip);
+	gw_ctrl_free(ctrl);
 	return ret;
 }
 

@@ -77,9 +77,14 @@ build_r1(struct hip_host *h, struct hip_r1_gen *g, struct hip_r1 *r)
 	hip_dh_group_list_put(&b, &gl);
 	hip_diffie_hellman_put(&b, &dh);
 	hip_cipher_put(&b, &hc);
-	p = hip_build_param_reserve(&b, HIP_PARAM_HOST_ID, h->host_id_tlv_len - HIP_TLV_HDR_LEN);
-	if (p != NULL)   /* our HOST_ID TLV, padding included (zero) */
-		memcpy(p, h->host_id_tlv + HIP_TLV_HDR_LEN, h->host_id_tlv_len - HIP_TLV_HDR_LEN);
+	{
+		/* our HOST_ID TLV: its Length field counts the contents only,
+		 * without the padding that host_id_tlv_len includes */
+		size_t clen = hip_get16(h->host_id_tlv + 2);
+		p = hip_build_param_reserve(&b, HIP_PARAM_HOST_ID, clen);
+		if (p != NULL)
+			memcpy(p, h->host_id_tlv + HIP_TLV_HDR_LEN, clen);
+	}
 	hip_hit_suite_list_put(&b, &sl);
 	hip_transport_format_list_put(&b, &tf);
 	hip_esp_transform_put(&b, &et);

@@ -1,0 +1,526 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * HIP keying on the control lcore: the glue between the protocol engine
+ * (lib/hip, RFC 7401 / RFC 7402) and the gateway's tables. Per [peer]: an SPD
+ * out slot for its prefixes; packets towards it while it has no SA are staged
+ * (bounded) and start a Base Exchange; when the engine reports new SAs, the in
+ * SA goes into the SAD first, then the out SA into the slot (make-before-break),
+ * and the staged packets go back through the fast path.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+#include <openssl/rand.h>
+#include <rte_ip.h>
+#include <rte_ip_frag.h>
+#include <rte_log.h>
+#include <rte_malloc.h>
+
+#include "gw_internal.h"
+#include "hip_host.h"
+#include "hip_hit.h"
+#include "hipgw_wire.h"
+
+#define LOG(level, ...) RTE_LOG(level, USER1, __VA_ARGS__)
+
+#define GW_HIP_STAGE_MAX    32          /* packets staged per peer during a BEX */
+#define GW_HIP_OLD_SA_NS    (2ULL * 1000 * 1000 * 1000)  /* keep a replaced in SA 2 s */
+#define GW_HIP_MAX_RETIRE   64
+
+struct gw_peer {
+	struct gw_hip *g;
+	const struct gw_conf_peer *conf;
+	int slot;                       /* SPD out slot */
+	uint32_t in_spi;                /* current in SA, 0 = none */
+	struct rte_mbuf *staged[GW_HIP_STAGE_MAX];
+	unsigned n_staged;
+	unsigned staged_port;
+	bool awaiting_first_esp;
+	uint64_t first_esp_ns;          /* staged packets re-injected: report once the engine returns */
+	unsigned bex_ok, bex_failed, rekeys;
+	struct hip_bex_times last;      /* last BEX, ns */
+};
+
+struct retire {
+	uint32_t spi;
+	uint64_t when_ns;
+};
+
+struct gw_hip {
+	struct gw_ctx *ctx;
+	struct gw_ctrl *ctrl;
+	struct hip_hi hi;
+	struct hip_host *host;
+	struct gw_peer *peers;
+	unsigned n_peers;
+	struct retire retire[GW_HIP_MAX_RETIRE];
+	unsigned n_retire;
+	bool closing;                   /* shutdown: keep SAs (and their counters) for the stats */
+};
+
+static uint64_t
+now_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+/* ---- engine callbacks ---- */
+
+static void
+io_send(void *arg, const struct gw_addr *src, const struct gw_addr *dst, const uint8_t *pkt,
+	size_t len)
+{
+	struct gw_hip *g = arg;
+	struct rte_mbuf *m = rte_pktmbuf_alloc(g->ctx->pool);
+	size_t hl = src->family == 4 ? sizeof(struct rte_ipv4_hdr) : sizeof(struct rte_ipv6_hdr);
+	uint8_t *p;
+
+	if (m == NULL)
+		return;
+	p = (uint8_t *)rte_pktmbuf_append(m, hl + len);
+	if (p == NULL) {
+		rte_pktmbuf_free(m);
+		return;
+	}
+	if (src->family == 4) {
+		struct rte_ipv4_hdr *ip = (struct rte_ipv4_hdr *)p;
+		memset(ip, 0, sizeof(*ip));
+		ip->version_ihl = 0x45;
+		ip->total_length = rte_cpu_to_be_16(hl + len);
+		ip->time_to_live = GW_IP_DEFAULT_TTL;
+		ip->next_proto_id = GW_IPPROTO_HIP;
+		memcpy(&ip->src_addr, src->addr, 4);
+		memcpy(&ip->dst_addr, dst->addr, 4);
+		ip->hdr_checksum = rte_ipv4_cksum(ip);
+	} else {
+		struct rte_ipv6_hdr *ip = (struct rte_ipv6_hdr *)p;
+		memset(ip, 0, sizeof(*ip));
+		ip->vtc_flow = rte_cpu_to_be_32(6u << 28);
+		ip->payload_len = rte_cpu_to_be_16(len);
+		ip->proto = GW_IPPROTO_HIP;
+		ip->hop_limits = GW_IP_DEFAULT_TTL;
+		memcpy(ip->src_addr, src->addr, 16);
+		memcpy(ip->dst_addr, dst->addr, 16);
+	}
+	memcpy(p + hl, pkt, len);
+	gw_ctrl_send_ip(g->ctrl, m);
+}
+
+static uint32_t
+io_spi_alloc(void *arg)
+{
+	struct gw_hip *g = arg;
+	for (int tries = 0; tries < 64; tries++) {
+		uint32_t spi;
+		void *data;
+		if (RAND_bytes((unsigned char *)&spi, sizeof(spi)) != 1)
+			return 0;
+		if (spi < 256)
+			continue;
+		if (rte_hash_lookup_data(g->ctx->sadb.sad, &spi, &data) < 0)
+			return spi;
+	}
+	return 0;
+}
+
+static int
+transform_suite(uint16_t t, enum gw_suite *s)
+{
+	switch (t) {
+	case 13: *s = GW_SUITE_AES128_GCM16; return 0;     /* RFC 7402: AES-GCM, 16-octet ICV */
+	case 8: *s = GW_SUITE_AES128_CBC_SHA256; return 0;
+	case 9: *s = GW_SUITE_AES256_CBC_SHA256; return 0;
+	case 7: *s = GW_SUITE_NULL_SHA256; return 0;
+	default: return -1;
+	}
+}
+
+static struct gw_sa *
+make_sa(struct gw_peer *p, const struct hip_sa_keys *k, enum gw_dir dir)
+{
+	struct gw_ctx *ctx = p->g->ctx;
+	struct gw_sa *sa;
+	struct esp_sa_params ep = {
+		.spi = k->spi, .dir = dir,
+		.key = k->enc_key, .key_len = k->enc_key_len,
+		.auth_key = k->auth_key, .auth_key_len = k->auth_key_len,
+		.replay_window = GW_ESP_REPLAY_WINDOW_DEFAULT,
+		.local = k->local, .remote = k->remote,
+		.seq_first = 1, .seq_limit = UINT64_MAX,
+	};
+	char err[256];
+	int op = outer_port_of(ctx, &k->local);
+
+	if (transform_suite(k->esp_transform, &ep.suite) != 0 || op < 0) {
+		LOG(ERR, "peer %s: unusable SA (transform %u, local port %d)\n", p->conf->name,
+		    k->esp_transform, op);
+		return NULL;
+	}
+	sa = rte_zmalloc("hipgw_sa", sizeof(*sa), RTE_CACHE_LINE_SIZE);
+	if (sa == NULL)
+		return NULL;
+	sa->esp = esp_sa_create(&ep, err, sizeof(err));
+	if (sa->esp == NULL) {
+		LOG(ERR, "peer %s: SA 0x%x: %s\n", p->conf->name, k->spi, err);
+		rte_free(sa);
+		return NULL;
+	}
+	sa->spi = k->spi;
+	sa->dir = dir;
+	snprintf(sa->name, sizeof(sa->name), "%.24s-%s", p->conf->name, dir == GW_DIR_OUT ? "out" : "in");
+	if (dir == GW_DIR_OUT) {
+		gw_sa_out_limits(ctx, sa, op);
+	} else {
+		memcpy(sa->src_ok, p->conf->prefixes, sizeof(sa->src_ok));
+		sa->n_src = p->conf->n_prefixes;
+		gw_sa_default_dst(ctx->cfg, sa);
+	}
+	return sa;
+}
+
+static void
+flush_staged(struct gw_peer *p)
+{
+	for (unsigned i = 0; i < p->n_staged; i++)
+		gw_ctrl_reinject(p->g->ctrl, p->staged[i], p->staged_port);
+	if (p->n_staged > 0 && p->awaiting_first_esp) {
+		/* sa_up runs inside the engine: tell it after it returned */
+		p->first_esp_ns = now_ns();
+		p->awaiting_first_esp = false;
+	}
+	p->n_staged = 0;
+}
+
+static void
+drop_staged(struct gw_peer *p)
+{
+	for (unsigned i = 0; i < p->n_staged; i++) {
+		gw_stats[rte_lcore_id()].drops[GW_DROP_NO_SA]++;
+		rte_pktmbuf_free(p->staged[i]);
+	}
+	p->n_staged = 0;
+}
+
+static bool
+in_installed(struct gw_hip *g, uint32_t spi)
+{
+	void *data;
+	return rte_hash_lookup_data(g->ctx->sadb.sad, &spi, &data) >= 0;
+}
+
+static int
+install_in(struct gw_hip *g, struct gw_peer *p, const struct hip_sa_keys *in)
+{
+	struct gw_sa *sin;
+
+	if (in_installed(g, in->spi))
+		return 0;
+	sin = make_sa(p, in, GW_DIR_IN);
+	if (sin == NULL)
+		return -1;
+	if (gw_sadb_add_in(&g->ctx->sadb, sin) != 0) {
+		esp_sa_free(sin->esp);
+		rte_free(sin);
+		return -1;
+	}
+	return 0;
+}
+
+/* UPDATE responder: the new in SA goes in before the peer can use it. */
+static void
+io_sa_in_up(void *arg, void *user, const struct hip_sa_keys *in)
+{
+	install_in(arg, user, in);
+}
+
+static void
+io_sa_up(void *arg, void *user, const struct hip_sa_keys *out, const struct hip_sa_keys *in,
+	 uint32_t old_in_spi)
+{
+	struct gw_hip *g = arg;
+	struct gw_peer *p = user;
+	struct gw_sa *sout;
+
+	if (install_in(g, p, in) != 0)
+		return;
+	sout = make_sa(p, out, GW_DIR_OUT);
+	if (sout == NULL) {
+		gw_sadb_del_in(&g->ctx->sadb, in->spi);
+		return;
+	}
+	gw_sadb_set_out(&g->ctx->sadb, p->slot, sout);   /* old out SA freed after grace */
+	p->in_spi = in->spi;
+	if (old_in_spi != 0) {
+		p->rekeys++;
+		if (g->n_retire < GW_HIP_MAX_RETIRE)
+			g->retire[g->n_retire++] = (struct retire){ old_in_spi, now_ns() + GW_HIP_OLD_SA_NS };
+		else
+			gw_sadb_del_in(&g->ctx->sadb, old_in_spi);
+	}
+	LOG(INFO, "peer %s: SAs up: out SPI 0x%08x, in SPI 0x%08x, ESP transform %u\n",
+	    p->conf->name, out->spi, in->spi, out->esp_transform);
+	flush_staged(p);
+}
+
+static void
+io_sa_down(void *arg, void *user, uint32_t in_spi)
+{
+	struct gw_hip *g = arg;
+	struct gw_peer *p = user;
+
+	if (g->closing) {
+		/* nothing is forwarded any more; the SAs go with the tables */
+		drop_staged(p);
+		return;
+	}
+	gw_sadb_set_out(&g->ctx->sadb, p->slot, NULL);
+	if (in_spi != 0)
+		gw_sadb_del_in(&g->ctx->sadb, in_spi);
+	if (p->in_spi == in_spi)
+		p->in_spi = 0;
+	drop_staged(p);
+	LOG(INFO, "peer %s: SAs down\n", p->conf->name);
+}
+
+static void
+io_bex_done(void *arg, void *user, bool ok, const struct hip_bex_times *t)
+{
+	struct gw_peer *p = user;
+	(void)arg;
+	if (ok) {
+		p->bex_ok++;
+		p->last = *t;
+	} else {
+		p->bex_failed++;
+		drop_staged(p);
+	}
+	LOG(NOTICE, "peer %s: BEX %s: I1->R1 %.3f ms, R1->I2 %.3f ms, I2->R2 %.3f ms, "
+	    "R2->ESP %.3f ms, Tbe %.3f ms\n", p->conf->name, ok ? "done" : "FAILED",
+	    t->i1_to_r1 / 1e6, t->r1_to_i2 / 1e6, t->i2_to_r2 / 1e6, t->r2_to_esp / 1e6, t->tbe / 1e6);
+}
+
+/* The first ESP packets towards a peer left (seed paper: R2 in -> first ESP out). */
+static void
+report_first_esp(struct gw_hip *g)
+{
+	for (unsigned i = 0; i < g->n_peers; i++) {
+		struct gw_peer *p = &g->peers[i];
+		if (p->first_esp_ns != 0) {
+			hip_host_first_esp(g->host, p, p->first_esp_ns);
+			p->first_esp_ns = 0;
+		}
+	}
+}
+
+/* ---- control-lcore hooks ---- */
+
+static void
+hook_hip_input(void *arg, struct rte_mbuf *m, unsigned port)
+{
+	struct gw_hip *g = arg;
+	uint8_t *l3 = rte_pktmbuf_mtod_offset(m, uint8_t *, sizeof(struct rte_ether_hdr));
+	uint32_t len = rte_pktmbuf_data_len(m) - sizeof(struct rte_ether_hdr);
+	struct gw_addr src = { 0 }, dst = { 0 };
+	uint32_t hl, tl;
+	int rc;
+
+	(void)port;
+	if ((l3[0] >> 4) == 4) {
+		struct rte_ipv4_hdr *ip = (struct rte_ipv4_hdr *)l3;
+		hl = rte_ipv4_hdr_len(ip);
+		tl = rte_be_to_cpu_16(ip->total_length);
+		if (tl > len || tl < hl || rte_ipv4_frag_pkt_is_fragmented(ip))
+			goto bad;
+		src.family = dst.family = 4;
+		memcpy(src.addr, &ip->src_addr, 4);
+		memcpy(dst.addr, &ip->dst_addr, 4);
+	} else {
+		struct rte_ipv6_hdr *ip = (struct rte_ipv6_hdr *)l3;
+		hl = sizeof(*ip);
+		tl = hl + rte_be_to_cpu_16(ip->payload_len);
+		if (tl > len || ip->proto != GW_IPPROTO_HIP)
+			goto bad;
+		src.family = dst.family = 6;
+		memcpy(src.addr, ip->src_addr, 16);
+		memcpy(dst.addr, ip->dst_addr, 16);
+	}
+	rc = hip_host_input(g->host, &src, &dst, l3 + hl, tl - hl, now_ns());
+	report_first_esp(g);
+	if (rc < 0)
+		LOG(INFO, "HIP packet of %u bytes dropped: %s (%d)\n", tl - hl, hip_host_strerror(rc), rc);
+	rte_pktmbuf_free(m);
+	return;
+bad:
+	gw_stats[rte_lcore_id()].drops[GW_DROP_MALFORMED]++;
+	rte_pktmbuf_free(m);
+}
+
+static void
+hook_no_sa(void *arg, struct rte_mbuf *m, unsigned port, unsigned slot)
+{
+	struct gw_hip *g = arg;
+	struct gw_peer *p = slot < g->ctx->sadb.n_slots ? g->ctx->sadb.owner[slot] : NULL;
+
+	if (p == NULL || p->n_staged == GW_HIP_STAGE_MAX) {
+		gw_stats[rte_lcore_id()].drops[GW_DROP_NO_SA]++;
+		rte_pktmbuf_free(m);
+		return;
+	}
+	/* the SA may have come up while the packet was in the ring */
+	if (gw_sadb_out(&g->ctx->sadb, slot) != NULL) {
+		gw_ctrl_reinject(g->ctrl, m, port);
+		return;
+	}
+	if (p->n_staged == 0)
+		p->awaiting_first_esp = true;
+	p->staged[p->n_staged++] = m;
+	p->staged_port = port;
+	hip_host_connect(g->host, p, now_ns());
+}
+
+/* ---- life cycle ---- */
+
+struct gw_hip *
+gw_hip_create(struct gw_ctx *ctx, struct gw_ctrl *ctrl, char *err, size_t errlen)
+{
+	const struct gw_config *cfg = ctx->cfg;
+	struct gw_hip *g;
+	struct hip_host_cfg hc = { 0 };
+	struct gw_ctrl_hooks hooks = { .hip_input = hook_hip_input, .no_sa = hook_no_sa };
+	char hit[64];
+
+	if (cfg->n_peers == 0)
+		return NULL;
+	g = calloc(1, sizeof(*g));
+	if (g == NULL)
+		return NULL;
+	g->ctx = ctx;
+	g->ctrl = ctrl;
+	g->peers = calloc(cfg->n_peers, sizeof(*g->peers));
+	if (g->peers == NULL || hip_hi_load(cfg->hi_path, &g->hi, err, errlen) != 0)
+		goto fail;
+	hc.hi = &g->hi;
+	hc.puzzle_k = cfg->puzzle_k;
+	hc.n_esp_transforms = RTE_MIN(cfg->n_esp_transforms, (unsigned)HIP_MAX_TRANSFORMS);
+	memcpy(hc.esp_transforms, cfg->esp_transforms, hc.n_esp_transforms * sizeof(uint16_t));
+	hc.n_dh_groups = RTE_MIN(cfg->n_dh_groups, (unsigned)HIP_MAX_DH_GROUPS);
+	memcpy(hc.dh_groups, cfg->dh_groups, hc.n_dh_groups);
+	hc.n_hip_ciphers = RTE_MIN(cfg->n_hip_ciphers, 4u);
+	memcpy(hc.hip_ciphers, cfg->hip_ciphers, hc.n_hip_ciphers * sizeof(uint16_t));
+	hc.sa_lifetime_ns = cfg->sa_lifetime_s * 1000000000ULL;
+	hc.io = (struct hip_io){ .ctx = g, .send = io_send, .spi_alloc = io_spi_alloc,
+				 .sa_up = io_sa_up, .sa_down = io_sa_down, .bex_done = io_bex_done,
+				 .sa_in_up = io_sa_in_up };
+	g->host = hip_host_create(&hc, err, errlen);
+	if (g->host == NULL)
+		goto fail;
+	for (unsigned i = 0; i < cfg->n_peers; i++) {
+		const struct gw_conf_peer *pc = &cfg->peers[i];
+		struct gw_peer *p = &g->peers[i];
+		p->g = g;
+		p->conf = pc;
+		p->slot = gw_sadb_add_slot(&ctx->sadb, pc->prefixes, pc->n_prefixes, p);
+		if (p->slot < 0 ||
+		    hip_host_add_peer(g->host, pc->hit, pc->locators, pc->n_locators, &pc->local, p) != 0) {
+			snprintf(err, errlen, "%s:%u: peer %s: cannot install", cfg->path, pc->line, pc->name);
+			goto fail;
+		}
+		g->n_peers++;
+	}
+	gw_ctrl_set_hooks(ctrl, &(struct gw_ctrl_hooks){ .ctx = g, .hip_input = hooks.hip_input,
+						      .no_sa = hooks.no_sa });
+	hip_hit_to_str(g->hi.hit, hit, sizeof(hit));
+	LOG(NOTICE, "HIP: HIT %s, %u peer(s)\n", hit, g->n_peers);
+	return g;
+fail:
+	gw_hip_free(g);
+	return NULL;
+}
+
+void
+gw_hip_tick(struct gw_hip *g)
+{
+	uint64_t now = now_ns();
+	const struct gw_config *cfg = g->ctx->cfg;
+
+	hip_host_tick(g->host, now);
+	report_first_esp(g);
+	for (unsigned i = 0; i < g->n_retire;) {
+		if (now < g->retire[i].when_ns) {
+			i++;
+			continue;
+		}
+		gw_sadb_del_in(&g->ctx->sadb, g->retire[i].spi);
+		g->retire[i] = g->retire[--g->n_retire];
+	}
+	/* byte lifetime and sequence space (RFC 7402 section 6: rekey before it runs out) */
+	for (unsigned i = 0; i < g->n_peers; i++) {
+		struct gw_peer *p = &g->peers[i];
+		struct gw_sa *out = gw_sadb_out(&g->ctx->sadb, p->slot);
+		uint64_t bytes = 0;
+		if (out == NULL)
+			continue;
+		esp_sa_stats(out->esp, NULL, &bytes);
+		if ((cfg->sa_lifetime_bytes && bytes >= cfg->sa_lifetime_bytes) ||
+		    esp_sa_seq(out->esp) >= (1ULL << 31))
+			hip_host_rekey(g->host, p, now);
+	}
+}
+
+void
+gw_hip_close_all(struct gw_hip *g)
+{
+	g->closing = true;
+	hip_host_close_all(g->host, now_ns());
+}
+
+void
+gw_hip_free(struct gw_hip *g)
+{
+	if (g == NULL)
+		return;
+	for (unsigned i = 0; i < g->n_peers; i++)
+		drop_staged(&g->peers[i]);
+	if (g->host != NULL)
+		hip_host_free(g->host);
+	hip_hi_free(&g->hi);
+	free(g->peers);
+	free(g);
+}
+
+void
+gw_hip_stats_json(struct gw_hip *g, FILE *f)
+{
+	struct hip_host_stats s;
+	char hit[64];
+
+	hip_host_stats(g->host, &s);
+	hip_hit_to_str(g->hi.hit, hit, sizeof(hit));
+	fprintf(f, "{\"hit\": \"%s\", \"puzzle_k\": %u, \"rx\": %" PRIu64 ", \"tx\": %" PRIu64
+		", \"dropped\": %" PRIu64 ", \"bex_ok\": %" PRIu64 ", \"bex_failed\": %" PRIu64
+		", \"updates\": %" PRIu64 ", \"drops\": {\"malformed\": %" PRIu64
+		", \"checksum\": %" PRIu64 ", \"unknown_peer\": %" PRIu64 ", \"not_for_us\": %" PRIu64
+		", \"state\": %" PRIu64 ", \"critical\": %" PRIu64 ", \"puzzle\": %" PRIu64
+		", \"r1_gen\": %" PRIu64 ", \"policy\": %" PRIu64 ", \"hit_mismatch\": %" PRIu64
+		", \"mac\": %" PRIu64 ", \"sig\": %" PRIu64 ", \"replay\": %" PRIu64
+		", \"internal\": %" PRIu64 "}, \"retransmits\": %" PRIu64 ", \"i2_dup\": %" PRIu64
+		", \"notify_tx\": %" PRIu64 ", \"notify_rx\": %" PRIu64 ", \"peers\": {",
+		hit, s.puzzle_k, s.rx, s.tx, s.dropped, s.bex_ok, s.bex_failed, s.updates,
+		s.drop_malformed, s.drop_checksum, s.drop_unknown_peer, s.drop_not_for_us,
+		s.drop_state, s.drop_critical, s.drop_puzzle, s.drop_r1_gen, s.drop_policy,
+		s.drop_hit_mismatch, s.drop_mac, s.drop_sig, s.drop_replay, s.drop_internal,
+		s.retransmits, s.i2_dup, s.notify_tx, s.notify_rx);
+	for (unsigned i = 0; i < g->n_peers; i++) {
+		const struct gw_peer *p = &g->peers[i];
+		const struct hip_bex_times *t = &p->last;
+		fprintf(f, "%s\n      \"%s\": {\"bex_ok\": %u, \"bex_failed\": %u, \"rekeys\": %u, "
+			"\"in_spi\": %u, \"bex_ms\": {\"i1_to_r1\": %.3f, \"r1_to_i2\": %.3f, "
+			"\"i2_to_r2\": %.3f, \"r2_to_esp\": %.3f, \"tbe\": %.3f}}",
+			i ? "," : "", p->conf->name, p->bex_ok, p->bex_failed, p->rekeys, p->in_spi,
+			t->i1_to_r1 / 1e6, t->r1_to_i2 / 1e6, t->i2_to_r2 / 1e6, t->r2_to_esp / 1e6,
+			t->tbe / 1e6);
+	}
+	fputs("}}", f);
+}

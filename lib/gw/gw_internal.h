@@ -1,0 +1,27 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Shared between lib/gw's files only.
+ */
+#ifndef HIPGW_GW_INTERNAL_H
+#define HIPGW_GW_INTERNAL_H
+
+#include "gw.h"
+#include "gw_ctrl.h"
+
+/* Index of the outer port that owns addr, or -1. */
+int outer_port_of(const struct gw_ctx *ctx, const struct gw_addr *a);
+/* Out SA: the largest inner packet (bytes) that fits outer port op's MTU after
+ * ESP, and the TCP MSS clamps that follow from it (inner ports' setting). */
+void gw_sa_out_limits(const struct gw_ctx *ctx, struct gw_sa *sa, int op);
+/* In SA: accept inner destinations in the inner ports' networks and routes
+ * (RFC 4301 section 5.2 default). */
+void gw_sa_default_dst(const struct gw_config *cfg, struct gw_sa *sa);
+
+/* HIP keying on the control lcore (gw_hip.c). NULL when the config has no [peer]. */
+struct gw_hip;
+struct gw_hip *gw_hip_create(struct gw_ctx *ctx, struct gw_ctrl *ctrl, char *err, size_t errlen);
+void gw_hip_tick(struct gw_hip *g);
+void gw_hip_close_all(struct gw_hip *g);
+void gw_hip_free(struct gw_hip *g);
+void gw_hip_stats_json(struct gw_hip *g, FILE *f);
+
+#endif

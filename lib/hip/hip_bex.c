@@ -60,6 +60,17 @@ hip_bex_host_id_tlv(struct hip_host *h)
 	return 0;
 }
 
+int
+hip_bex_put_host_id(struct hip_host *h, struct hip_builder *b)
+{
+	struct hip_host_id id = {
+		.algorithm = h->hi->algo, .di_type = HIP_DI_NONE,
+		.hi_len = h->hi->hi_len, .hi = h->hi->hi,
+	};
+
+	return hip_host_id_put(b, &id);
+}
+
 static bool
 in_list8(const uint8_t *l, unsigned n, uint8_t v)
 {
@@ -472,11 +483,7 @@ hip_bex_in_r1(struct hip_host *h, const uint8_t *pkt, const struct hip_hdr *hdr,
 		hip_diffie_hellman_put(&b, &mydh);
 		hip_cipher_put(&b, &myc);
 		if (cipher == HIP_CIPHER_NULL_ENCRYPT) {
-			uint8_t *q = hip_build_param_reserve(&b, HIP_PARAM_HOST_ID,
-							     h->host_id_tlv_len - HIP_TLV_HDR_LEN);
-
-			if (q != NULL)
-				memcpy(q, h->host_id_tlv + HIP_TLV_HDR_LEN, h->host_id_tlv_len - HIP_TLV_HDR_LEN);
+			hip_bex_put_host_id(h, &b);
 		} else {
 			uint8_t iv[HIP_CIPHER_AES_CBC_IV_LEN], data[HIP_HOST_ID_TLV_MAX + 16];
 			size_t dl = 0;

@@ -246,6 +246,8 @@ void hip_bex_sa_keys(const struct hip_assoc *a, const struct hip_keys *k, uint32
 		     uint32_t spi_out, struct hip_sa_keys *in, struct hip_sa_keys *out);
 /* Our HOST_ID TLV bytes (built once at create). */
 int hip_bex_host_id_tlv(struct hip_host *h);
+/* Append our HOST_ID parameter. */
+int hip_bex_put_host_id(struct hip_host *h, struct hip_builder *b);
 
 /* ---- hip_cover.c ---- */
 /* Append HIP_MAC or HIP_MAC_2 over what b holds (RFC 7401 6.4.1). For

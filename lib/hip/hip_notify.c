@@ -28,7 +28,6 @@ hip_notify_send(struct hip_host *h, const uint8_t peer_hit[HIP_HIT_LEN],
 	struct hip_txbuf out;
 	struct hip_builder b;
 	struct hip_notification n = { .msg_type = type, .data = data, .data_len = data_len };
-	uint8_t *q;
 	int len;
 
 	if (now - h->notify_window_start >= HIP_NSEC_PER_S || h->notify_window_start == 0) {
@@ -40,9 +39,7 @@ hip_notify_send(struct hip_host *h, const uint8_t peer_hit[HIP_HIT_LEN],
 	h->notify_in_window++;
 	if (hip_build_start(&b, &out, HIP_NOTIFY, h->hi->hit, peer_hit) != 0)
 		return;
-	q = hip_build_param_reserve(&b, HIP_PARAM_HOST_ID, h->host_id_tlv_len - HIP_TLV_HDR_LEN);
-	if (q != NULL)
-		memcpy(q, h->host_id_tlv + HIP_TLV_HDR_LEN, h->host_id_tlv_len - HIP_TLV_HDR_LEN);
+	hip_bex_put_host_id(h, &b);
 	hip_notification_put(&b, &n);
 	hip_cover_put_sig(h, &b, HIP_PARAM_HIP_SIGNATURE, 0);
 	len = hip_build_finish(&b);

@@ -47,7 +47,6 @@ build_r1(struct hip_host *h, struct hip_r1_gen *g, struct hip_r1 *r)
 	struct hip_hit_suite_list sl = { 0 };
 	struct hip_transport_format_list tf = { .n = 1, .types = { HIP_PARAM_ESP_TRANSFORM } };
 	struct hip_esp_transform et = { 0 };
-	uint8_t *p;
 	int len;
 
 	if (hip_rand_dh(h, r->group, &r->dh) != 0 ||
@@ -77,14 +76,7 @@ build_r1(struct hip_host *h, struct hip_r1_gen *g, struct hip_r1 *r)
 	hip_dh_group_list_put(&b, &gl);
 	hip_diffie_hellman_put(&b, &dh);
 	hip_cipher_put(&b, &hc);
-	{
-		/* our HOST_ID TLV: its Length field counts the contents only,
-		 * without the padding that host_id_tlv_len includes */
-		size_t clen = hip_get16(h->host_id_tlv + 2);
-		p = hip_build_param_reserve(&b, HIP_PARAM_HOST_ID, clen);
-		if (p != NULL)
-			memcpy(p, h->host_id_tlv + HIP_TLV_HDR_LEN, clen);
-	}
+	hip_bex_put_host_id(h, &b);
 	hip_hit_suite_list_put(&b, &sl);
 	hip_transport_format_list_put(&b, &tf);
 	hip_esp_transform_put(&b, &et);

@@ -702,10 +702,6 @@ hip_bex_in_i2(struct hip_host *h, const uint8_t *pkt, const struct hip_hdr *hdr,
 	 * in I2-SENT our own Kij is dropped, 6.9 step 5) */
 	if (a->state == HIP_STATE_I2_SENT)
 		h->st.sim_init++;
-	if (a->r2.len != 0) {
-		memmove(a->i2_old[1], a->i2_old[0], (HIP_I2_OLD - 1) * sizeof(a->i2_old[0]));
-		memcpy(a->i2_old[0], a->i2_digest, sizeof(a->i2_old[0]));
-	}
 	hip_assoc_sa_down(a);
 	hip_assoc_reset(a);
 	a->initiator = false;

@@ -354,6 +354,8 @@ hip_host_input(struct hip_host *h, const struct gw_addr *src, const struct gw_ad
 		return hip_drop(h, &h->st.drop_checksum, HIP_E_CHECKSUM);
 	if (collect(pkt, &hdr, &p) != 0)
 		return hip_drop(h, &h->st.drop_malformed, HIP_E_TOO_MANY);
+	if (hdr.packet_type == HIP_I1)
+		hip_r1_note_i1(h, now_ns);   /* load, whoever sends it */
 	/* Receiver's HIT: ours. An R1 may come with a NULL one (precomputed,
 	 * RFC 7401 5.3.2); we do no opportunistic mode (NULL in I1 refused). */
 	if (memcmp(hdr.hit_receiver, h->hi->hit, HIP_HIT_LEN) != 0 &&

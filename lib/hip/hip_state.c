@@ -85,6 +85,10 @@ void
 hip_assoc_reset(struct hip_assoc *a)
 {
 	hip_rtx_stop(a);
+	if (a->r2.len != 0) {   /* the I2 answered: a replay of it is refused later */
+		memmove(a->i2_old[1], a->i2_old[0], (HIP_I2_OLD - 1) * sizeof(a->i2_old[0]));
+		memcpy(a->i2_old[0], a->i2_digest, sizeof(a->i2_old[0]));
+	}
 	hip_hi_free(&a->peer_hi);
 	hip_dh_free(&a->dh);
 	hip_dh_free(&a->rekey_dh);

@@ -1,0 +1,1678 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Unit tests of lib/hip, the HIP protocol engine (cmocka, no EAL): two or
+ * three engines in one process, wired back to back through their send
+ * callbacks into an in-memory queue that the test delivers, drops, reorders
+ * or corrupts. Time is virtual (hip_host_tick with a test clock).
+ *
+ * Identities are hipcrypto's fixed test keys (tests/data/hip/keys), plus
+ * generated ones where a second RSA or a third host is needed. HIT order of
+ * the fixed keys: rsa3072 (2001:21:...) < ecdsa-p384 (2001:22:7a33:...) <
+ * ecdsa-p256 (2001:22:b1ef:...) < ecdsa-p384-b (2001:22:c963:...).
+ */
+#include <fcntl.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "hip_host.h"
+#include "hip_packet.h"
+#include "hip_param.h"
+#include "hip_hi.h"
+
+#ifndef HIPGW_TEST_DATA
+#define HIPGW_TEST_DATA "tests/data"
+#endif
+#define KEYS_DIR HIPGW_TEST_DATA "/hip/keys"
+
+#define MS (1000ull * 1000)
+
+/* ------------------------------------------------------------------ keys */
+
+static char tmpdir[256];
+
+static void
+load_key(const char *name, struct hip_hi *hi)
+{
+	char src[512], dst[512], err[256], buf[4096];
+	FILE *f;
+	size_t n;
+	int fd;
+
+	snprintf(src, sizeof(src), "%s/%s", KEYS_DIR, name);
+	snprintf(dst, sizeof(dst), "%s/%s", tmpdir, name);
+	f = fopen(src, "rb");
+	assert_non_null(f);
+	n = fread(buf, 1, sizeof(buf), f);
+	fclose(f);
+	unlink(dst);
+	fd = open(dst, O_WRONLY | O_CREAT | O_EXCL, 0600);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, buf, n), (ssize_t)n);
+	close(fd);
+	memset(hi, 0, sizeof(*hi));
+	assert_int_equal(hip_hi_load(dst, hi, err, sizeof(err)), 0);
+}
+
+static struct hip_hi k_p256, k_p384, k_p384b, k_rsa, k_rsa2, k_gen;
+
+static int
+setup(void **state)
+{
+	char err[128];
+
+	(void)state;
+	snprintf(tmpdir, sizeof(tmpdir), "/tmp/test_hip_bex.XXXXXX");
+	if (mkdtemp(tmpdir) == NULL)
+		return -1;
+	load_key("ecdsa-p256.pem", &k_p256);
+	load_key("ecdsa-p384.pem", &k_p384);
+	load_key("ecdsa-p384-b.pem", &k_p384b);
+	load_key("rsa3072.pem", &k_rsa);
+	if (hip_hi_generate(HIP_HI_RSA3072, &k_rsa2, err, sizeof(err)) != 0 ||
+	    hip_hi_generate(HIP_HI_ECDSA_P256, &k_gen, err, sizeof(err)) != 0)
+		return -1;
+	return 0;
+}
+
+static int
+teardown(void **state)
+{
+	char cmd[300];
+
+	(void)state;
+	hip_hi_free(&k_p256);
+	hip_hi_free(&k_p384);
+	hip_hi_free(&k_p384b);
+	hip_hi_free(&k_rsa);
+	hip_hi_free(&k_rsa2);
+	hip_hi_free(&k_gen);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmpdir);
+	return system(cmd) == 0 ? 0 : -1;
+}
+
+/* --------------------------------------------------------------- harness */
+
+struct pkt {
+	int to;
+	struct gw_addr src, dst;
+	size_t len;
+	uint8_t b[2048];
+};
+
+#define MAXQ 256
+static struct pkt q[MAXQ];
+static unsigned qn;
+static uint64_t now;
+static unsigned ev;
+static int (*filter)(struct pkt *p);   /* 1 = drop; may change the packet */
+
+/* every packet sent, for the determinism test */
+static uint8_t *trace;
+static size_t trace_len, trace_cap;
+
+struct side {
+	int idx;
+	struct hip_hi *hi;
+	struct hip_host *h;
+	struct gw_addr addr;
+	uint32_t next_spi;
+	uint64_t rng;
+	unsigned sa_up_n, sa_in_up_n, sa_down_n, bex_ok_n, bex_fail_n, sent;
+	struct hip_sa_keys out, in, early_in;
+	uint32_t old_in, down_spi[4];
+	unsigned sa_up_ev, sa_in_up_ev;
+	struct hip_bex_times t;
+};
+static struct side S[3];
+
+static struct side *
+side_of_addr(const struct gw_addr *a)
+{
+	for (int x = 0; x < 3; x++)
+		if (S[x].h != NULL && memcmp(&S[x].addr, a, sizeof(*a)) == 0)
+			return &S[x];
+	return NULL;
+}
+
+static void
+cb_send(void *ctx, const struct gw_addr *src, const struct gw_addr *dst, const uint8_t *pkt, size_t len)
+{
+	struct side *s = ctx, *to = side_of_addr(dst);
+
+	s->sent++;
+	assert_true(len >= 40 && len <= 2048 && len % 8 == 0);
+	assert_memory_equal(src, &s->addr, sizeof(*src));
+	if (trace != NULL) {
+		if (trace_len + len + 8 > trace_cap) {
+			trace_cap = 2 * (trace_len + len + 8);
+			trace = realloc(trace, trace_cap);
+			assert_non_null(trace);
+		}
+		memcpy(trace + trace_len, &len, sizeof(len));
+		memcpy(trace + trace_len + sizeof(len), pkt, len);
+		trace_len += len + sizeof(len);
+	}
+	if (to == NULL || qn == MAXQ)
+		return;   /* nobody there: lost */
+	q[qn].to = to->idx;
+	q[qn].src = *src;
+	q[qn].dst = *dst;
+	q[qn].len = len;
+	memcpy(q[qn].b, pkt, len);
+	qn++;
+}
+
+static uint32_t
+cb_spi(void *ctx)
+{
+	struct side *s = ctx;
+
+	return s->next_spi++;
+}
+
+static void
+cb_sa_up(void *ctx, void *peer_user, const struct hip_sa_keys *out, const struct hip_sa_keys *in,
+	 uint32_t old_in_spi)
+{
+	struct side *s = ctx;
+
+	assert_non_null(peer_user);
+	s->sa_up_n++;
+	s->out = *out;
+	s->in = *in;
+	s->old_in = old_in_spi;
+	s->sa_up_ev = ++ev;
+}
+
+static void
+cb_sa_in_up(void *ctx, void *peer_user, const struct hip_sa_keys *in)
+{
+	struct side *s = ctx;
+
+	assert_non_null(peer_user);
+	s->sa_in_up_n++;
+	s->early_in = *in;
+	s->sa_in_up_ev = ++ev;
+}
+
+static void
+cb_sa_down(void *ctx, void *peer_user, uint32_t in_spi)
+{
+	struct side *s = ctx;
+
+	(void)peer_user;
+	if (s->sa_down_n < 4)
+		s->down_spi[s->sa_down_n] = in_spi;
+	s->sa_down_n++;
+}
+
+static void
+cb_bex_done(void *ctx, void *peer_user, bool ok, const struct hip_bex_times *t)
+{
+	struct side *s = ctx;
+
+	(void)peer_user;
+	if (ok)
+		s->bex_ok_n++;
+	else
+		s->bex_fail_n++;
+	s->t = *t;
+}
+
+/* xorshift64*: the deterministic RNG of the test-vector mode */
+static int
+det_rng(void *ctx, uint8_t *buf, size_t len)
+{
+	uint64_t *st = ctx;
+
+	for (size_t x = 0; x < len; x++) {
+		*st ^= *st >> 12;
+		*st ^= *st << 25;
+		*st ^= *st >> 27;
+		buf[x] = (uint8_t)((*st * 0x2545F4914F6CDD1Dull) >> 56);
+	}
+	return 0;
+}
+
+struct params {
+	uint8_t groups[4];
+	unsigned ng;
+	uint16_t esp[4];
+	unsigned ne;
+	uint16_t ciph[4];
+	unsigned nc;
+	uint8_t k;
+	bool det;
+	bool v6;
+	bool no_in_up;
+	uint64_t life;
+};
+
+static const struct params P_DEFAULT = {
+	.groups = { HIP_DH_GROUP_NIST_P256, HIP_DH_GROUP_NIST_P384 }, .ng = 2,
+	.esp = { 13, 8, 9, 7 }, .ne = 4,
+	.ciph = { HIP_CIPHER_AES_128_CBC, HIP_CIPHER_AES_256_CBC, HIP_CIPHER_NULL_ENCRYPT }, .nc = 3,
+	.k = 4,
+};
+
+static void
+side_up(int idx, struct hip_hi *hi, const struct params *p)
+{
+	struct side *s = &S[idx];
+	struct hip_host_cfg c = { 0 };
+	char err[128] = "";
+
+	memset(s, 0, sizeof(*s));
+	s->idx = idx;
+	s->hi = hi;
+	s->next_spi = 0x1000u * (unsigned)(idx + 1);
+	s->rng = 0x9e3779b97f4a7c15ull * (uint64_t)(idx + 1);
+	if (p->v6) {
+		s->addr.family = 6;
+		s->addr.addr[0] = 0x20;
+		s->addr.addr[1] = 0x01;
+		s->addr.addr[2] = 0x0d;
+		s->addr.addr[3] = 0xb8;
+		s->addr.addr[15] = (uint8_t)(idx + 1);
+	} else {
+		s->addr.family = 4;
+		s->addr.addr[0] = 192;
+		s->addr.addr[1] = 0;
+		s->addr.addr[2] = 2;
+		s->addr.addr[3] = (uint8_t)(idx + 1);
+	}
+	c.hi = hi;
+	c.puzzle_k = p->k;
+	memcpy(c.esp_transforms, p->esp, sizeof(p->esp));
+	c.n_esp_transforms = p->ne;
+	memcpy(c.dh_groups, p->groups, sizeof(p->groups));
+	c.n_dh_groups = p->ng;
+	memcpy(c.hip_ciphers, p->ciph, sizeof(p->ciph));
+	c.n_hip_ciphers = p->nc;
+	c.sa_lifetime_ns = p->life;
+	c.io.ctx = s;
+	c.io.send = cb_send;
+	c.io.spi_alloc = cb_spi;
+	c.io.sa_up = cb_sa_up;
+	c.io.sa_down = cb_sa_down;
+	c.io.bex_done = cb_bex_done;
+	c.io.sa_in_up = p->no_in_up ? NULL : cb_sa_in_up;
+	if (p->det) {
+		c.rng = det_rng;
+		c.rng_ctx = &s->rng;
+	}
+	s->h = hip_host_create(&c, err, sizeof(err));
+	if (s->h == NULL)
+		fail_msg("create: %s", err);
+}
+
+/* a knows b (user handle: &S[b]) */
+static void
+know(int a, int b)
+{
+	assert_int_equal(hip_host_add_peer(S[a].h, S[b].hi->hit, &S[b].addr, 1, &S[a].addr, &S[b]), 0);
+}
+
+static void
+reset_net(void)
+{
+	qn = 0;
+	now = 1000 * MS;
+	ev = 0;
+	filter = NULL;
+}
+
+static void
+pair_up(struct hip_hi *a, struct hip_hi *b, const struct params *p)
+{
+	reset_net();
+	side_up(0, a, p);
+	side_up(1, b, p);
+	know(0, 1);
+	know(1, 0);
+}
+
+static void
+sides_down(void)
+{
+	for (int x = 0; x < 3; x++) {
+		hip_host_free(S[x].h);
+		S[x].h = NULL;
+	}
+	qn = 0;
+	filter = NULL;
+}
+
+static uint8_t
+ptype(const struct pkt *p)
+{
+	return p->b[2] & 0x7f;
+}
+
+static int last_rc;
+
+static void
+deliver_at(unsigned i)
+{
+	struct pkt p = q[i];
+
+	memmove(&q[i], &q[i + 1], (qn - i - 1) * sizeof(q[0]));
+	qn--;
+	if (filter != NULL && filter(&p))
+		return;
+	last_rc = hip_host_input(S[p.to].h, &p.src, &p.dst, p.b, p.len, now);
+}
+
+static void
+deliver_all(void)
+{
+	for (int n = 0; qn > 0 && n < 1000; n++)
+		deliver_at(0);
+}
+
+/* deliver the first queued packet of `type`; returns false if none */
+static bool
+deliver_type(uint8_t type)
+{
+	for (unsigned i = 0; i < qn; i++) {
+		if (ptype(&q[i]) == type) {
+			deliver_at(i);
+			return true;
+		}
+	}
+	return false;
+}
+
+static void
+advance(uint64_t ns)
+{
+	now += ns;
+	for (int x = 0; x < 3; x++)
+		if (S[x].h != NULL)
+			hip_host_tick(S[x].h, now);
+}
+
+/* deliver and tick for `ms` of virtual time */
+static void
+run(unsigned ms)
+{
+	for (unsigned t = 0; t < ms; t += 10) {
+		deliver_all();
+		advance(10 * MS);
+	}
+	deliver_all();
+}
+
+static enum hip_state
+state_of(int a, int b)
+{
+	struct hip_peer_info pi;
+
+	assert_int_equal(hip_host_peer_info(S[a].h, &S[b], &pi), 0);
+	return pi.state;
+}
+
+static struct hip_host_stats
+stats(int a)
+{
+	struct hip_host_stats st;
+
+	hip_host_stats(S[a].h, &st);
+	return st;
+}
+
+static void
+assert_sa_eq(const struct hip_sa_keys *x, const struct hip_sa_keys *y)
+{
+	assert_int_equal(x->spi, y->spi);
+	assert_int_equal(x->esp_transform, y->esp_transform);
+	assert_int_equal(x->enc_key_len, y->enc_key_len);
+	assert_int_equal(x->auth_key_len, y->auth_key_len);
+	assert_memory_equal(x->enc_key, y->enc_key, x->enc_key_len);
+	assert_memory_equal(x->auth_key, y->auth_key, x->auth_key_len);
+}
+
+/* A's outbound is B's inbound and the other way round, with the key
+ * lengths RFC 7402 gives the transform */
+static void
+assert_mirror(int a, int b, uint16_t esp)
+{
+	uint8_t el = 0, al = 0;
+
+	switch (esp) {
+	case 13: el = 20; al = 0; break;
+	case 8: el = 16; al = 32; break;
+	case 9: el = 32; al = 32; break;
+	case 7: el = 0; al = 32; break;
+	default: fail();
+	}
+	assert_sa_eq(&S[a].out, &S[b].in);
+	assert_sa_eq(&S[a].in, &S[b].out);
+	assert_int_equal(S[a].out.esp_transform, esp);
+	assert_int_equal(S[a].out.enc_key_len, el);
+	assert_int_equal(S[a].out.auth_key_len, al);
+	assert_int_not_equal(S[a].in.spi, 0);
+	assert_int_not_equal(S[a].out.spi, S[a].in.spi);
+	/* the two directions have different keys */
+	assert_true(memcmp(S[a].out.enc_key, S[a].in.enc_key, el) != 0 ||
+		    memcmp(S[a].out.auth_key, S[a].in.auth_key, al) != 0);
+	assert_memory_equal(&S[a].out.remote, &S[b].addr, sizeof(S[b].addr));
+	assert_memory_equal(&S[a].out.local, &S[a].addr, sizeof(S[a].addr));
+	assert_memory_equal(&S[b].in.remote, &S[a].addr, sizeof(S[a].addr));
+}
+
+static void
+dump_stats(void)
+{
+	for (int x = 0; x < 3; x++) {
+		struct hip_host_stats st;
+
+		if (S[x].h == NULL)
+			continue;
+		hip_host_stats(S[x].h, &st);
+		fprintf(stderr, "S%d: rx %lu tx %lu dropped %lu malformed %lu cksum %lu unknown %lu "
+			"notus %lu state %lu crit %lu puzzle %lu gen %lu policy %lu hit %lu mac %lu "
+			"sig %lu replay %lu internal %lu\n", x,
+			(unsigned long)st.rx, (unsigned long)st.tx, (unsigned long)st.dropped,
+			(unsigned long)st.drop_malformed, (unsigned long)st.drop_checksum,
+			(unsigned long)st.drop_unknown_peer, (unsigned long)st.drop_not_for_us,
+			(unsigned long)st.drop_state, (unsigned long)st.drop_critical,
+			(unsigned long)st.drop_puzzle, (unsigned long)st.drop_r1_gen,
+			(unsigned long)st.drop_policy, (unsigned long)st.drop_hit_mismatch,
+			(unsigned long)st.drop_mac, (unsigned long)st.drop_sig,
+			(unsigned long)st.drop_replay, (unsigned long)st.drop_internal);
+	}
+}
+
+/* a starts a BEX towards b and it completes */
+static void
+bex(int a, int b)
+{
+	assert_int_equal(hip_host_connect(S[a].h, &S[b], now), 0);
+	run(100);
+	if (state_of(a, b) != HIP_STATE_ESTABLISHED)
+		dump_stats();
+	assert_int_equal(state_of(a, b), HIP_STATE_ESTABLISHED);
+	assert_true(state_of(b, a) == HIP_STATE_R2_SENT || state_of(b, a) == HIP_STATE_ESTABLISHED);
+	hip_host_first_esp(S[a].h, &S[b], now);
+}
+
+/* offset of parameter `type` in a packet, 0 when absent */
+static size_t
+find_param(const uint8_t *b, size_t len, uint16_t type)
+{
+	struct hip_tlv t;
+
+	if (hip_param_find(b, len, type, &t) == 1)
+		return t.offset;
+	return 0;
+}
+
+static void
+fix_cksum(struct pkt *p)
+{
+	hip_put16(p->b + 4, 0);
+	if (p->src.family == 4)
+		assert_int_equal(hip_checksum_set_ipv4(p->b, p->len, p->src.addr, p->dst.addr), 0);
+	else
+		assert_int_equal(hip_checksum_set_ipv6(p->b, p->len, p->src.addr, p->dst.addr), 0);
+}
+
+/* ------------------------------------------------- mutation filters */
+
+static uint8_t m_type;       /* packet type to act on */
+static uint16_t m_param;     /* parameter in it (0: the header) */
+static size_t m_at;          /* byte after the parameter's T/L */
+static uint8_t m_xor;
+static int m_left;           /* how many packets to act on */
+static struct pkt m_copy;    /* last packet of m_type seen */
+
+static int
+f_drop(struct pkt *p)
+{
+	if (ptype(p) == m_type && m_left > 0) {
+		m_left--;
+		return 1;
+	}
+	return 0;
+}
+
+static int
+f_mutate(struct pkt *p)
+{
+	if (ptype(p) == m_type && m_left > 0) {
+		size_t off = m_param != 0 ? find_param(p->b, p->len, m_param) : 0;
+
+		assert_true(m_param == 0 || off != 0);
+		m_left--;
+		p->b[off + (m_param != 0 ? 4 : 0) + m_at] ^= m_xor;
+		fix_cksum(p);
+	}
+	return 0;
+}
+
+static int
+f_copy(struct pkt *p)
+{
+	if (ptype(p) == m_type)
+		m_copy = *p;
+	return 0;
+}
+
+static void
+mutate(uint8_t type, uint16_t param, size_t at, uint8_t x)
+{
+	m_type = type;
+	m_param = param;
+	m_at = at;
+	m_xor = x;
+	m_left = 1;
+	filter = f_mutate;
+}
+
+/* ------------------------------------------------------------------ tests */
+
+static void
+one_suite(struct hip_hi *a, struct hip_hi *b, uint8_t group, uint16_t esp, uint16_t cipher, bool v6)
+{
+	struct params p = P_DEFAULT;
+	struct hip_peer_info pa, pb;
+
+	p.groups[0] = group;
+	p.ng = 1;
+	p.esp[0] = esp;
+	p.ne = 1;
+	p.ciph[0] = cipher;
+	p.nc = 1;
+	p.v6 = v6;
+	pair_up(a, b, &p);
+	bex(0, 1);
+	assert_int_equal(S[0].sa_up_n, 1);
+	assert_int_equal(S[1].sa_up_n, 1);
+	assert_int_equal(S[0].old_in, 0);
+	assert_mirror(0, 1, esp);
+	/* SPIs are the ones each side allocated for its inbound */
+	assert_int_equal(S[0].in.spi, 0x1000);
+	assert_int_equal(S[1].in.spi, 0x2000);
+	assert_int_equal(hip_host_peer_info(S[0].h, &S[1], &pa), 0);
+	assert_int_equal(hip_host_peer_info(S[1].h, &S[0], &pb), 0);
+	assert_true(pa.initiator);
+	assert_false(pb.initiator);
+	assert_int_equal(pa.dh_group, group);
+	assert_int_equal(pb.dh_group, group);
+	assert_int_equal(pa.hip_cipher, cipher);
+	assert_int_equal(pb.hip_cipher, cipher);
+	/* bex_done once each, with the seed paper's times */
+	assert_int_equal(S[0].bex_ok_n, 1);
+	assert_int_equal(S[1].bex_ok_n, 1);
+	assert_true(S[0].t.r1_to_i2 > 0);
+	assert_true(S[0].t.tbe > 0);
+	assert_true(S[1].t.i1_to_r1 > 0);
+	assert_true(S[1].t.i2_to_r2 > 0);
+	assert_int_equal(stats(0).dropped, 0);
+	assert_int_equal(stats(1).dropped, 0);
+	assert_int_equal(stats(1).r1_tx, 1);
+	assert_int_equal(stats(1).r2_tx, 1);
+	sides_down();
+}
+
+/* ECDSA-P256 initiator, ECDSA-P384 responder, NIST P-256: every ESP transform */
+static void
+test_bex_ecdsa_p256(void **state)
+{
+	static const uint16_t esp[] = { 13, 8, 9, 7 };
+
+	(void)state;
+	for (unsigned x = 0; x < 4; x++)
+		one_suite(&k_p256, &k_p384, HIP_DH_GROUP_NIST_P256, esp[x], HIP_CIPHER_AES_128_CBC, false);
+}
+
+/* ECDSA-P384 both sides, MODP-3072 and P-384, each HIP cipher */
+static void
+test_bex_ecdsa_p384(void **state)
+{
+	(void)state;
+	one_suite(&k_p384, &k_p384b, HIP_DH_GROUP_MODP_3072, 8, HIP_CIPHER_AES_256_CBC, false);
+	one_suite(&k_p384b, &k_p384, HIP_DH_GROUP_NIST_P384, 13, HIP_CIPHER_NULL_ENCRYPT, false);
+	one_suite(&k_p384, &k_p384b, HIP_DH_GROUP_NIST_P384, 9, HIP_CIPHER_AES_128_CBC, true);
+}
+
+/* RSA-3072 both sides with MODP-3072; RSA against ECDSA (two HIT suites) */
+static void
+test_bex_rsa(void **state)
+{
+	(void)state;
+	one_suite(&k_rsa, &k_rsa2, HIP_DH_GROUP_MODP_3072, 13, HIP_CIPHER_AES_128_CBC, false);
+	one_suite(&k_rsa2, &k_rsa, HIP_DH_GROUP_NIST_P256, 7, HIP_CIPHER_AES_256_CBC, true);
+	one_suite(&k_rsa, &k_p384, HIP_DH_GROUP_NIST_P384, 8, HIP_CIPHER_AES_128_CBC, false);
+	one_suite(&k_p256, &k_rsa, HIP_DH_GROUP_NIST_P256, 9, HIP_CIPHER_NULL_ENCRYPT, false);
+}
+
+/* negotiation: the responder's first group the I1 lists; the initiator picks
+ * cipher and transform in the responder's order among its own */
+static void
+test_negotiation(void **state)
+{
+	struct params pa = P_DEFAULT, pb = P_DEFAULT;
+
+	(void)state;
+	reset_net();
+	pa.groups[0] = HIP_DH_GROUP_NIST_P384;
+	pa.groups[1] = HIP_DH_GROUP_NIST_P256;
+	pb.groups[0] = HIP_DH_GROUP_NIST_P256;
+	pb.groups[1] = HIP_DH_GROUP_NIST_P384;
+	pa.esp[0] = 8;
+	pa.esp[1] = 13;
+	pa.ne = 2;
+	pb.esp[0] = 7;
+	pb.esp[1] = 13;
+	pb.esp[2] = 8;
+	pb.ne = 3;
+	pa.ciph[0] = HIP_CIPHER_AES_256_CBC;
+	pa.nc = 1;
+	side_up(0, &k_p256, &pa);
+	side_up(1, &k_p384, &pb);
+	know(0, 1);
+	know(1, 0);
+	bex(0, 1);
+	assert_mirror(0, 1, 13);
+	{
+		struct hip_peer_info i;
+
+		assert_int_equal(hip_host_peer_info(S[0].h, &S[1], &i), 0);
+		assert_int_equal(i.dh_group, HIP_DH_GROUP_NIST_P256);
+		assert_int_equal(i.hip_cipher, HIP_CIPHER_AES_256_CBC);
+	}
+	sides_down();
+
+	/* nothing in common: no association, E-FAILED after the retries */
+	reset_net();
+	pb.esp[0] = 9;
+	pb.ne = 1;
+	side_up(0, &k_p256, &pa);
+	side_up(1, &k_p384, &pb);
+	know(0, 1);
+	know(1, 0);
+	assert_int_equal(hip_host_connect(S[0].h, &S[1], now), 0);
+	run(60000);
+	assert_int_equal(state_of(0, 1), HIP_STATE_UNASSOCIATED);   /* E-FAILED, then its hold */
+	assert_int_equal(S[0].bex_fail_n, 1);
+	assert_int_equal(S[0].sa_up_n + S[1].sa_up_n, 0);
+	assert_true(stats(0).drop_policy > 0);
+	sides_down();
+}
+
+/* a lost I1, R1, I2 or R2: the retransmission completes the BEX */
+static void
+test_lost_packets(void **state)
+{
+	static const uint8_t types[] = { HIP_I1, HIP_R1, HIP_I2, HIP_R2 };
+
+	(void)state;
+	for (unsigned x = 0; x < 4; x++) {
+		pair_up(&k_p256, &k_p384, &P_DEFAULT);
+		m_type = types[x];
+		m_left = 2;   /* lose it twice */
+		filter = f_drop;
+		assert_int_equal(hip_host_connect(S[0].h, &S[1], now), 0);
+		run(5000);
+		assert_int_equal(m_left, 0);
+		assert_int_equal(state_of(0, 1), HIP_STATE_ESTABLISHED);
+		assert_int_equal(S[0].sa_up_n, 1);
+		assert_int_equal(S[1].sa_up_n, 1);
+		assert_mirror(0, 1, 13);
+		assert_true(stats(0).retransmits >= 2);
+		if (types[x] == HIP_R2)
+			assert_int_equal(stats(1).i2_dup, 2);   /* answered with the same R2 */
+		if (types[x] == HIP_I1 || types[x] == HIP_R1)
+			assert_int_equal(stats(1).r1_tx, types[x] == HIP_R1 ? 3 : 1);
+		sides_down();
+	}
+	/* nobody answers: E-FAILED after HIP_I1_RETRIES_MAX retries, once */
+	pair_up(&k_p256, &k_p384, &P_DEFAULT);
+	m_type = HIP_I1;
+	m_left = 100;
+	filter = f_drop;
+	assert_int_equal(hip_host_connect(S[0].h, &S[1], now), 0);
+	run(120000);
+	assert_int_equal(state_of(0, 1), HIP_STATE_UNASSOCIATED);   /* E-FAILED, then its hold */
+	assert_int_equal(S[0].bex_fail_n, 1);
+	assert_int_equal(stats(0).retransmits, HIP_I1_RETRIES_MAX);
+	assert_int_equal(stats(0).bex_failed, 1);
+	sides_down();
+}
+
+/* both sides start at once: one association, mirrored, the smaller HIT as
+ * initiator (RFC 7401 6.7 for crossing I1s, 6.9 for crossing I2s) */
+static void
+test_simultaneous(void **state)
+{
+	struct hip_peer_info pa, pb;
+
+	(void)state;
+	/* crossing I1s. S0 = P-384 (smaller HIT), S1 = P-256 */
+	pair_up(&k_p384, &k_p256, &P_DEFAULT);
+	assert_int_equal(hip_host_connect(S[0].h, &S[1], now), 0);
+	assert_int_equal(hip_host_connect(S[1].h, &S[0], now), 0);
+	run(200);
+	assert_int_equal(state_of(0, 1), HIP_STATE_ESTABLISHED);
+	assert_true(state_of(1, 0) == HIP_STATE_R2_SENT || state_of(1, 0) == HIP_STATE_ESTABLISHED);
+	assert_int_equal(S[0].sa_up_n, 1);
+	assert_int_equal(S[1].sa_up_n, 1);
+	assert_mirror(0, 1, 13);
+	assert_int_equal(hip_host_peer_info(S[0].h, &S[1], &pa), 0);
+	assert_int_equal(hip_host_peer_info(S[1].h, &S[0], &pb), 0);
+	assert_true(pa.initiator);
+	assert_false(pb.initiator);
+	assert_true(stats(0).sim_init + stats(1).sim_init >= 1);
+	run(15000);
+	assert_int_equal(state_of(1, 0), HIP_STATE_ESTABLISHED);
+	assert_int_equal(S[0].sa_up_n + S[1].sa_up_n, 2);
+	sides_down();
+
+	/* crossing I2s: both in I2-SENT; either delivery order */
+	for (int order = 0; order < 2; order++) {
+		pair_up(&k_p384, &k_p256, &P_DEFAULT);
+		assert_int_equal(hip_host_connect(S[0].h, &S[1], now), 0);   /* I1 0->1 */
+		assert_true(deliver_type(HIP_I1));                           /* R1 1->0 */
+		assert_int_equal(hip_host_connect(S[1].h, &S[0], now), 0);   /* I1 1->0 */
+		assert_true(deliver_type(HIP_R1));                           /* S0: I2 0->1, I2-SENT */
+		assert_true(deliver_type(HIP_I1));                           /* S0 answers R1 0->1 */
+		assert_true(deliver_type(HIP_R1));                           /* S1: I2 1->0, I2-SENT */
+		assert_int_equal(state_of(0, 1), HIP_STATE_I2_SENT);
+		assert_int_equal(state_of(1, 0), HIP_STATE_I2_SENT);
+		assert_int_equal(qn, 2);
+		if (order == 1) {   /* the I2 from S1 first */
+			struct pkt t = q[0];
+
+			q[0] = q[1];
+			q[1] = t;
+		}
+		run(3000);
+		assert_int_equal(state_of(0, 1), HIP_STATE_ESTABLISHED);
+		assert_int_equal(S[0].sa_up_n, 1);
+		assert_int_equal(S[1].sa_up_n, 1);
+		assert_mirror(0, 1, 13);
+		assert_int_equal(hip_host_peer_info(S[0].h, &S[1], &pa), 0);
+		assert_true(pa.initiator);   /* the smaller HIT's I2 went on */
+		assert_true(stats(0).sim_init >= 1);
+		sides_down();
+	}
+}
+
+/* a duplicate I2 gets the very same R2 and changes nothing */
+static void
+test_duplicate_i2(void **state)
+{
+	struct pkt i2, r2;
+	struct hip_host_stats before;
+
+	(void)state;
+	pair_up(&k_p256, &k_p384, &P_DEFAULT);
+	m_type = HIP_I2;
+	filter = f_copy;
+	bex(0, 1);
+	i2 = m_copy;
+	filter = NULL;
+	before = stats(1);
+	q[0] = i2;
+	qn = 1;
+	deliver_at(0);
+	assert_int_equal(qn, 1);   /* an R2 to S0 */
+	assert_int_equal(ptype(&q[0]), HIP_R2);
+	r2 = q[0];
+	deliver_all();
+	assert_int_equal(stats(1).i2_dup, before.i2_dup + 1);
+	assert_int_equal(S[1].sa_up_n, 1);
+	assert_int_equal(S[0].sa_up_n, 1);
+	assert_int_equal(stats(0).drop_state, 1);   /* S0 established: R2 dropped */
+	/* again: byte for byte the same R2 */
+	q[0] = i2;
+	qn = 1;
+	deliver_at(0);
+	assert_int_equal(qn, 1);
+	assert_int_equal(q[0].len, r2.len);
+	assert_memory_equal(q[0].b, r2.b, r2.len);
+	/* and after R2-SENT turned ESTABLISHED too */
+	qn = 0;
+	run(11000);
+	assert_int_equal(state_of(1, 0), HIP_STATE_ESTABLISHED);
+	q[0] = i2;
+	qn = 1;
+	deliver_at(0);
+	assert_int_equal(qn, 1);
+	assert_memory_equal(q[0].b, r2.b, r2.len);
+	assert_int_equal(S[1].sa_up_n, 1);
+	assert_int_equal(S[1].sa_down_n, 0);
+	sides_down();
+}
+
+/* a wrong puzzle solution: dropped before any DH or signature work, no state;
+ * the initiator's retransmission (right J) then completes */
+static void
+test_bad_puzzle(void **state)
+{
+	struct hip_host_stats b0, b1;
+
+	(void)state;
+	pair_up(&k_p256, &k_p384, &P_DEFAULT);
+	assert_int_equal(hip_host_connect(S[0].h, &S[1], now), 0);
+	assert_true(deliver_type(HIP_I1));
+	assert_true(deliver_type(HIP_R1));
+	b0 = stats(1);
+	/* J's last byte (SOLUTION: K 1, reserved 1, opaque 2, I 48, J 48) */
+	mutate(HIP_I2, HIP_PARAM_SOLUTION, 4 + 48 + 47, 0x5a);
+	assert_true(deliver_type(HIP_I2));
+	b1 = stats(1);
+	assert_int_equal(b1.drop_puzzle, b0.drop_puzzle + 1);
+	assert_int_equal(b1.dh_derive, b0.dh_derive);
+	assert_int_equal(b1.sig_verify, b0.sig_verify);
+	assert_int_equal(b1.notify_tx, 0);
+	assert_int_equal(state_of(1, 0), HIP_STATE_UNASSOCIATED);
+	assert_int_equal(S[1].sa_up_n, 0);
+	/* #I not the one we gave */
+	mutate(HIP_I2, HIP_PARAM_SOLUTION, 4 + 3, 0x01);
+	run(1000);
+	assert_int_equal(stats(1).drop_puzzle, b0.drop_puzzle + 2);
+	assert_int_equal(stats(1).dh_derive, b0.dh_derive);
+	run(2000);
+	assert_int_equal(state_of(0, 1), HIP_STATE_ESTABLISHED);
+	assert_mirror(0, 1, 13);
+	sides_down();
+}
+
+/* R1 generations: the previous one is still accepted, an older one is not */
+static void
+test_r1_generation(void **state)
+{
+	(void)state;
+	for (int regens = 1; regens <= 2; regens++) {
+		struct hip_host_stats b;
+
+		pair_up(&k_p256, &k_p384, &P_DEFAULT);
+		assert_int_equal(hip_host_connect(S[0].h, &S[1], now), 0);
+		assert_true(deliver_type(HIP_I1));
+		assert_true(deliver_type(HIP_R1));
+		for (int r = 0; r < regens; r++)
+			assert_int_equal(hip_host_regen_r1(S[1].h, now), 0);
+		b = stats(1);
+		assert_true(deliver_type(HIP_I2));
+		if (regens == 1) {
+			assert_int_equal(state_of(1, 0), HIP_STATE_R2_SENT);
+		} else {
+			assert_int_equal(stats(1).drop_r1_gen, b.drop_r1_gen + 1);
+			assert_int_equal(stats(1).dh_derive, b.dh_derive);
+			assert_int_equal(state_of(1, 0), HIP_STATE_UNASSOCIATED);
+			/* the initiator's I2 retransmissions cannot succeed; its
+			 * I2 retries end in E-FAILED */
+			run(60000);
+			assert_int_equal(S[0].bex_fail_n, 1);
+			/* a new BEX works */
+			run(3000);
+			bex(0, 1);
+		}
+		sides_down();
+	}
+}
+
+/* a bad signature or a bad MAC in I2: dropped, NOTIFY AUTHENTICATION_FAILED /
+ * HIP_MAC_FAILED (signed, verified by the initiator), no state */
+static void
+test_bad_auth(void **state)
+{
+	(void)state;
+	for (int which = 0; which < 2; which++) {
+		pair_up(&k_p256, &k_p384, &P_DEFAULT);
+		assert_int_equal(hip_host_connect(S[0].h, &S[1], now), 0);
+		assert_true(deliver_type(HIP_I1));
+		assert_true(deliver_type(HIP_R1));
+		if (which == 0)
+			mutate(HIP_I2, HIP_PARAM_HIP_SIGNATURE, 10, 0x10);
+		else
+			mutate(HIP_I2, HIP_PARAM_HIP_MAC, 5, 0x10);
+		assert_true(deliver_type(HIP_I2));
+		assert_int_equal(which == 0 ? stats(1).drop_sig : stats(1).drop_mac, 1);
+		assert_int_equal(state_of(1, 0), HIP_STATE_UNASSOCIATED);
+		assert_int_equal(S[1].sa_up_n, 0);
+		assert_int_equal(stats(1).notify_tx, 1);
+		assert_true(deliver_type(HIP_NOTIFY));
+		{
+			struct hip_peer_info i;
+
+			assert_int_equal(hip_host_peer_info(S[0].h, &S[1], &i), 0);
+			assert_int_equal(i.last_notify, which == 0 ? HIP_NOTIFY_AUTHENTICATION_FAILED
+								   : HIP_NOTIFY_HIP_MAC_FAILED);
+			assert_int_equal(i.state, HIP_STATE_I2_SENT);   /* a NOTIFY changes no state */
+		}
+		/* a bad signature in R1: dropped by the initiator */
+		run(3000);
+		assert_int_equal(state_of(0, 1), HIP_STATE_ESTABLISHED);
+		sides_down();
+	}
+	pair_up(&k_p256, &k_p384, &P_DEFAULT);
+	mutate(HIP_R1, HIP_PARAM_HIP_SIGNATURE_2, 20, 0x01);
+	assert_int_equal(hip_host_connect(S[0].h, &S[1], now), 0);
+	deliver_all();
+	assert_int_equal(stats(0).drop_sig, 1);
+	assert_int_equal(state_of(0, 1), HIP_STATE_I1_SENT);
+	/* R1's #I and Opaque are outside the signature (filled per I1): a
+	 * changed #I does not break it, but then the puzzle fails at the responder */
+	mutate(HIP_R1, HIP_PARAM_PUZZLE, 10, 0x01);
+	advance(600 * MS);
+	deliver_all();
+	assert_int_equal(stats(0).drop_sig, 1);
+	assert_int_equal(stats(1).drop_puzzle, 1);
+	/* that I2 and its retransmissions all fail: E-FAILED */
+	run(60000);
+	assert_int_equal(S[0].bex_fail_n, 1);
+	/* a bad MAC_2 in R2: dropped, the I2 retransmission gets it right */
+	mutate(HIP_R2, HIP_PARAM_HIP_MAC_2, 0, 0x80);
+	assert_int_equal(hip_host_connect(S[0].h, &S[1], now), 0);
+	run(5000);
+	assert_int_equal(stats(0).drop_mac, 1);
+	assert_int_equal(state_of(0, 1), HIP_STATE_ESTABLISHED);
+	sides_down();
+}
+
+/* HOST_ID that does not hash to the sender's HIT (ECDSA-P384 and P384-b have
+ * the same HI length: swap one for the other) */
+static int
+f_swap_host_id(struct pkt *p)
+{
+	if (ptype(p) == m_type && m_left > 0) {
+		size_t off = find_param(p->b, p->len, HIP_PARAM_HOST_ID);
+		const struct hip_hi *other = m_type == HIP_I2 ? &k_p384b : &k_p384;
+
+		assert_true(off != 0);
+		assert_int_equal(hip_get16(p->b + off + 4), other->hi_len);
+		memcpy(p->b + off + 4 + 6, other->hi, other->hi_len);
+		fix_cksum(p);
+		m_left--;
+	}
+	return 0;
+}
+
+static void
+test_hit_mismatch(void **state)
+{
+	struct params p = P_DEFAULT;
+
+	(void)state;
+	p.ciph[0] = HIP_CIPHER_NULL_ENCRYPT;   /* HOST_ID in clear in I2 */
+	p.nc = 1;
+	pair_up(&k_p384, &k_p256, &p);
+	m_type = HIP_I2;
+	m_left = 1;
+	filter = f_swap_host_id;
+	assert_int_equal(hip_host_connect(S[0].h, &S[1], now), 0);
+	deliver_all();
+	assert_int_equal(stats(1).drop_hit_mismatch, 1);
+	assert_int_equal(state_of(1, 0), HIP_STATE_UNASSOCIATED);
+	run(3000);
+	assert_int_equal(state_of(0, 1), HIP_STATE_ESTABLISHED);
+	sides_down();
+
+	pair_up(&k_p256, &k_p384b, &p);
+	m_type = HIP_R1;
+	m_left = 1;
+	filter = f_swap_host_id;
+	assert_int_equal(hip_host_connect(S[0].h, &S[1], now), 0);
+	deliver_all();
+	assert_int_equal(stats(0).drop_hit_mismatch, 1);
+	assert_int_equal(state_of(0, 1), HIP_STATE_I1_SENT);
+	run(3000);
+	assert_int_equal(state_of(0, 1), HIP_STATE_ESTABLISHED);
+	sides_down();
+}
+
+/* a host not added with hip_host_add_peer is refused, as initiator and as
+ * responder */
+static void
+test_unknown_peer(void **state)
+{
+	(void)state;
+	pair_up(&k_p256, &k_p384, &P_DEFAULT);
+	side_up(2, &k_gen, &P_DEFAULT);
+	know(2, 1);   /* S2 knows S1; S1 does not know S2 */
+	know(2, 0);
+	assert_int_equal(hip_host_connect(S[2].h, &S[1], now), 0);
+	run(60000);
+	assert_int_equal(stats(1).drop_unknown_peer, HIP_I1_RETRIES_MAX + 1);
+	assert_int_equal(stats(1).r1_tx, 0);
+	assert_int_equal(S[2].bex_fail_n, 1);
+	assert_int_equal(hip_host_connect(S[0].h, &S[2], now), -1);   /* not declared */
+	assert_int_equal(hip_host_connect(S[0].h, NULL, now), -1);
+	assert_int_equal(hip_host_rekey(S[0].h, &S[2], now), -1);
+	/* S0 and S1 still work */
+	bex(0, 1);
+	sides_down();
+}
+
+/* UPDATE rekey: new SPIs and keys on both sides, make-before-break order
+ * (the answering side's inbound SA first), old inbound SPIs handed over */
+static void
+rekey_check(int a, int b, uint32_t a_in, uint32_t b_in, unsigned n)
+{
+	assert_int_equal(S[a].sa_up_n, n);
+	assert_int_equal(S[b].sa_up_n, n);
+	assert_mirror(a, b, S[a].out.esp_transform);
+	assert_int_equal(S[a].old_in, a_in);
+	assert_int_equal(S[b].old_in, b_in);
+	assert_int_not_equal(S[a].in.spi, a_in);
+	assert_int_not_equal(S[b].in.spi, b_in);
+}
+
+static void
+test_update_rekey(void **state)
+{
+	struct hip_sa_keys old_out;
+	uint32_t a_in, b_in;
+	struct hip_peer_info i;
+
+	(void)state;
+	pair_up(&k_p256, &k_p384, &P_DEFAULT);
+	bex(0, 1);
+	old_out = S[0].out;
+	a_in = S[0].in.spi;
+	b_in = S[1].in.spi;
+	/* S0 rekeys: S1 answers (installs its inbound early), S0 switches, S1
+	 * switches on S0's ACK */
+	assert_int_equal(hip_host_rekey(S[0].h, &S[1], now), 0);
+	run(100);
+	rekey_check(0, 1, a_in, b_in, 2);
+	assert_true(memcmp(old_out.enc_key, S[0].out.enc_key, old_out.enc_key_len) != 0);
+	assert_int_equal(S[1].sa_in_up_n, 1);
+	assert_sa_eq(&S[1].early_in, &S[1].in);
+	assert_true(S[1].sa_in_up_ev < S[0].sa_up_ev);   /* B's inbound before A switches */
+	assert_true(S[0].sa_up_ev < S[1].sa_up_ev);      /* B switches after A's inbound */
+	assert_int_equal(stats(0).updates, 1);
+	assert_int_equal(stats(1).updates, 1);
+	assert_int_equal(hip_host_peer_info(S[0].h, &S[1], &i), 0);
+	assert_int_equal(i.rekeys, 1);
+	assert_int_equal(i.spi_in, S[0].in.spi);
+
+	/* S1 rekeys, with its first UPDATE and the ACK lost once */
+	a_in = S[0].in.spi;
+	b_in = S[1].in.spi;
+	m_type = HIP_UPDATE;
+	m_left = 1;
+	filter = f_drop;
+	assert_int_equal(hip_host_rekey(S[1].h, &S[0], now), 0);
+	run(3000);
+	rekey_check(1, 0, b_in, a_in, 3);
+	/* the answer lost: the retransmitted UPDATE gets the same answer */
+	a_in = S[0].in.spi;
+	b_in = S[1].in.spi;
+	m_left = 0;
+	assert_int_equal(hip_host_rekey(S[0].h, &S[1], now), 0);
+	assert_true(deliver_type(HIP_UPDATE));   /* S1 answers */
+	qn = 0;                                  /* answer lost */
+	run(3000);
+	rekey_check(0, 1, a_in, b_in, 4);
+	/* the final ACK lost: S1 resends its answer, S0 resends its ACK */
+	a_in = S[0].in.spi;
+	b_in = S[1].in.spi;
+	assert_int_equal(hip_host_rekey(S[0].h, &S[1], now), 0);
+	assert_true(deliver_type(HIP_UPDATE));
+	assert_true(deliver_type(HIP_UPDATE));   /* S0 switches, sends the ACK */
+	assert_int_equal(S[0].sa_up_n, 5);
+	qn = 0;                                  /* ACK lost */
+	run(3000);
+	rekey_check(0, 1, a_in, b_in, 5);
+	/* both at once: one rekey, both agree */
+	a_in = S[0].in.spi;
+	b_in = S[1].in.spi;
+	assert_int_equal(hip_host_rekey(S[0].h, &S[1], now), 0);
+	assert_int_equal(hip_host_rekey(S[1].h, &S[0], now), 0);
+	run(3000);
+	assert_int_equal(S[0].sa_up_n, 6);
+	assert_int_equal(S[1].sa_up_n, 6);
+	assert_mirror(0, 1, 13);
+	assert_int_equal(S[0].old_in, a_in);
+	assert_int_equal(S[1].old_in, b_in);
+	assert_int_equal(state_of(0, 1), HIP_STATE_ESTABLISHED);
+	assert_int_equal(stats(0).dropped - stats(0).drop_state, 0);
+	sides_down();
+}
+
+/* lifetime rekeys from the timer, staggered (greater HIT first) */
+static void
+test_lifetime_rekey(void **state)
+{
+	struct params p = P_DEFAULT;
+
+	(void)state;
+	p.life = 30ull * 1000 * MS;
+	pair_up(&k_p256, &k_p384, &p);   /* S0 has the greater HIT */
+	bex(0, 1);
+	run(29000);
+	assert_int_equal(S[0].sa_up_n, 1);
+	run(2000);
+	assert_int_equal(S[0].sa_up_n, 2);
+	assert_int_equal(S[1].sa_up_n, 2);
+	assert_int_equal(S[1].sa_in_up_n, 1);   /* S1 answered: S0 started */
+	run(31000);
+	assert_int_equal(S[0].sa_up_n, 3);
+	assert_mirror(0, 1, 13);
+	sides_down();
+}
+
+/* without sa_in_up the rekey still completes */
+static void
+test_rekey_no_in_up(void **state)
+{
+	struct params p = P_DEFAULT;
+
+	(void)state;
+	p.no_in_up = true;
+	pair_up(&k_p256, &k_p384, &p);
+	bex(0, 1);
+	assert_int_equal(hip_host_rekey(S[0].h, &S[1], now), 0);
+	run(100);
+	assert_int_equal(S[0].sa_up_n, 2);
+	assert_int_equal(S[1].sa_up_n, 2);
+	assert_mirror(0, 1, 13);
+	sides_down();
+}
+
+/* CLOSE / CLOSE_ACK tear both sides down; a wrong echo is dropped */
+static void
+test_close(void **state)
+{
+	struct pkt close_pkt, upd;
+
+	(void)state;
+	pair_up(&k_p256, &k_p384, &P_DEFAULT);
+	bex(0, 1);
+	m_type = HIP_UPDATE;
+	filter = f_copy;
+	assert_int_equal(hip_host_rekey(S[0].h, &S[1], now), 0);
+	run(100);
+	upd = m_copy;
+	m_type = HIP_CLOSE;
+	hip_host_close_all(S[0].h, now);
+	assert_int_equal(state_of(0, 1), HIP_STATE_CLOSING);
+	assert_true(deliver_type(HIP_CLOSE));
+	close_pkt = m_copy;
+	assert_int_equal(state_of(1, 0), HIP_STATE_CLOSED);
+	assert_int_equal(S[1].sa_down_n, 1);
+	assert_int_equal(S[1].down_spi[0], S[1].in.spi);
+	/* a CLOSE_ACK with a changed echo: dropped, still CLOSING */
+	mutate(HIP_CLOSE_ACK, HIP_PARAM_ECHO_RESPONSE_SIGNED, 3, 0x01);
+	assert_true(deliver_type(HIP_CLOSE_ACK));
+	assert_int_equal(state_of(0, 1), HIP_STATE_CLOSING);
+	assert_int_equal(S[0].sa_down_n, 0);
+	assert_int_equal(stats(0).dropped, 1);
+	/* the retransmitted CLOSE gets the right CLOSE_ACK */
+	run(1000);
+	assert_int_equal(state_of(0, 1), HIP_STATE_CLOSED);
+	assert_int_equal(S[0].sa_down_n, 1);
+	assert_int_equal(S[0].down_spi[0], S[0].in.spi);
+	assert_int_equal(stats(0).closes, 1);
+	assert_int_equal(stats(1).closes, 1);
+	/* later: CLOSE and UPDATE for an association that is gone */
+	run(20000);
+	assert_int_equal(state_of(1, 0), HIP_STATE_UNASSOCIATED);
+	{
+		struct hip_host_stats b = stats(1);
+
+		q[0] = close_pkt;
+		q[1] = upd;
+		qn = 2;
+		deliver_all();
+		assert_int_equal(stats(1).drop_state, b.drop_state + 2);
+		assert_int_equal(qn, 0);
+	}
+	/* and a new BEX after it */
+	bex(0, 1);
+	assert_mirror(0, 1, 13);
+	sides_down();
+}
+
+/* malformed packets: each dropped and counted, no state change, no crash */
+static void
+raw_i1(struct pkt *p, const uint8_t *params, size_t plen)
+{
+	struct hip_hdr h = { 0 };
+
+	memset(p, 0, sizeof(*p));
+	p->to = 1;
+	p->src = S[0].addr;
+	p->dst = S[1].addr;
+	h.next_header = 59;
+	h.packet_type = HIP_I1;
+	h.pkt_len = (uint16_t)(40 + plen);
+	memcpy(h.hit_sender, S[0].hi->hit, 16);
+	memcpy(h.hit_receiver, S[1].hi->hit, 16);
+	assert_int_equal(hip_hdr_write(p->b, sizeof(p->b), &h), 0);
+	memcpy(p->b + 40, params, plen);
+	p->len = 40 + plen;
+	fix_cksum(p);
+}
+
+static void
+inject(const struct pkt *p)
+{
+	q[qn++] = *p;
+	deliver_at(qn - 1);
+}
+
+static void
+test_bad_input(void **state)
+{
+	struct pkt p;
+	struct hip_host_stats b;
+	/* DH_GROUP_LIST {7}: T 511, L 1 */
+	static const uint8_t ok[] = { 0x01, 0xff, 0x00, 0x01, 7, 0, 0, 0 };
+	static const uint8_t past[] = { 0x01, 0xff, 0x00, 0x09, 7, 0, 0, 0 };
+	static const uint8_t zero[] = { 0x01, 0xff, 0x00, 0x00, 0, 0, 0, 0 };
+	static const uint8_t order[] = { 0x04, 0x00, 0x00, 0x01, 1, 0, 0, 0,
+					 0x01, 0xff, 0x00, 0x01, 7, 0, 0, 0 };
+	static const uint8_t crit[] = { 0x01, 0xff, 0x00, 0x01, 7, 0, 0, 0,
+					0x04, 0x01, 0x00, 0x01, 1, 0, 0, 0 };
+	static const uint8_t noncrit[] = { 0x01, 0xff, 0x00, 0x01, 7, 0, 0, 0,
+					   0x04, 0x00, 0x00, 0x01, 1, 0, 0, 0 };
+	static const uint8_t padding[] = { 0x01, 0xff, 0x00, 0x01, 7, 0, 1, 0 };
+
+	(void)state;
+	pair_up(&k_p256, &k_p384, &P_DEFAULT);
+	b = stats(1);
+	raw_i1(&p, ok, sizeof(ok));
+	inject(&p);
+	assert_int_equal(last_rc, 0);
+	assert_int_equal(stats(1).r1_tx, 1);
+	qn = 0;
+	/* a parameter running past the packet */
+	raw_i1(&p, past, sizeof(past));
+	inject(&p);
+	assert_int_equal(last_rc, HIP_E_TLV_OVERRUN);
+	/* zero-length DH_GROUP_LIST */
+	raw_i1(&p, zero, sizeof(zero));
+	inject(&p);
+	assert_true(last_rc < 0);
+	/* out of order */
+	raw_i1(&p, order, sizeof(order));
+	inject(&p);
+	assert_int_equal(last_rc, HIP_E_TLV_ORDER);
+	/* non-zero padding */
+	raw_i1(&p, padding, sizeof(padding));
+	inject(&p);
+	assert_int_equal(last_rc, HIP_E_TLV_PADDING);
+	/* checksum */
+	raw_i1(&p, ok, sizeof(ok));
+	p.b[5] ^= 1;
+	inject(&p);
+	assert_int_equal(last_rc, HIP_E_CHECKSUM);
+	/* truncated: shorter than Header Length says */
+	raw_i1(&p, ok, sizeof(ok));
+	p.len -= 8;
+	inject(&p);
+	assert_int_equal(last_rc, HIP_E_TRUNCATED);
+	/* wrong version */
+	raw_i1(&p, ok, sizeof(ok));
+	p.b[3] = 0x11;
+	fix_cksum(&p);
+	inject(&p);
+	assert_int_equal(last_rc, HIP_E_VERSION);
+	assert_int_equal(stats(1).drop_malformed, b.drop_malformed + 6);
+	assert_int_equal(stats(1).drop_checksum, b.drop_checksum + 1);
+	assert_int_equal(stats(1).r1_tx, 1);
+	assert_int_equal(qn, 0);
+	/* receiver HIT not ours / NULL (no opportunistic mode) */
+	raw_i1(&p, ok, sizeof(ok));
+	memset(p.b + 24, 0, 16);
+	fix_cksum(&p);
+	inject(&p);
+	assert_int_equal(last_rc, HIP_E_HOST_PEER);
+	assert_int_equal(stats(1).drop_not_for_us, 1);
+	/* an unknown critical parameter: NOTIFY UNSUPPORTED_CRITICAL_PARAMETER_TYPE */
+	raw_i1(&p, crit, sizeof(crit));
+	inject(&p);
+	assert_int_equal(last_rc, HIP_E_HOST_CRITICAL);
+	assert_int_equal(stats(1).drop_critical, 1);
+	assert_int_equal(qn, 1);
+	assert_int_equal(ptype(&q[0]), HIP_NOTIFY);
+	{
+		struct hip_tlv t;
+		struct hip_notification n;
+
+		assert_int_equal(hip_param_find(q[0].b, q[0].len, HIP_PARAM_NOTIFICATION, &t), 1);
+		assert_int_equal(hip_notification_parse(&t, &n), 0);
+		assert_int_equal(n.msg_type, HIP_NOTIFY_UNSUPPORTED_CRITICAL_PARAMETER_TYPE);
+		assert_int_equal(n.data_len, 2);
+		assert_int_equal(hip_get16(n.data), 0x0401);
+	}
+	deliver_all();   /* S0 verifies it with the HOST_ID inside */
+	{
+		struct hip_peer_info i;
+
+		assert_int_equal(hip_host_peer_info(S[0].h, &S[1], &i), 0);
+		assert_int_equal(i.last_notify, HIP_NOTIFY_UNSUPPORTED_CRITICAL_PARAMETER_TYPE);
+		assert_int_equal(i.state, HIP_STATE_UNASSOCIATED);
+	}
+	/* an unknown non-critical parameter is ignored */
+	raw_i1(&p, noncrit, sizeof(noncrit));
+	inject(&p);
+	assert_int_equal(last_rc, 0);
+	assert_int_equal(stats(1).r1_tx, 2);
+	qn = 0;
+	/* arguments */
+	assert_int_equal(hip_host_input(S[1].h, NULL, &p.dst, p.b, p.len, now), HIP_E_ARG);
+	assert_int_equal(hip_host_input(S[1].h, &p.src, &p.dst, NULL, 0, now), HIP_E_ARG);
+	assert_int_equal(hip_host_input(NULL, &p.src, &p.dst, p.b, p.len, now), HIP_E_ARG);
+	assert_int_equal(hip_host_input(S[1].h, &p.src, &p.dst, p.b, 0, now), HIP_E_TRUNCATED);
+	/* an R2 or UPDATE for no association, an R1 nobody asked for */
+	{
+		struct hip_host_stats c = stats(1);
+
+		m_type = HIP_R1;
+		filter = f_copy;
+		raw_i1(&p, ok, sizeof(ok));
+		inject(&p);
+		deliver_all();   /* the R1 to S0, which is UNASSOCIATED */
+		assert_int_equal(stats(0).drop_state, 1);
+		assert_int_equal(stats(1).drop_state, c.drop_state);
+	}
+	/* still fine afterwards */
+	bex(0, 1);
+	sides_down();
+}
+
+/* I2 choices R1 did not offer: NOTIFY INVALID_DH_CHOSEN,
+ * INVALID_ESP_TRANSFORM_CHOSEN, INVALID_HIP_CIPHER_CHOSEN */
+static void
+test_i2_choices(void **state)
+{
+	static const struct {
+		uint16_t param;
+		size_t at;
+		uint8_t x;
+		uint16_t notify;
+	} c[] = {
+		{ HIP_PARAM_DIFFIE_HELLMAN, 0, 7 ^ 9, HIP_NOTIFY_INVALID_DH_CHOSEN },   /* P-256 -> P-521 */
+		{ HIP_PARAM_ESP_TRANSFORM, 3, 13 ^ 12, HIP_NOTIFY_INVALID_ESP_TRANSFORM_CHOSEN },
+		{ HIP_PARAM_HIP_CIPHER, 1, 2 ^ 3, HIP_NOTIFY_INVALID_HIP_CIPHER_CHOSEN },
+	};
+
+	(void)state;
+	for (unsigned x = 0; x < 3; x++) {
+		struct hip_peer_info i;
+
+		pair_up(&k_p256, &k_p384, &P_DEFAULT);
+		assert_int_equal(hip_host_connect(S[0].h, &S[1], now), 0);
+		assert_true(deliver_type(HIP_I1));
+		assert_true(deliver_type(HIP_R1));
+		mutate(HIP_I2, c[x].param, c[x].at, c[x].x);
+		assert_true(deliver_type(HIP_I2));
+		assert_int_equal(stats(1).drop_policy, 1);
+		assert_int_equal(stats(1).dh_derive, 0);
+		assert_int_equal(state_of(1, 0), HIP_STATE_UNASSOCIATED);
+		assert_true(deliver_type(HIP_NOTIFY));
+		assert_int_equal(hip_host_peer_info(S[0].h, &S[1], &i), 0);
+		assert_int_equal(i.last_notify, c[x].notify);
+		run(3000);
+		assert_int_equal(state_of(0, 1), HIP_STATE_ESTABLISHED);
+		sides_down();
+	}
+}
+
+/* an I2 of an earlier association replayed: dropped, nothing changes */
+static void
+test_replayed_i2(void **state)
+{
+	struct pkt old_i2;
+	struct hip_sa_keys in;
+
+	(void)state;
+	pair_up(&k_p256, &k_p384, &P_DEFAULT);
+	m_type = HIP_I2;
+	filter = f_copy;
+	bex(0, 1);
+	old_i2 = m_copy;
+	filter = NULL;
+	hip_host_close_all(S[0].h, now);
+	run(20000);
+	assert_int_equal(state_of(1, 0), HIP_STATE_UNASSOCIATED);
+	bex(0, 1);
+	in = S[1].in;
+	inject(&old_i2);
+	assert_int_equal(stats(1).drop_replay, 1);
+	assert_int_equal(S[1].sa_up_n, 2);
+	assert_sa_eq(&S[1].in, &in);
+	assert_int_equal(S[1].sa_down_n, 1);
+	sides_down();
+}
+
+/* random corruption of every packet type at an established pair: never a
+ * crash (ASan), never a state change */
+static uint64_t fz = 88172645463325252ull;
+
+static uint32_t
+fz_next(void)
+{
+	fz ^= fz << 13;
+	fz ^= fz >> 7;
+	fz ^= fz << 17;
+	return (uint32_t)fz;
+}
+
+static void
+test_fuzz(void **state)
+{
+	struct pkt saved[16];
+	unsigned ns = 0;
+
+	(void)state;
+	pair_up(&k_p256, &k_p384, &P_DEFAULT);
+	/* collect one of each: I1 R1 I2 R2 UPDATE x3 NOTIFY */
+	assert_int_equal(hip_host_connect(S[0].h, &S[1], now), 0);
+	for (int n = 0; n < 50 && (qn > 0 || ns == 0); n++) {
+		if (qn == 0)
+			break;
+		saved[ns++] = q[0];
+		deliver_at(0);
+	}
+	assert_int_equal(hip_host_rekey(S[0].h, &S[1], now), 0);
+	while (qn > 0 && ns < 16) {
+		saved[ns++] = q[0];
+		deliver_at(0);
+	}
+	assert_int_equal(state_of(0, 1), HIP_STATE_ESTABLISHED);
+	run(11000);
+	assert_int_equal(state_of(1, 0), HIP_STATE_ESTABLISHED);
+	{
+		unsigned up0 = S[0].sa_up_n, up1 = S[1].sa_up_n;
+
+		for (int n = 0; n < 3000; n++) {
+			struct pkt p = saved[fz_next() % ns];
+			unsigned flips = 1 + fz_next() % 4;
+
+			for (unsigned f = 0; f < flips; f++) {
+				size_t at = fz_next() % p.len;
+
+				if (fz_next() % 3 == 0 && at >= 40)
+					at = 40 + (at - 40) % 8;   /* often a T/L field */
+				p.b[at] ^= (uint8_t)(1u << (fz_next() % 8));
+			}
+			if (fz_next() % 5 == 0)
+				p.len = fz_next() % (p.len + 1);
+			if (p.len >= 40 && p.len % 8 == 0 && fz_next() % 4 != 0) {
+				p.b[1] = (uint8_t)(p.len / 8 - 1);
+				fix_cksum(&p);
+			}
+			inject(&p);
+			qn = 0;   /* answers (R1s, duplicates, NOTIFYs) not delivered */
+		}
+		assert_int_equal(S[0].sa_up_n, up0);
+		assert_int_equal(S[1].sa_up_n, up1);
+		assert_int_equal(S[0].sa_down_n + S[1].sa_down_n, 0);
+		assert_int_equal(state_of(0, 1), HIP_STATE_ESTABLISHED);
+		assert_int_equal(state_of(1, 0), HIP_STATE_ESTABLISHED);
+	}
+	/* and it still rekeys */
+	assert_int_equal(hip_host_rekey(S[1].h, &S[0], now), 0);
+	run(100);
+	assert_mirror(0, 1, 13);
+	sides_down();
+}
+
+/* an I1 flood raises K (new R1 generation), legitimate initiators are still
+ * served, K falls back when it is quiet */
+static void
+test_i1_flood(void **state)
+{
+	struct pkt p;
+	static const uint8_t ok[] = { 0x01, 0xff, 0x00, 0x01, 7, 0, 0, 0 };
+	struct hip_host_stats b;
+	struct params pr = P_DEFAULT;
+
+	(void)state;
+	pr.k = 1;
+	pair_up(&k_p256, &k_p384, &pr);
+	b = stats(1);
+	assert_int_equal(b.puzzle_k, 1);
+	raw_i1(&p, ok, sizeof(ok));
+	for (int w = 0; w < 2; w++) {
+		for (int n = 0; n < 100; n++) {
+			inject(&p);
+			qn = 0;
+		}
+		advance(110 * MS);
+	}
+	inject(&p);
+	qn = 0;
+	assert_true(stats(1).puzzle_k >= 3);
+	assert_true(stats(1).r1_generations > b.r1_generations);
+	assert_int_equal(stats(1).r1_tx, 201);
+	bex(0, 1);
+	run(8000);
+	assert_int_equal(stats(1).puzzle_k, 1);
+	sides_down();
+}
+
+/* fixed randomness gives byte-identical exchanges (test-vector mode), for
+ * ECDSA (deterministic nonces from the RNG) and RSA */
+static void
+det_run(struct hip_hi *a, struct hip_hi *b, uint8_t *out[2], size_t out_len[2], int run_n)
+{
+	struct params p = P_DEFAULT;
+
+	p.det = true;
+	trace = NULL;
+	trace_len = trace_cap = 0;
+	trace = malloc(1);
+	trace_cap = 1;
+	pair_up(a, b, &p);
+	bex(0, 1);
+	assert_int_equal(hip_host_rekey(S[0].h, &S[1], now), 0);
+	run(100);
+	hip_host_close_all(S[0].h, now);
+	run(100);
+	assert_int_equal(state_of(0, 1), HIP_STATE_CLOSED);
+	out[run_n] = trace;
+	out_len[run_n] = trace_len;
+	trace = NULL;
+	sides_down();
+}
+
+static void
+test_deterministic(void **state)
+{
+	struct hip_hi *pairs[2][2] = { { &k_p256, &k_p384 }, { &k_rsa, &k_p384b } };
+
+	(void)state;
+	for (int x = 0; x < 2; x++) {
+		uint8_t *t[2];
+		size_t l[2];
+
+		det_run(pairs[x][0], pairs[x][1], t, l, 0);
+		det_run(pairs[x][0], pairs[x][1], t, l, 1);
+		assert_true(l[0] > 2000);
+		assert_int_equal(l[0], l[1]);
+		assert_memory_equal(t[0], t[1], l[0]);
+		free(t[0]);
+		free(t[1]);
+	}
+}
+
+/* API corners */
+static void
+test_api(void **state)
+{
+	struct hip_host_cfg c = { 0 };
+	struct gw_addr a4 = { .family = 4 }, a6 = { .family = 6 };
+	char err[128];
+
+	(void)state;
+	assert_null(hip_host_create(&c, err, sizeof(err)));
+	assert_null(hip_host_create(NULL, err, sizeof(err)));
+	c.hi = &k_p256;
+	c.n_esp_transforms = 1;
+	c.esp_transforms[0] = 12;   /* GCM-8: not supported */
+	c.n_dh_groups = 1;
+	c.dh_groups[0] = 7;
+	c.n_hip_ciphers = 1;
+	c.hip_ciphers[0] = 2;
+	assert_null(hip_host_create(&c, err, sizeof(err)));
+	assert_string_equal(err, "unsupported ESP transform");
+	c.esp_transforms[0] = 13;
+	c.dh_groups[0] = 9;
+	assert_null(hip_host_create(&c, err, sizeof(err)));
+	c.dh_groups[0] = 7;
+	S[0].h = hip_host_create(&c, err, sizeof(err));
+	assert_non_null(S[0].h);
+	assert_memory_equal(hip_host_hit(S[0].h), k_p256.hit, 16);
+	assert_int_equal(hip_host_add_peer(S[0].h, k_p384.hit, &a4, 1, &a4, &S[1]), 0);
+	assert_int_equal(hip_host_add_peer(S[0].h, k_p384.hit, &a4, 1, &a4, &S[2]), -1);   /* twice */
+	assert_int_equal(hip_host_add_peer(S[0].h, k_p256.hit, &a4, 1, &a4, &S[2]), -1);   /* us */
+	assert_int_equal(hip_host_add_peer(S[0].h, k_rsa.hit, &a6, 1, &a4, &S[2]), -1);    /* families */
+	assert_int_equal(hip_host_add_peer(S[0].h, k_rsa.hit, &a4, 0, &a4, &S[2]), -1);
+	assert_int_equal(hip_host_add_peer(S[0].h, k_rsa.hit, &a4, 1, &a4, &S[1]), -1);    /* same user */
+	hip_host_first_esp(S[0].h, &S[1], 0);
+	hip_host_close_all(S[0].h, 0);
+	assert_int_equal(hip_host_rekey(S[0].h, &S[1], 0), -1);   /* not established */
+	assert_string_equal(hip_state_name(HIP_STATE_E_FAILED), "E-FAILED");
+	assert_string_equal(hip_host_strerror(HIP_E_HOST_AUTH), "authentication failed");
+	hip_host_free(S[0].h);
+	S[0].h = NULL;
+	hip_host_free(NULL);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_api),
+		cmocka_unit_test(test_bex_ecdsa_p256),
+		cmocka_unit_test(test_bex_ecdsa_p384),
+		cmocka_unit_test(test_bex_rsa),
+		cmocka_unit_test(test_negotiation),
+		cmocka_unit_test(test_lost_packets),
+		cmocka_unit_test(test_simultaneous),
+		cmocka_unit_test(test_duplicate_i2),
+		cmocka_unit_test(test_bad_puzzle),
+		cmocka_unit_test(test_r1_generation),
+		cmocka_unit_test(test_bad_auth),
+		cmocka_unit_test(test_hit_mismatch),
+		cmocka_unit_test(test_unknown_peer),
+		cmocka_unit_test(test_i2_choices),
+		cmocka_unit_test(test_update_rekey),
+		cmocka_unit_test(test_lifetime_rekey),
+		cmocka_unit_test(test_rekey_no_in_up),
+		cmocka_unit_test(test_close),
+		cmocka_unit_test(test_replayed_i2),
+		cmocka_unit_test(test_bad_input),
+		cmocka_unit_test(test_fuzz),
+		cmocka_unit_test(test_i1_flood),
+		cmocka_unit_test(test_deterministic),
+	};
+
+	return cmocka_run_group_tests(tests, setup, teardown);
+}

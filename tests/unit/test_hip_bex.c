@@ -21,10 +21,18 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include <openssl/evp.h>
+#include <openssl/rand.h>
+
 #include "hip_host.h"
 #include "hip_packet.h"
 #include "hip_param.h"
+#include "hip_dh.h"
 #include "hip_hi.h"
+#include "hip_keymat.h"
+#include "hip_mac.h"
+#include "hip_puzzle.h"
+#include "hip_sig.h"
 
 #ifndef HIPGW_TEST_DATA
 #define HIPGW_TEST_DATA "tests/data"
@@ -136,7 +144,7 @@ static struct side *
 side_of_addr(const struct gw_addr *a)
 {
 	for (int x = 0; x < 3; x++)
-		if (S[x].h != NULL && memcmp(&S[x].addr, a, sizeof(*a)) == 0)
+		if (S[x].addr.family != 0 && memcmp(&S[x].addr, a, sizeof(*a)) == 0)
 			return &S[x];
 	return NULL;
 }
@@ -344,7 +352,7 @@ sides_down(void)
 {
 	for (int x = 0; x < 3; x++) {
 		hip_host_free(S[x].h);
-		S[x].h = NULL;
+		memset(&S[x], 0, sizeof(S[x]));
 	}
 	qn = 0;
 	filter = NULL;
@@ -367,6 +375,8 @@ deliver_at(unsigned i)
 	qn--;
 	if (filter != NULL && filter(&p))
 		return;
+	if (S[p.to].h == NULL)
+		return;   /* a hand-made peer: the test reads q[] itself */
 	last_rc = hip_host_input(S[p.to].h, &p.src, &p.dst, p.b, p.len, now);
 }
 
@@ -1602,6 +1612,480 @@ test_deterministic(void **state)
 	}
 }
 
+
+/* ------------------------------------------------------ a hand-made peer
+ * The other end of the exchange written out in the test with hipwire and
+ * hipcrypto primitives and RFC 7401's coverage rules prepared by hand (as
+ * tests/unit/test_hipcrypto.c did to verify cutehip's real packets): it checks
+ * the engine's MACs, signatures, key directions and KEYMAT against code that
+ * shares none of lib/hip. */
+
+static size_t
+hand_cover(const uint8_t *pkt, size_t upto, uint8_t *buf)
+{
+	memcpy(buf, pkt, upto);
+	buf[1] = (uint8_t)(upto / 8 - 1);
+	buf[4] = buf[5] = 0;
+	return upto;
+}
+
+static size_t
+hand_host_id(const struct hip_hi *hi, uint8_t *out)
+{
+	uint8_t tmp[2048];
+	struct hip_builder b;
+	struct hip_host_id id = { .algorithm = hi->algo, .hi_len = hi->hi_len, .hi = hi->hi };
+	int len;
+
+	assert_int_equal(hip_build_init(&b, tmp, sizeof(tmp), HIP_I1, hi->hit, hi->hit), 0);
+	assert_int_equal(hip_host_id_put(&b, &id), 0);
+	len = hip_build_finish(&b);
+	assert_true(len > 40);
+	memcpy(out, tmp + 40, (size_t)len - 40);
+	return (size_t)len - 40;
+}
+
+/* HIP_MAC / HIP_MAC_2 over what b holds; HIP_MAC_2 with the responder's
+ * HOST_ID appended (the R2 holds only ESP_INFO before it: type order) */
+static void
+hand_mac(struct hip_builder *b, uint16_t type, uint8_t suite, const struct hip_key *k,
+	 const uint8_t *hid, size_t hl)
+{
+	uint8_t buf[4096], mac[64];
+	size_t n = hand_cover(b->buf, b->len, buf), ml = 0;
+	struct hip_mac m = { .type = type, .hmac = mac };
+
+	if (hid != NULL) {
+		memcpy(buf + n, hid, hl);
+		n += hl;
+		buf[1] = (uint8_t)(n / 8 - 1);
+	}
+	assert_int_equal(hip_mac_compute(suite, k->b, k->len, buf, n, mac, sizeof(mac), &ml), 0);
+	m.len = ml;
+	assert_int_equal(hip_mac_put(b, &m), 0);
+}
+
+/* zero what HIP_SIGNATURE_2 leaves out: Receiver's HIT, PUZZLE Opaque and #I */
+static void
+zero_sig2(uint8_t *buf, size_t puzzle_off)
+{
+	memset(buf + 24, 0, 16);
+	memset(buf + puzzle_off + 4 + 2, 0, (size_t)hip_get16(buf + puzzle_off + 2) - 2);
+}
+
+static void
+hand_sig(struct hip_builder *b, uint16_t type, const struct hip_hi *hi, size_t puzzle_off)
+{
+	uint8_t buf[4096], sig[HIP_SIG_MAX];
+	size_t n = hand_cover(b->buf, b->len, buf), sl = 0;
+	struct hip_signature sg = { .type = type, .algorithm = hi->algo, .sig = sig };
+
+	if (type == HIP_PARAM_HIP_SIGNATURE_2)
+		zero_sig2(buf, puzzle_off);
+	assert_int_equal(hip_sig_sign(hi, buf, n, sig, sizeof(sig), &sl), 0);
+	sg.len = sl;
+	assert_int_equal(hip_signature_put(b, &sg), 0);
+}
+
+static int
+hand_check_mac(const struct pkt *p, uint16_t type, uint8_t suite, const struct hip_key *k,
+	       const uint8_t *hid, size_t hl)
+{
+	uint8_t buf[4096];
+	struct hip_tlv t;
+	size_t n;
+
+	assert_int_equal(hip_param_find(p->b, p->len, type, &t), 1);
+	n = hand_cover(p->b, t.offset, buf);
+	if (hid != NULL) {
+		memcpy(buf + n, hid, hl);
+		n += hl;
+		buf[1] = (uint8_t)(n / 8 - 1);
+	}
+	return hip_mac_verify(suite, k->b, k->len, buf, n, t.value, t.len);
+}
+
+static int
+hand_check_sig(const struct pkt *p, uint16_t type, const struct hip_hi *hi)
+{
+	uint8_t buf[4096];
+	struct hip_tlv t;
+	size_t n;
+
+	assert_int_equal(hip_param_find(p->b, p->len, type, &t), 1);
+	assert_int_equal(hip_get16(t.value), hi->algo);
+	n = hand_cover(p->b, t.offset, buf);
+	if (type == HIP_PARAM_HIP_SIGNATURE_2) {
+		struct hip_tlv pz;
+
+		assert_int_equal(hip_param_find(p->b, p->len, HIP_PARAM_PUZZLE, &pz), 1);
+		zero_sig2(buf, pz.offset);
+	}
+	return hip_sig_verify(hi, buf, n, t.value + 2, t.len - 2u);
+}
+
+static void
+hand_keys(uint8_t suite, uint16_t cipher, uint16_t esp, const uint8_t *kij, size_t kl,
+	  const uint8_t *i, const uint8_t *j, size_t rl, const uint8_t *ha, const uint8_t *hb,
+	  struct hip_keys *k)
+{
+	uint8_t km[1024];
+	int idx = hip_keymat_esp_index(suite, cipher);
+	long need = hip_keymat_len_needed(suite, cipher, esp, (uint16_t)idx);
+
+	assert_true(idx > 0 && need > 0 && (size_t)need <= sizeof(km));
+	assert_int_equal(hip_keymat_derive(suite, kij, kl, i, j, rl, ha, hb, km, (size_t)need), 0);
+	assert_int_equal(hip_keys_draw(km, (size_t)need, suite, cipher, esp, (uint16_t)idx, k), 0);
+}
+
+static const EVP_CIPHER *
+hand_cbc(uint16_t cipher)
+{
+	return cipher == HIP_CIPHER_AES_128_CBC ? EVP_aes_128_cbc() : EVP_aes_256_cbc();
+}
+
+static void
+assert_key(const struct hip_key *k, const uint8_t *b, uint8_t len)
+{
+	assert_int_equal(k->len, len);
+	assert_memory_equal(k->b, b, len);
+}
+
+static void
+hand_side(int idx, struct hip_hi *hi)
+{
+	memset(&S[idx], 0, sizeof(S[idx]));
+	S[idx].idx = idx;
+	S[idx].hi = hi;
+	S[idx].addr.family = 4;
+	S[idx].addr.addr[0] = 192;
+	S[idx].addr.addr[2] = 2;
+	S[idx].addr.addr[3] = (uint8_t)(idx + 1);
+}
+
+static void
+finish_pkt(struct hip_builder *b, struct pkt *p, int from, int to)
+{
+	int len = hip_build_finish(b);
+
+	assert_true(len > 0);
+	p->len = (size_t)len;
+	p->to = to;
+	p->src = S[from].addr;
+	p->dst = S[to].addr;
+	fix_cksum(p);
+}
+
+/* hand initiator S0 (ha), engine responder S1 (hb) */
+static void
+hand_initiator(struct hip_hi *ha, struct hip_hi *hb, uint8_t group, uint16_t cipher, uint16_t esp)
+{
+	struct params pr = P_DEFAULT;
+	uint8_t suite = hb->suite, j[48], pub[HIP_DH_PUB_MAX], kij[HIP_DH_SECRET_MAX];
+	uint8_t r1_hid[1200], dgl[8] = { 0x01, 0xff, 0x00, 0x01, group, 0, 0, 0 };
+	size_t rl = hip_suite_rhash_len(suite), publ, kl, r1_hidl;
+	struct pkt pk, r1, r2;
+	struct hip_tlv t;
+	struct hip_puzzle pz;
+	struct hip_diffie_hellman dh;
+	struct hip_r1_counter rc;
+	struct hip_dh mine = { 0 };
+	struct hip_keys k;
+	struct hip_builder b;
+	enum hip_dir ao = hip_dir_out(ha->hit, hb->hit), bo = hip_dir_out(hb->hit, ha->hit);
+	int idx = hip_keymat_esp_index(suite, cipher);
+
+	pr.groups[0] = group;
+	pr.ng = 1;
+	pr.esp[0] = esp;
+	pr.ne = 1;
+	pr.ciph[0] = cipher;
+	pr.nc = 1;
+	reset_net();
+	hand_side(0, ha);
+	side_up(1, hb, &pr);
+	assert_int_equal(hip_host_add_peer(S[1].h, ha->hit, &S[0].addr, 1, &S[1].addr, &S[0]), 0);
+
+	/* I1 -> R1 */
+	raw_i1(&pk, dgl, sizeof(dgl));
+	inject(&pk);
+	assert_int_equal(qn, 1);
+	r1 = q[0];
+	qn = 0;
+	assert_int_equal(ptype(&r1), HIP_R1);
+	assert_memory_equal(r1.b + 24, ha->hit, 16);
+	assert_int_equal(hand_check_sig(&r1, HIP_PARAM_HIP_SIGNATURE_2, hb), 0);
+	r1.b[24] ^= 1;   /* the receiver HIT is outside the signature */
+	assert_int_equal(hand_check_sig(&r1, HIP_PARAM_HIP_SIGNATURE_2, hb), 0);
+	r1.b[24] ^= 1;
+	assert_int_equal(hip_param_find(r1.b, r1.len, HIP_PARAM_PUZZLE, &t), 1);
+	assert_int_equal(hip_puzzle_parse(&t, rl, &pz), 0);
+	assert_int_equal(pz.k, 4);
+	assert_int_equal(hip_param_find(r1.b, r1.len, HIP_PARAM_DIFFIE_HELLMAN, &t), 1);
+	assert_int_equal(hip_diffie_hellman_parse(&t, &dh), 0);
+	assert_int_equal(dh.v[0].group_id, group);
+	assert_int_equal(hip_param_find(r1.b, r1.len, HIP_PARAM_R1_COUNTER, &t), 1);
+	assert_int_equal(hip_r1_counter_parse(&t, &rc), 0);
+	assert_int_equal(hip_param_find(r1.b, r1.len, HIP_PARAM_HOST_ID, &t), 1);
+	r1_hidl = t.total;
+	memcpy(r1_hid, r1.b + t.offset, t.total);
+
+	/* puzzle, DH, KEYMAT, by hand */
+	assert_int_equal(hip_puzzle_solve(suite, pz.k, pz.i, rl, ha->hit, hb->hit, j, 0, NULL), 0);
+	assert_int_equal(hip_dh_generate(group, &mine), 0);
+	assert_int_equal(hip_dh_public(&mine, pub, sizeof(pub), &publ), 0);
+	assert_int_equal(hip_dh_derive(&mine, dh.v[0].pub, dh.v[0].pub_len, kij, sizeof(kij), &kl), 0);
+	hand_keys(suite, cipher, esp, kij, kl, pz.i, j, rl, ha->hit, hb->hit, &k);
+
+	/* I2 */
+	memset(&pk, 0, sizeof(pk));
+	assert_int_equal(hip_build_init(&b, pk.b, sizeof(pk.b), HIP_I2, ha->hit, hb->hit), 0);
+	{
+		struct hip_esp_info ei = { .keymat_index = (uint16_t)idx, .new_spi = 0x7777 };
+		struct hip_solution so = { .k = pz.k, .i = pz.i, .j = j };
+		struct hip_diffie_hellman d = { .n = 1 };
+		struct hip_cipher hc = { .n = 1, .ids = { cipher } };
+		struct hip_transport_format_list tf = { .n = 1, .types = { HIP_PARAM_ESP_TRANSFORM } };
+		struct hip_esp_transform et = { .n = 1, .suites = { esp } };
+		uint8_t hid[1200];
+		size_t hidl = hand_host_id(ha, hid);
+
+		memcpy(so.opaque, pz.opaque, 2);
+		d.v[0].group_id = group;
+		d.v[0].pub_len = (uint16_t)publ;
+		d.v[0].pub = pub;
+		hip_esp_info_put(&b, &ei);
+		hip_r1_counter_put(&b, &rc);
+		hip_solution_put(&b, rl, &so);
+		hip_diffie_hellman_put(&b, &d);
+		hip_cipher_put(&b, &hc);
+		if (cipher == HIP_CIPHER_NULL_ENCRYPT) {
+			struct hip_host_id id = { .algorithm = ha->algo, .hi_len = ha->hi_len, .hi = ha->hi };
+
+			hip_host_id_put(&b, &id);
+		} else {
+			uint8_t iv[16], ct[1300];
+			int l1 = 0, l2 = 0;
+			EVP_CIPHER_CTX *c = EVP_CIPHER_CTX_new();
+			struct hip_encrypted e = { .iv = iv, .iv_len = 16, .data = ct };
+
+			assert_int_equal(RAND_bytes(iv, 16), 1);
+			assert_int_equal(EVP_EncryptInit_ex(c, hand_cbc(cipher), NULL, k.hip_enc[ao].b, iv), 1);
+			assert_int_equal(EVP_EncryptUpdate(c, ct, &l1, hid, (int)hidl), 1);
+			assert_int_equal(EVP_EncryptFinal_ex(c, ct + l1, &l2), 1);
+			EVP_CIPHER_CTX_free(c);
+			e.data_len = (size_t)(l1 + l2);
+			hip_encrypted_put(&b, &e);
+		}
+		hip_transport_format_list_put(&b, &tf);
+		hip_esp_transform_put(&b, &et);
+		hand_mac(&b, HIP_PARAM_HIP_MAC, suite, &k.hip_int[ao], NULL, 0);
+		hand_sig(&b, HIP_PARAM_HIP_SIGNATURE, ha, 0);
+	}
+	finish_pkt(&b, &pk, 0, 1);
+	inject(&pk);
+	assert_int_equal(last_rc, 0);
+	assert_int_equal(S[1].sa_up_n, 1);
+	assert_int_equal(qn, 1);
+	r2 = q[0];
+	qn = 0;
+	assert_int_equal(ptype(&r2), HIP_R2);
+
+	/* R2: HIP_MAC_2 with B's outgoing key and B's HOST_ID from R1 */
+	assert_int_equal(hand_check_mac(&r2, HIP_PARAM_HIP_MAC_2, suite, &k.hip_int[bo], r1_hid, r1_hidl), 0);
+	assert_int_equal(hand_check_mac(&r2, HIP_PARAM_HIP_MAC_2, suite, &k.hip_int[ao], r1_hid, r1_hidl), -1);
+	assert_int_equal(hand_check_mac(&r2, HIP_PARAM_HIP_MAC_2, suite, &k.hip_int[bo], NULL, 0), -1);
+	assert_int_equal(hand_check_sig(&r2, HIP_PARAM_HIP_SIGNATURE, hb), 0);
+	{
+		struct hip_esp_info ei;
+
+		assert_int_equal(hip_param_find(r2.b, r2.len, HIP_PARAM_ESP_INFO, &t), 1);
+		assert_int_equal(hip_esp_info_parse(&t, &ei), 0);
+		assert_int_equal(ei.keymat_index, idx);
+		assert_int_equal(ei.old_spi, 0);
+		assert_int_equal(ei.new_spi, S[1].in.spi);
+	}
+	/* the engine's SAs are the hand-drawn keys: in = what A sends */
+	assert_int_equal(S[1].out.spi, 0x7777);
+	assert_key(&k.esp_enc[ao], S[1].in.enc_key, S[1].in.enc_key_len);
+	assert_key(&k.esp_auth[ao], S[1].in.auth_key, S[1].in.auth_key_len);
+	assert_key(&k.esp_enc[bo], S[1].out.enc_key, S[1].out.enc_key_len);
+	assert_key(&k.esp_auth[bo], S[1].out.auth_key, S[1].out.auth_key_len);
+	hip_dh_free(&mine);
+	hip_keys_wipe(&k);
+	sides_down();
+}
+
+/* engine initiator S0 (ha), hand responder S1 (hb) */
+static void
+hand_responder(struct hip_hi *ha, struct hip_hi *hb, uint8_t group, uint16_t cipher, uint16_t esp)
+{
+	struct params pr = P_DEFAULT;
+	uint8_t suite = hb->suite, ival[48], pub[HIP_DH_PUB_MAX], kij[HIP_DH_SECRET_MAX];
+	uint8_t r1_hid[1200], a_hid[1200];
+	size_t rl = hip_suite_rhash_len(suite), publ, kl, r1_hidl, a_hidl = hand_host_id(ha, a_hid);
+	struct pkt pk, i2;
+	struct hip_tlv t;
+	struct hip_dh mine = { 0 };
+	struct hip_keys k;
+	struct hip_builder b;
+	struct hip_esp_info i2ei;
+	enum hip_dir ao = hip_dir_out(ha->hit, hb->hit), bo = hip_dir_out(hb->hit, ha->hit);
+	int idx = hip_keymat_esp_index(suite, cipher);
+
+	pr.groups[1] = group;   /* the responder picks: its first that I1 lists */
+	pr.ng = 2;
+	pr.esp[0] = esp;
+	pr.ne = 1;
+	pr.ciph[0] = cipher;
+	pr.nc = 1;
+	reset_net();
+	side_up(0, ha, &pr);
+	hand_side(1, hb);
+	assert_int_equal(hip_host_add_peer(S[0].h, hb->hit, &S[1].addr, 1, &S[0].addr, &S[1]), 0);
+	assert_int_equal(hip_host_connect(S[0].h, &S[1], now), 0);
+	assert_int_equal(qn, 1);
+	assert_int_equal(ptype(&q[0]), HIP_I1);
+	assert_int_equal(hip_param_find(q[0].b, q[0].len, HIP_PARAM_DH_GROUP_LIST, &t), 1);
+	assert_int_equal(t.len, 2);
+	qn = 0;
+
+	/* R1 by hand */
+	assert_int_equal(RAND_bytes(ival, (int)rl), 1);
+	assert_int_equal(hip_dh_generate(group, &mine), 0);
+	assert_int_equal(hip_dh_public(&mine, pub, sizeof(pub), &publ), 0);
+	memset(&pk, 0, sizeof(pk));
+	assert_int_equal(hip_build_init(&b, pk.b, sizeof(pk.b), HIP_R1, hb->hit, ha->hit), 0);
+	{
+		struct hip_r1_counter rc = { .generation = 9 };
+		struct hip_puzzle pz = { .k = 3, .lifetime = 37, .opaque = { 0xab, 0xcd }, .i = ival };
+		struct hip_dh_group_list gl = { .n = 1, .ids = { group } };
+		struct hip_diffie_hellman d = { .n = 1 };
+		struct hip_cipher hc = { .n = 1, .ids = { cipher } };
+		struct hip_host_id id = { .algorithm = hb->algo, .hi_len = hb->hi_len, .hi = hb->hi };
+		struct hip_hit_suite_list sl = { .n = 2, .ids = { 0x10, 0x20 } };
+		struct hip_transport_format_list tf = { .n = 1, .types = { HIP_PARAM_ESP_TRANSFORM } };
+		struct hip_esp_transform et = { .n = 1, .suites = { esp } };
+		size_t pzoff, hoff;
+
+		d.v[0].group_id = group;
+		d.v[0].pub_len = (uint16_t)publ;
+		d.v[0].pub = pub;
+		hip_r1_counter_put(&b, &rc);
+		pzoff = b.len;
+		hip_puzzle_put(&b, rl, &pz);
+		hip_dh_group_list_put(&b, &gl);
+		hip_diffie_hellman_put(&b, &d);
+		hip_cipher_put(&b, &hc);
+		hoff = b.len;
+		hip_host_id_put(&b, &id);
+		r1_hidl = b.len - hoff;
+		memcpy(r1_hid, pk.b + hoff, r1_hidl);
+		hip_hit_suite_list_put(&b, &sl);
+		hip_transport_format_list_put(&b, &tf);
+		hip_esp_transform_put(&b, &et);
+		hand_sig(&b, HIP_PARAM_HIP_SIGNATURE_2, hb, pzoff);
+	}
+	finish_pkt(&b, &pk, 1, 0);
+	inject(&pk);
+	assert_int_equal(last_rc, 0);
+	assert_int_equal(qn, 1);
+	i2 = q[0];
+	qn = 0;
+	assert_int_equal(ptype(&i2), HIP_I2);
+
+	/* I2 checked by hand */
+	{
+		struct hip_solution so;
+		struct hip_diffie_hellman d;
+
+		assert_int_equal(hip_param_find(i2.b, i2.len, HIP_PARAM_SOLUTION, &t), 1);
+		assert_int_equal(hip_solution_parse(&t, rl, &so), 0);
+		assert_int_equal(so.k, 3);
+		assert_int_equal(so.opaque[0], 0xab);
+		assert_int_equal(so.opaque[1], 0xcd);
+		assert_memory_equal(so.i, ival, rl);
+		assert_int_equal(hip_puzzle_verify(suite, 3, ival, rl, ha->hit, hb->hit, so.j), 0);
+		assert_int_equal(hip_param_find(i2.b, i2.len, HIP_PARAM_R1_COUNTER, &t), 1);
+		assert_int_equal(hip_get64(t.value + 4), 9);
+		assert_int_equal(hip_param_find(i2.b, i2.len, HIP_PARAM_DIFFIE_HELLMAN, &t), 1);
+		assert_int_equal(hip_diffie_hellman_parse(&t, &d), 0);
+		assert_int_equal(d.v[0].group_id, group);
+		assert_int_equal(hip_dh_derive(&mine, d.v[0].pub, d.v[0].pub_len, kij, sizeof(kij), &kl), 0);
+		hand_keys(suite, cipher, esp, kij, kl, ival, so.j, rl, ha->hit, hb->hit, &k);
+	}
+	assert_int_equal(hip_param_find(i2.b, i2.len, HIP_PARAM_ESP_INFO, &t), 1);
+	assert_int_equal(hip_esp_info_parse(&t, &i2ei), 0);
+	assert_int_equal(i2ei.keymat_index, idx);
+	assert_int_equal(i2ei.old_spi, 0);
+	assert_int_equal(i2ei.new_spi, 0x1000);
+	assert_int_equal(hip_param_find(i2.b, i2.len, HIP_PARAM_ESP_TRANSFORM, &t), 1);
+	assert_int_equal(t.len, 4);
+	assert_int_equal(hip_get16(t.value + 2), esp);
+	if (cipher == HIP_CIPHER_NULL_ENCRYPT) {
+		assert_int_equal(hip_param_find(i2.b, i2.len, HIP_PARAM_ENCRYPTED, &t), 0);
+		assert_int_equal(hip_param_find(i2.b, i2.len, HIP_PARAM_HOST_ID, &t), 1);
+		assert_int_equal(t.total, a_hidl);
+		assert_memory_equal(i2.b + t.offset, a_hid, a_hidl);
+	} else {
+		uint8_t pt[1300];
+		int l1 = 0, l2 = 0;
+		EVP_CIPHER_CTX *c = EVP_CIPHER_CTX_new();
+
+		assert_int_equal(hip_param_find(i2.b, i2.len, HIP_PARAM_HOST_ID, &t), 0);
+		assert_int_equal(hip_param_find(i2.b, i2.len, HIP_PARAM_ENCRYPTED, &t), 1);
+		assert_int_equal((t.len - 4 - 16) % 16, 0);
+		assert_int_equal(EVP_DecryptInit_ex(c, hand_cbc(cipher), NULL, k.hip_enc[ao].b, t.value + 4), 1);
+		assert_int_equal(EVP_DecryptUpdate(c, pt, &l1, t.value + 20, (int)t.len - 20), 1);
+		assert_int_equal(EVP_DecryptFinal_ex(c, pt + l1, &l2), 1);   /* PKCS#7 padding */
+		EVP_CIPHER_CTX_free(c);
+		assert_int_equal((size_t)(l1 + l2), a_hidl);
+		assert_memory_equal(pt, a_hid, a_hidl);
+	}
+	assert_int_equal(hand_check_mac(&i2, HIP_PARAM_HIP_MAC, suite, &k.hip_int[ao], NULL, 0), 0);
+	assert_int_equal(hand_check_mac(&i2, HIP_PARAM_HIP_MAC, suite, &k.hip_int[bo], NULL, 0), -1);
+	assert_int_equal(hand_check_sig(&i2, HIP_PARAM_HIP_SIGNATURE, ha), 0);
+
+	/* R2 by hand */
+	memset(&pk, 0, sizeof(pk));
+	assert_int_equal(hip_build_init(&b, pk.b, sizeof(pk.b), HIP_R2, hb->hit, ha->hit), 0);
+	{
+		struct hip_esp_info ei = { .keymat_index = (uint16_t)idx, .new_spi = 0x8888 };
+
+		hip_esp_info_put(&b, &ei);
+		hand_mac(&b, HIP_PARAM_HIP_MAC_2, suite, &k.hip_int[bo], r1_hid, r1_hidl);
+		hand_sig(&b, HIP_PARAM_HIP_SIGNATURE, hb, 0);
+	}
+	finish_pkt(&b, &pk, 1, 0);
+	inject(&pk);
+	assert_int_equal(last_rc, 0);
+	assert_int_equal(state_of(0, 1), HIP_STATE_ESTABLISHED);
+	assert_int_equal(S[0].sa_up_n, 1);
+	assert_int_equal(S[0].out.spi, 0x8888);
+	assert_int_equal(S[0].in.spi, 0x1000);
+	assert_key(&k.esp_enc[ao], S[0].out.enc_key, S[0].out.enc_key_len);
+	assert_key(&k.esp_auth[ao], S[0].out.auth_key, S[0].out.auth_key_len);
+	assert_key(&k.esp_enc[bo], S[0].in.enc_key, S[0].in.enc_key_len);
+	assert_key(&k.esp_auth[bo], S[0].in.auth_key, S[0].in.auth_key_len);
+	hip_dh_free(&mine);
+	hip_keys_wipe(&k);
+	sides_down();
+}
+
+static void
+test_hand_peer(void **state)
+{
+	(void)state;
+	hand_initiator(&k_p384, &k_p256, HIP_DH_GROUP_NIST_P256, HIP_CIPHER_AES_128_CBC, 8);
+	hand_initiator(&k_p256, &k_p384, HIP_DH_GROUP_NIST_P384, HIP_CIPHER_AES_256_CBC, 13);
+	hand_initiator(&k_rsa, &k_p384b, HIP_DH_GROUP_MODP_3072, HIP_CIPHER_NULL_ENCRYPT, 9);
+	hand_initiator(&k_p384b, &k_rsa, HIP_DH_GROUP_NIST_P256, HIP_CIPHER_AES_128_CBC, 7);
+	hand_responder(&k_p384, &k_p256, HIP_DH_GROUP_NIST_P256, HIP_CIPHER_AES_128_CBC, 8);
+	hand_responder(&k_p256, &k_p384, HIP_DH_GROUP_NIST_P384, HIP_CIPHER_AES_256_CBC, 13);
+	hand_responder(&k_rsa, &k_p384b, HIP_DH_GROUP_MODP_3072, HIP_CIPHER_NULL_ENCRYPT, 9);
+	hand_responder(&k_p384b, &k_rsa, HIP_DH_GROUP_NIST_P256, HIP_CIPHER_AES_128_CBC, 7);
+}
+
 /* API corners */
 static void
 test_api(void **state)
@@ -1672,6 +2156,7 @@ main(void)
 		cmocka_unit_test(test_fuzz),
 		cmocka_unit_test(test_i1_flood),
 		cmocka_unit_test(test_deterministic),
+		cmocka_unit_test(test_hand_peer),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

@@ -1911,6 +1911,85 @@ hand_initiator(struct hip_hi *ha, struct hip_hi *hb, uint8_t group, uint16_t cip
 	assert_key(&k.esp_auth[ao], S[1].in.auth_key, S[1].in.auth_key_len);
 	assert_key(&k.esp_enc[bo], S[1].out.enc_key, S[1].out.enc_key_len);
 	assert_key(&k.esp_auth[bo], S[1].out.auth_key, S[1].out.auth_key_len);
+
+	/* UPDATE rekey started by the engine, answered by hand: new Kij, new
+	 * KEYMAT (salt I | J of the BEX), ESP keys from index 0 */
+	advance(11000 * MS);   /* R2-SENT -> ESTABLISHED */
+	assert_int_equal(hip_host_rekey(S[1].h, &S[0], now), 0);
+	assert_int_equal(qn, 1);
+	{
+		struct pkt u1 = q[0], u3;
+		struct hip_esp_info ei;
+		struct hip_seq sq;
+		struct hip_diffie_hellman d;
+		struct hip_dh mine2 = { 0 };
+		struct hip_keys k2;
+		uint8_t pub2[HIP_DH_PUB_MAX], kij2[HIP_DH_SECRET_MAX], km[1024];
+		size_t pl2, kl2;
+		long need = hip_keymat_len_needed(suite, cipher, esp, 0);
+		uint32_t b_old_in = S[1].in.spi, seq2 = 100;
+
+		qn = 0;
+		assert_int_equal(ptype(&u1), HIP_UPDATE);
+		assert_int_equal(hand_check_mac(&u1, HIP_PARAM_HIP_MAC, suite, &k.hip_int[bo], NULL, 0), 0);
+		assert_int_equal(hand_check_sig(&u1, HIP_PARAM_HIP_SIGNATURE, hb), 0);
+		assert_int_equal(hip_param_find(u1.b, u1.len, HIP_PARAM_ESP_INFO, &t), 1);
+		assert_int_equal(hip_esp_info_parse(&t, &ei), 0);
+		assert_int_equal(ei.keymat_index, 0);
+		assert_int_equal(ei.old_spi, b_old_in);
+		assert_int_equal(hip_param_find(u1.b, u1.len, HIP_PARAM_SEQ, &t), 1);
+		assert_int_equal(hip_seq_parse(&t, &sq), 0);
+		assert_int_equal(hip_param_find(u1.b, u1.len, HIP_PARAM_DIFFIE_HELLMAN, &t), 1);
+		assert_int_equal(hip_diffie_hellman_parse(&t, &d), 0);
+		assert_int_equal(d.v[0].group_id, group);
+		assert_int_equal(hip_dh_generate(group, &mine2), 0);
+		assert_int_equal(hip_dh_public(&mine2, pub2, sizeof(pub2), &pl2), 0);
+		assert_int_equal(hip_dh_derive(&mine2, d.v[0].pub, d.v[0].pub_len, kij2, sizeof(kij2), &kl2), 0);
+		assert_true(need > 0 && (size_t)need <= sizeof(km));
+		assert_int_equal(hip_keymat_derive(suite, kij2, kl2, pz.i, j, rl, ha->hit, hb->hit, km, (size_t)need), 0);
+		assert_int_equal(hip_keys_draw(km, (size_t)need, suite, cipher, esp, 0, &k2), 0);
+		/* the answer */
+		memset(&pk, 0, sizeof(pk));
+		assert_int_equal(hip_build_init(&b, pk.b, sizeof(pk.b), HIP_UPDATE, ha->hit, hb->hit), 0);
+		{
+			struct hip_esp_info mei = { .keymat_index = 0, .old_spi = 0x7777, .new_spi = 0x7778 };
+			struct hip_seq ms = { .update_id = seq2 };
+			struct hip_ack ma = { .n = 1, .update_ids = { sq.update_id } };
+			struct hip_diffie_hellman md = { .n = 1 };
+
+			md.v[0].group_id = group;
+			md.v[0].pub_len = (uint16_t)pl2;
+			md.v[0].pub = pub2;
+			hip_esp_info_put(&b, &mei);
+			hip_seq_put(&b, &ms);
+			hip_ack_put(&b, &ma);
+			hip_diffie_hellman_put(&b, &md);
+			hand_mac(&b, HIP_PARAM_HIP_MAC, suite, &k.hip_int[ao], NULL, 0);
+			hand_sig(&b, HIP_PARAM_HIP_SIGNATURE, ha, 0);
+		}
+		finish_pkt(&b, &pk, 0, 1);
+		inject(&pk);
+		assert_int_equal(last_rc, 0);
+		assert_int_equal(S[1].sa_up_n, 2);
+		assert_int_equal(S[1].old_in, b_old_in);
+		assert_int_equal(S[1].in.spi, ei.new_spi);
+		assert_int_equal(S[1].out.spi, 0x7778);
+		assert_key(&k2.esp_enc[ao], S[1].in.enc_key, S[1].in.enc_key_len);
+		assert_key(&k2.esp_auth[ao], S[1].in.auth_key, S[1].in.auth_key_len);
+		assert_key(&k2.esp_enc[bo], S[1].out.enc_key, S[1].out.enc_key_len);
+		assert_key(&k2.esp_auth[bo], S[1].out.auth_key, S[1].out.auth_key_len);
+		/* the engine's ACK */
+		assert_int_equal(qn, 1);
+		u3 = q[0];
+		qn = 0;
+		assert_int_equal(hand_check_mac(&u3, HIP_PARAM_HIP_MAC, suite, &k.hip_int[bo], NULL, 0), 0);
+		assert_int_equal(hand_check_sig(&u3, HIP_PARAM_HIP_SIGNATURE, hb), 0);
+		assert_int_equal(hip_param_find(u3.b, u3.len, HIP_PARAM_ACK, &t), 1);
+		assert_int_equal(hip_get32(t.value), seq2);
+		assert_int_equal(hip_param_find(u3.b, u3.len, HIP_PARAM_SEQ, &t), 0);
+		hip_dh_free(&mine2);
+		hip_keys_wipe(&k2);
+	}
 	hip_dh_free(&mine);
 	hip_keys_wipe(&k);
 	sides_down();

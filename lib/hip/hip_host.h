@@ -212,8 +212,8 @@ int hip_host_peer_info(const struct hip_host *h, const void *peer_user, struct h
 /* Our HIT. */
 const uint8_t *hip_host_hit(const struct hip_host *h);
 
-/* Compute a new set of R1s now (new R1 generation; the previous generation
- * stays valid for I2s, older ones do not). Also done in hip_host_tick every
+/* Compute a new set of R1s now (new R1 generation; the two previous
+ * generations stay valid for I2s, older ones do not). Also done in hip_host_tick every
  * HIP_R1_REGEN_NS and when the puzzle difficulty changes. Returns 0 or -1. */
 int hip_host_regen_r1(struct hip_host *h, uint64_t now_ns);
 

@@ -33,7 +33,8 @@
 #define HIP_PUZZLE_LIFETIME    37      /* 2^(37-32) = 32 s to solve */
 #define HIP_PUZZLE_K_MAX       24      /* what we ask at most, under load */
 #define HIP_PUZZLE_K_ACCEPT    28      /* what we solve at most as initiator */
-#define HIP_R1_GENS            2       /* current and previous generation accepted */
+#define HIP_R1_GENS            3       /* current and two previous generations accepted */
+#define HIP_K_CHANGE_MIN_NS    (1000ull * HIP_NSEC_PER_MS) /* K changes at most this often */
 #define HIP_ECHO_LEN           16      /* CLOSE nonce */
 #define HIP_HOST_ID_TLV_MAX    (HIP_TLV_HDR_LEN + 6 + HIP_HI_MAX_LEN + 8)
 #define HIP_R2_SENT_HOLD_NS    (10ull * HIP_NSEC_PER_S)  /* R2-SENT -> ESTABLISHED */
@@ -182,6 +183,7 @@ struct hip_host {
 	uint64_t r1_regen_at;
 	uint8_t k;                  /* difficulty asked now */
 	uint64_t load_window_start;
+	uint64_t k_changed_at;
 	uint64_t load_i1;
 	unsigned low_windows;
 

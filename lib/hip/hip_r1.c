@@ -8,13 +8,16 @@
  * three are zero in the signature: HIP_SIGNATURE_2) and send it: one HMAC, no
  * signature, no DH. #I = HMAC-RHASH(secret, HIT-I | HIT-R), so an I2 is
  * checked against the #I we would have sent; Opaque carries the generation's
- * low 16 bits for an I2 without R1_COUNTER. The current and the previous
- * generation are accepted; a solution for an older one is refused.
+ * low 16 bits for an I2 without R1_COUNTER. The current and the two previous
+ * generations are accepted (HIP_R1_GENS); a solution for an older one is
+ * refused.
  *
  * Generations change every HIP_R1_REGEN_NS, and when the difficulty K
  * changes: K rises by HIP_LOAD_K_STEP when more than HIP_LOAD_I1_HIGH I1s came
  * in one HIP_LOAD_WINDOW_NS window (an I1 flood), up to HIP_PUZZLE_K_MAX, and
- * falls back by one bit after ten quiet windows, down to the configured K.
+ * falls back by one bit after ten quiet windows, down to the configured K;
+ * at most once per HIP_K_CHANGE_MIN_NS, so that initiators solving a hard
+ * puzzle do not see their generation retired under them.
  */
 #include <string.h>
 #include <openssl/crypto.h>
@@ -150,8 +153,9 @@ load_eval(struct hip_host *h, uint64_t now)
 	}
 	h->load_window_start = now;
 	h->load_i1 = 0;
-	if (k != h->k) {
+	if (k != h->k && now - h->k_changed_at >= HIP_K_CHANGE_MIN_NS) {
 		h->k = k;
+		h->k_changed_at = now;
 		hip_r1_regen(h, now);
 	}
 }

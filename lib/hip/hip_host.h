@@ -61,7 +61,10 @@ struct hip_io {
 	 * engine after the call returns. */
 	void (*sa_up)(void *ctx, void *peer_user, const struct hip_sa_keys *out,
 		      const struct hip_sa_keys *in, uint32_t old_in_spi);
-	/* The association is gone (CLOSE, E-FAILED, timeout): remove its SAs. */
+	/* The association is gone (CLOSE, E-FAILED, timeout, or replaced by a
+	 * new Base Exchange when the peer restarted): remove its SAs. Called once
+	 * per inbound SPI the engine handed over (during an UPDATE also for the
+	 * new inbound SA given to sa_in_up). */
 	void (*sa_down)(void *ctx, void *peer_user, uint32_t in_spi);
 	/* A BEX finished (ok) or failed; times as far as known. At the
 	 * responder it comes right after R2 is sent (i1_to_r1, i2_to_r2). At

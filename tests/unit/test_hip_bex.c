@@ -1152,6 +1152,33 @@ test_update_rekey(void **state)
 	sides_down();
 }
 
+/* the peer restarts (new engine, same identity) and starts a new BEX: the
+ * old SAs go, the new ones come */
+static void
+test_peer_restart(void **state)
+{
+	uint32_t old_in;
+
+	(void)state;
+	pair_up(&k_p256, &k_p384, &P_DEFAULT);
+	bex(0, 1);
+	run(11000);
+	assert_int_equal(state_of(1, 0), HIP_STATE_ESTABLISHED);
+	old_in = S[1].in.spi;
+	hip_host_free(S[0].h);
+	side_up(0, &k_p256, &P_DEFAULT);
+	S[0].next_spi = 0x5000;
+	know(0, 1);
+	bex(0, 1);
+	assert_int_equal(S[1].sa_down_n, 1);
+	assert_int_equal(S[1].down_spi[0], old_in);
+	assert_int_equal(S[1].sa_up_n, 2);
+	assert_int_not_equal(S[1].in.spi, old_in);
+	assert_mirror(0, 1, 13);
+	assert_int_equal(S[0].in.spi, 0x5000);
+	sides_down();
+}
+
 /* lifetime rekeys from the timer, staggered (greater HIT first) */
 static void
 test_lifetime_rekey(void **state)
@@ -2228,6 +2255,7 @@ main(void)
 		cmocka_unit_test(test_i2_choices),
 		cmocka_unit_test(test_update_rekey),
 		cmocka_unit_test(test_lifetime_rekey),
+		cmocka_unit_test(test_peer_restart),
 		cmocka_unit_test(test_rekey_no_in_up),
 		cmocka_unit_test(test_close),
 		cmocka_unit_test(test_replayed_i2),

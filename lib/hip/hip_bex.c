@@ -226,8 +226,8 @@ decrypt(uint16_t cipher, const struct hip_key *key, const struct hip_encrypted *
 
 /* KEYMAT for the Base Exchange and every key drawn from it. */
 static int
-bex_keys(uint8_t suite, uint16_t cipher, uint16_t esp, const uint8_t *kij, size_t kij_len,
-	 const uint8_t *i, const uint8_t *j, size_t ij_len, const uint8_t *hit_a,
+bex_keys(struct hip_assoc *a, uint8_t suite, uint16_t cipher, uint16_t esp, const uint8_t *kij,
+	 size_t kij_len, const uint8_t *i, const uint8_t *j, size_t ij_len, const uint8_t *hit_a,
 	 const uint8_t *hit_b, struct hip_keys *keys)
 {
 	uint8_t km[1024];
@@ -239,6 +239,12 @@ bex_keys(uint8_t suite, uint16_t cipher, uint16_t esp, const uint8_t *kij, size_
 	    hip_keymat_derive(suite, kij, kij_len, i, j, ij_len, hit_a, hit_b, km, (size_t)need) == 0 &&
 	    hip_keys_draw(km, (size_t)need, suite, cipher, esp, (uint16_t)idx, keys) == 0)
 		rc = 0;
+	if (rc == 0) {
+		hip_vector(a->h, a->user, "kij", kij, kij_len);
+		hip_vector(a->h, a->user, "keymat", km, (size_t)need);
+		hip_vector(a->h, a->user, "puzzle_i", i, ij_len);
+		hip_vector(a->h, a->user, "puzzle_j", j, ij_len);
+	}
 	OPENSSL_cleanse(km, sizeof(km));
 	return rc;
 }
@@ -420,7 +426,7 @@ hip_bex_in_r1(struct hip_host *h, const uint8_t *pkt, const struct hip_hdr *hdr,
 		goto refuse;
 	}
 	idx = hip_keymat_esp_index(suite, cipher);
-	if (bex_keys(suite, cipher, esp, kij, kl, pz.i, j, rl, h->hi->hit, peer.hit, &keys) != 0) {
+	if (bex_keys(a, suite, cipher, esp, kij, kl, pz.i, j, rl, h->hi->hit, peer.hit, &keys) != 0) {
 		err = HIP_E_HOST_INTERNAL;
 		why = &h->st.drop_internal;
 		goto refuse;
@@ -644,7 +650,7 @@ hip_bex_in_i2(struct hip_host *h, const uint8_t *pkt, const struct hip_hdr *hdr,
 	if (hip_dh_derive(&r1->dh, dh.v[0].pub, dh.v[0].pub_len, kij, sizeof(kij), &kl) != 0)
 		return hip_drop(h, &h->st.drop_malformed, HIP_E_PARAM_VALUE);
 	idx = hip_keymat_esp_index(h->suite, hc.ids[0]);
-	err = bex_keys(h->suite, hc.ids[0], et.suites[0], kij, kl, so.i, so.j, h->rhash_len,
+	err = bex_keys(a, h->suite, hc.ids[0], et.suites[0], kij, kl, so.i, so.j, h->rhash_len,
 		       h->hi->hit, hdr->hit_sender, &keys);
 	OPENSSL_cleanse(kij, sizeof(kij));
 	if (err != 0)

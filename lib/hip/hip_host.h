@@ -102,6 +102,12 @@ struct hip_host_cfg {
 	 * CSPRNG (always in production). */
 	int (*rng)(void *ctx, uint8_t *buf, size_t len);
 	void *rng_ctx;
+	/* Optional, test vectors only: the derived values of each exchange
+	 * ("kij", "keymat", "puzzle_i", "puzzle_j"; "update_kij",
+	 * "update_keymat" for a rekey), as the engine computes them. Called only
+	 * in deterministic mode (rng set): never for real keys. */
+	void (*vector)(void *ctx, void *peer_user, const char *name, const uint8_t *val, size_t len);
+	void *vector_ctx;
 };
 
 /* Create an engine. Precomputes one R1 per DH group. NULL + err on failure. */

@@ -317,6 +317,8 @@ int hip_close_ack_in(struct hip_host *h, const uint8_t *pkt, const struct hip_hd
 int hip_rand(struct hip_host *h, uint8_t *buf, size_t len);
 /* A fresh DH key pair for group (from the RNG in deterministic mode). */
 int hip_rand_dh(struct hip_host *h, uint8_t group, struct hip_dh *dh);
+/* Test vectors: report a derived value (deterministic mode only). */
+void hip_vector(struct hip_host *h, void *peer_user, const char *name, const uint8_t *v, size_t len);
 /* Sign with our HI (ECDSA nonces from the RNG in deterministic mode). */
 int hip_rand_sign(struct hip_host *h, const uint8_t *data, size_t len,
 		  uint8_t *sig, size_t cap, size_t *sig_len);

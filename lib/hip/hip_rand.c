@@ -124,6 +124,13 @@ out:
 	return rc;
 }
 
+void
+hip_vector(struct hip_host *h, void *peer_user, const char *name, const uint8_t *v, size_t len)
+{
+	if (h->cfg.rng != NULL && h->cfg.vector != NULL)
+		h->cfg.vector(h->cfg.vector_ctx, peer_user, name, v, len);
+}
+
 int
 hip_rand_sign(struct hip_host *h, const uint8_t *data, size_t len,
 	      uint8_t *sig, size_t cap, size_t *sig_len)

@@ -100,6 +100,10 @@ rekey_keys(struct hip_assoc *a, const struct hip_dh *mine, const struct hip_dh_v
 			      km, (size_t)need) == 0 &&
 	    hip_keys_draw(km, (size_t)need, a->suite, a->hip_cipher, a->esp_transform, 0, k) == 0)
 		rc = 0;
+	if (rc == 0) {
+		hip_vector(a->h, a->user, "update_kij", kij, kl);
+		hip_vector(a->h, a->user, "update_keymat", km, (size_t)need);
+	}
 	OPENSSL_cleanse(kij, sizeof(kij));
 	OPENSSL_cleanse(km, sizeof(km));
 	return rc;

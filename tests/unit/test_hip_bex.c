@@ -137,8 +137,14 @@ struct side {
 	uint32_t old_in, down_spi[4];
 	unsigned sa_up_ev, sa_in_up_ev;
 	struct hip_bex_times t;
+	/* test-vector values reported by the engine */
+	unsigned nvec;
+	uint8_t kij[384], keymat[1024], vi[48], vj[48], ukij[384], ukeymat[1024];
+	size_t kij_len, keymat_len, ij_len, ukij_len, ukeymat_len;
 };
 static struct side S[3];
+
+static void assert_key(const struct hip_key *k, const uint8_t *b, uint8_t len);
 
 static struct side *
 side_of_addr(const struct gw_addr *a)
@@ -234,6 +240,41 @@ cb_bex_done(void *ctx, void *peer_user, bool ok, const struct hip_bex_times *t)
 	s->t = *t;
 }
 
+static void
+cb_vector(void *ctx, void *peer_user, const char *name, const uint8_t *v, size_t len)
+{
+	struct side *s = ctx;
+	uint8_t *dst = NULL;
+	size_t *dl = NULL;
+
+	assert_non_null(peer_user);
+	s->nvec++;
+	if (strcmp(name, "kij") == 0) {
+		dst = s->kij;
+		dl = &s->kij_len;
+	} else if (strcmp(name, "keymat") == 0) {
+		dst = s->keymat;
+		dl = &s->keymat_len;
+	} else if (strcmp(name, "puzzle_i") == 0) {
+		dst = s->vi;
+		dl = &s->ij_len;
+	} else if (strcmp(name, "puzzle_j") == 0) {
+		dst = s->vj;
+		dl = &s->ij_len;
+	} else if (strcmp(name, "update_kij") == 0) {
+		dst = s->ukij;
+		dl = &s->ukij_len;
+	} else if (strcmp(name, "update_keymat") == 0) {
+		dst = s->ukeymat;
+		dl = &s->ukeymat_len;
+	} else {
+		fail_msg("vector %s", name);
+	}
+	assert_true(len <= 1024);
+	memcpy(dst, v, len);
+	*dl = len;
+}
+
 /* xorshift64*: the deterministic RNG of the test-vector mode */
 static int
 det_rng(void *ctx, uint8_t *buf, size_t len)
@@ -312,6 +353,8 @@ side_up(int idx, struct hip_hi *hi, const struct params *p)
 	c.io.sa_down = cb_sa_down;
 	c.io.bex_done = cb_bex_done;
 	c.io.sa_in_up = p->no_in_up ? NULL : cb_sa_in_up;
+	c.vector = cb_vector;
+	c.vector_ctx = s;
 	if (p->det) {
 		c.rng = det_rng;
 		c.rng_ctx = &s->rng;
@@ -630,6 +673,7 @@ one_suite(struct hip_hi *a, struct hip_hi *b, uint8_t group, uint16_t esp, uint1
 	assert_int_equal(stats(1).dropped, 0);
 	assert_int_equal(stats(1).r1_tx, 1);
 	assert_int_equal(stats(1).r2_tx, 1);
+	assert_int_equal(S[0].nvec + S[1].nvec, 0);   /* vectors only in deterministic mode */
 	sides_down();
 }
 
@@ -1608,8 +1652,44 @@ det_run(struct hip_hi *a, struct hip_hi *b, uint8_t *out[2], size_t out_len[2], 
 	trace_cap = 1;
 	pair_up(a, b, &p);
 	bex(0, 1);
+	/* the derived values both ends report agree, and the SAs are drawn
+	 * from that KEYMAT (RFC 7402 7: ESP keys from the KEYMAT Index) */
+	assert_true(S[0].kij_len > 0 && S[0].keymat_len > 0);
+	assert_int_equal(S[0].kij_len, S[1].kij_len);
+	assert_memory_equal(S[0].kij, S[1].kij, S[0].kij_len);
+	assert_int_equal(S[0].keymat_len, S[1].keymat_len);
+	assert_memory_equal(S[0].keymat, S[1].keymat, S[0].keymat_len);
+	assert_memory_equal(S[0].vi, S[1].vi, S[0].ij_len);
+	assert_memory_equal(S[0].vj, S[1].vj, S[0].ij_len);
+	{
+		struct hip_keys k;
+		uint8_t suite = S[1].hi->suite;
+		enum hip_dir o = hip_dir_out(S[0].hi->hit, S[1].hi->hit);
+		int idx = hip_keymat_esp_index(suite, HIP_CIPHER_AES_128_CBC);
+
+		assert_int_equal(hip_keys_draw(S[0].keymat, S[0].keymat_len, suite, HIP_CIPHER_AES_128_CBC,
+					       13, (uint16_t)idx, &k), 0);
+		assert_key(&k.esp_enc[o], S[0].out.enc_key, S[0].out.enc_key_len);
+		assert_key(&k.esp_enc[1 - o], S[0].in.enc_key, S[0].in.enc_key_len);
+		hip_keys_wipe(&k);
+	}
 	assert_int_equal(hip_host_rekey(S[0].h, &S[1], now), 0);
 	run(100);
+	assert_true(S[0].ukij_len > 0);
+	assert_memory_equal(S[0].ukij, S[1].ukij, S[0].ukij_len);
+	assert_memory_equal(S[0].ukeymat, S[1].ukeymat, S[0].ukeymat_len);
+	assert_true(memcmp(S[0].ukij, S[0].kij, S[0].kij_len) != 0);
+	{
+		struct hip_keys k;
+		uint8_t suite = S[1].hi->suite;
+		enum hip_dir o = hip_dir_out(S[0].hi->hit, S[1].hi->hit);
+
+		assert_int_equal(hip_keys_draw(S[0].ukeymat, S[0].ukeymat_len, suite, HIP_CIPHER_AES_128_CBC,
+					       13, 0, &k), 0);
+		assert_key(&k.esp_enc[o], S[0].out.enc_key, S[0].out.enc_key_len);
+		assert_key(&k.esp_enc[1 - o], S[0].in.enc_key, S[0].in.enc_key_len);
+		hip_keys_wipe(&k);
+	}
 	hip_host_close_all(S[0].h, now);
 	run(100);
 	assert_int_equal(state_of(0, 1), HIP_STATE_CLOSED);

@@ -1,7 +1,9 @@
 #!/bin/bash
 # hipgw environment: one entry point for a fresh Debian 12 machine, as root.
 #
-#   ./dpdk-env.sh demo        deps + hugepages + build, then the two-site demo
+#   ./dpdk-env.sh demo        deps + hugepages + build, then the two-site demo,
+#                             keyed by HIP, with the seed paper's scenarios A, B, C
+#   ./dpdk-env.sh demo manual the same demo with manually keyed SAs
 #   ./dpdk-env.sh test        deps + hugepages + build, then unit, component and
 #                             system tests; last line "N passed, N failed"
 #   ./dpdk-env.sh deps        install missing Debian packages (apt-get)
@@ -126,12 +128,17 @@ cmd_build() {
 	build_asan
 }
 
-cmd_demo() {
+cmd_demo() {   # [manual]
+	local mode=${1:-hip}
+	case $mode in
+		hip | manual) ;;
+		*) die "demo: unknown variant '$mode' (./dpdk-env.sh demo [manual])" ;;
+	esac
 	need_root
 	cmd_deps
 	cmd_hugepages
 	build_main || die "build failed"
-	HIPGW="$REPO/$BUILD/app/hipgw" exec "$REPO/tests/system/demo.sh"
+	HIPGW="$REPO/$BUILD/app/hipgw" exec "$REPO/tests/system/demo.sh" "$mode"
 }
 
 # ---------------------------------------------------------------- test
@@ -256,7 +263,7 @@ case "${1:-}" in
 	deps) cmd_deps ;;
 	hugepages) cmd_hugepages ;;
 	build) cmd_build ;;
-	demo) cmd_demo ;;
+	demo) cmd_demo "${2:-}" ;;
 	test) cmd_test ;;
 	clean) cmd_clean ;;
 	-h | --help | help) usage ;;

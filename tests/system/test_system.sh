@@ -10,6 +10,13 @@
 #   - clear traffic sent to gwA's outer port is not forwarded inward (fail closed)
 #     and is counted as a policy drop
 #   - SIGTERM stops each gateway with exit 0 and a stats JSON with every drop reason
+# Then the same with HIP keying (fresh Host Identities, [peer] sections, no [sa]):
+#   - hipgw keygen / hit, --check-config; the first ping starts the Base Exchange
+#   - ping both ways and both families, a short iperf3, telemetry with the SAs
+#   - the WAN capture holds only HIP, ESP and ARP/ND; tshark's HIP dissector sees
+#     I1, R1, I2, R2 (whole, good checksums, nothing malformed); the ESP SPIs are
+#     those announced in ESP_INFO and each side's in_spi; nothing in clear
+#   - both stats JSONs show bex_ok >= 1 for the peer and no failed BEX
 # Prints "N passed, N failed" last; exit code 0 only when nothing failed. Root only.
 set -euo pipefail
 
@@ -130,4 +137,51 @@ check "gwA counted the injected clear frames as policy drops ($pol_before -> $po
 	test "$((pol_after - pol_before))" -ge "$INJ"
 
 if [ "$HGW_FAIL" -gt 0 ]; then gw_log_tail A 30; gw_log_tail B 30; fi
+
+# ---------------------------------------------------------------- keyed by HIP
+# The same topology with HIP-keyed gateways: a fresh Host Identity each, the
+# other's HIT as a [peer], no [sa]; the first ping starts the Base Exchange.
+info "HIP-keyed gateways on the same topology"
+fail_before_hip=$HGW_FAIL
+GW_CONF=-hip GW_RUN=-hip
+if write_hip_configs; then
+	hip_check_configs
+	cap_start 0 || true
+	info "starting the HIP-keyed gateways; the first ping hostA -> hostB starts the BEX"
+	gw_start A
+	gw_start B
+	if gw_wait_running A 30 && gw_wait_running B 30 && wait_path 40; then
+		pass "HIP: gateways up, hostA reaches hostB through them (IPv4 and IPv6)"
+		hip_bex_log
+		H4_loss=100 H6_loss=100
+		ping_run 4 5 H4
+		check "HIP: ping IPv4 hostA -> hostB, no loss" test "${H4_loss%.*}" -eq 0
+		ping_run 6 5 H6
+		check "HIP: ping IPv6 hostA -> hostB, no loss" test "${H6_loss%.*}" -eq 0
+		check "HIP: ping IPv4 hostB -> hostA" ping_back 4 "$HA4"
+		check "HIP: ping IPv6 hostB -> hostA" ping_back 6 "$HA6"
+		iperf_server_start || warn "iperf3 server not listening"
+		check "HIP: iperf3 TCP IPv4 1 s at 50 Mbit/s moves data" iperf_run tcp 1 HT4 4 50M
+		iperf_server_stop
+		for s in A B; do
+			if telemetry_stats "$s" >"$WORK/telemetry$s$GW_RUN.json" &&
+				"$PY" "$HIP_REPORT" summary --telemetry "$WORK/telemetry$s$GW_RUN.json" --peer "$(hip_peer_name "$s")"; then
+				pass "HIP: telemetry /hipgw/stats of gw$s: ports, drops, the HIP-keyed SAs"
+			else
+				fail "HIP: telemetry /hipgw/stats of gw$s: ports, drops, the HIP-keyed SAs"
+			fi
+		done
+	else
+		fail "HIP: gateways up, hostA reaches hostB through them (IPv4 and IPv6) within 40 s"
+		hip_bex_log
+	fi
+	info "stopping the HIP-keyed gateways (SIGTERM), still under the capture"
+	gw_stop A; gw_stop B
+	sleep 0.3
+	cap_stop
+	hip_stats_checks
+	info "WAN capture check (HIP)"
+	hip_wan_check "$CAP_FILE"
+	if [ "$HGW_FAIL" -gt "$fail_before_hip" ]; then gw_log_tail A 40; gw_log_tail B 40; fi
+fi
 finish

@@ -1569,18 +1569,41 @@ fz_next(void)
 }
 
 static void
+fuzz_round(const struct pkt *saved, unsigned ns, int n)
+{
+	for (int x = 0; x < n; x++) {
+		struct pkt p = saved[fz_next() % ns];
+		unsigned flips = 1 + fz_next() % 4;
+
+		for (unsigned f = 0; f < flips; f++) {
+			size_t at = fz_next() % p.len;
+
+			if (fz_next() % 3 == 0 && at >= 40)
+				at = 40 + (at - 40) % 8;   /* often a T/L field */
+			p.b[at] ^= (uint8_t)(1u << (fz_next() % 8));
+		}
+		if (fz_next() % 5 == 0)
+			p.len = fz_next() % (p.len + 1);
+		if (p.len >= 40 && p.len % 8 == 0 && fz_next() % 4 != 0) {
+			p.b[1] = (uint8_t)(p.len / 8 - 1);
+			fix_cksum(&p);
+		}
+		inject(&p);
+		qn = 0;   /* answers (R1s, duplicates, NOTIFYs) not delivered */
+	}
+}
+
+static void
 test_fuzz(void **state)
 {
-	struct pkt saved[16];
+	struct pkt saved[24];
 	unsigned ns = 0;
 
 	(void)state;
 	pair_up(&k_p256, &k_p384, &P_DEFAULT);
-	/* collect one of each: I1 R1 I2 R2 UPDATE x3 NOTIFY */
+	/* collect one of each: I1 R1 I2 R2, UPDATEs, then CLOSE, CLOSE_ACK */
 	assert_int_equal(hip_host_connect(S[0].h, &S[1], now), 0);
-	for (int n = 0; n < 50 && (qn > 0 || ns == 0); n++) {
-		if (qn == 0)
-			break;
+	while (qn > 0 && ns < 8) {
 		saved[ns++] = q[0];
 		deliver_at(0);
 	}
@@ -1595,26 +1618,7 @@ test_fuzz(void **state)
 	{
 		unsigned up0 = S[0].sa_up_n, up1 = S[1].sa_up_n;
 
-		for (int n = 0; n < 3000; n++) {
-			struct pkt p = saved[fz_next() % ns];
-			unsigned flips = 1 + fz_next() % 4;
-
-			for (unsigned f = 0; f < flips; f++) {
-				size_t at = fz_next() % p.len;
-
-				if (fz_next() % 3 == 0 && at >= 40)
-					at = 40 + (at - 40) % 8;   /* often a T/L field */
-				p.b[at] ^= (uint8_t)(1u << (fz_next() % 8));
-			}
-			if (fz_next() % 5 == 0)
-				p.len = fz_next() % (p.len + 1);
-			if (p.len >= 40 && p.len % 8 == 0 && fz_next() % 4 != 0) {
-				p.b[1] = (uint8_t)(p.len / 8 - 1);
-				fix_cksum(&p);
-			}
-			inject(&p);
-			qn = 0;   /* answers (R1s, duplicates, NOTIFYs) not delivered */
-		}
+		fuzz_round(saved, ns, 3000);
 		assert_int_equal(S[0].sa_up_n, up0);
 		assert_int_equal(S[1].sa_up_n, up1);
 		assert_int_equal(S[0].sa_down_n + S[1].sa_down_n, 0);
@@ -1624,6 +1628,28 @@ test_fuzz(void **state)
 	/* and it still rekeys */
 	assert_int_equal(hip_host_rekey(S[1].h, &S[0], now), 0);
 	run(100);
+	assert_mirror(0, 1, 13);
+	/* CLOSE and CLOSE_ACK to the collection */
+	hip_host_close_all(S[0].h, now);
+	while (qn > 0 && ns < 24) {
+		saved[ns++] = q[0];
+		deliver_at(0);
+	}
+	assert_int_equal(state_of(0, 1), HIP_STATE_CLOSED);
+	sides_down();
+
+	/* a new pair (new R1 secrets, new keys): the initiator in I1-SENT, the
+	 * responder without state, under the old pair's packets, corrupted */
+	pair_up(&k_p256, &k_p384, &P_DEFAULT);
+	assert_int_equal(hip_host_connect(S[0].h, &S[1], now), 0);
+	assert_true(deliver_type(HIP_I1));
+	qn = 0;   /* its R1 lost */
+	fuzz_round(saved, ns, 3000);
+	assert_int_equal(S[0].sa_up_n + S[1].sa_up_n, 0);
+	assert_int_equal(S[0].sa_down_n + S[1].sa_down_n, 0);
+	/* whatever state that left: it recovers and a BEX completes */
+	run(120000);
+	bex(0, 1);
 	assert_mirror(0, 1, 13);
 	sides_down();
 }

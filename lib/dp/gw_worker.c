@@ -101,6 +101,27 @@ punt_no_sa(struct worker *w, struct rte_mbuf *m, unsigned port, uint32_t slot)
 	punt(w, m, GW_PUNT_NO_SA, port, 0);
 }
 
+/* Act on an SPD result: 0 with *sa set (PROTECT) or NULL (BYPASS) to go on;
+ * -1 when m was consumed (DISCARD: dropped as policy; no SA yet: punted). */
+static inline int
+spd_resolve(struct worker *w, struct rte_mbuf *m, unsigned pidx, enum gw_spd_action act,
+	    uint32_t slot, struct gw_sa **sa)
+{
+	*sa = NULL;
+	if (act == GW_SPD_BYPASS_ACT)
+		return 0;
+	if (act == GW_SPD_DISCARD) {
+		drop(w, m, GW_DROP_POLICY);
+		return -1;
+	}
+	*sa = gw_sadb_out(&w->ctx->sadb, slot);
+	if (*sa == NULL) {
+		punt_no_sa(w, m, pidx, slot);
+		return -1;
+	}
+	return 0;
+}
+
 /* m holds an IP packet (no L2). Add Ethernet towards next hop `nh` for
  * destination (family, dst) and queue it on the next hop's port. */
 static void
@@ -237,16 +258,9 @@ outbound_burst(struct worker *w, unsigned pidx, struct rte_mbuf **pkts, uint16_t
 				continue;
 			}
 			act = gw_spd_lookup4(&ctx->sadb, ip->dst_addr, &slot);
-			if (act == GW_SPD_DISCARD) {
-				drop(w, m, GW_DROP_POLICY);
+			if (spd_resolve(w, m, pidx, act, slot, &sa) != 0)
 				continue;
-			}
-			bypass = act == GW_SPD_BYPASS_ACT;
-			sa = bypass ? NULL : gw_sadb_out(&ctx->sadb, slot);
-			if (!bypass && sa == NULL) {
-				punt_no_sa(w, m, pidx, slot);
-				continue;
-			}
+			bypass = sa == NULL;
 			if (ip->time_to_live <= 1) {
 				w->st->drops[GW_DROP_TTL]++;
 				punt(w, m, GW_PUNT_TTL, pidx, 0);
@@ -286,16 +300,9 @@ outbound_burst(struct worker *w, unsigned pidx, struct rte_mbuf **pkts, uint16_t
 				continue;
 			}
 			act = gw_spd_lookup6(&ctx->sadb, ip->dst_addr, &slot);
-			if (act == GW_SPD_DISCARD) {
-				drop(w, m, GW_DROP_POLICY);
+			if (spd_resolve(w, m, pidx, act, slot, &sa) != 0)
 				continue;
-			}
-			bypass = act == GW_SPD_BYPASS_ACT;
-			sa = bypass ? NULL : gw_sadb_out(&ctx->sadb, slot);
-			if (!bypass && sa == NULL) {
-				punt_no_sa(w, m, pidx, slot);
-				continue;
-			}
+			bypass = sa == NULL;
 			if (ip->hop_limits <= 1) {
 				w->st->drops[GW_DROP_TTL]++;
 				punt(w, m, GW_PUNT_TTL, pidx, 0);

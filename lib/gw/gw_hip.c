@@ -6,6 +6,7 @@
  * SA goes into the SAD first, then the out SA into the slot (make-before-break),
  * and the staged packets go back through the fast path.
  */
+#include <ctype.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
@@ -15,6 +16,7 @@
 #include <rte_ip_frag.h>
 #include <rte_log.h>
 #include <rte_malloc.h>
+#include <rte_telemetry.h>
 
 #include "gw_internal.h"
 #include "hip_host.h"
@@ -278,8 +280,6 @@ io_sa_down(void *arg, void *user, uint32_t in_spi)
 	gw_sadb_set_out(&g->ctx->sadb, p->slot, NULL);
 	if (in_spi != 0)
 		gw_sadb_del_in(&g->ctx->sadb, in_spi);
-	if (p->in_spi == in_spi)
-		p->in_spi = 0;
 	drop_staged(p);
 	LOG(INFO, "peer %s: SAs down\n", p->conf->name);
 }
@@ -488,6 +488,51 @@ gw_hip_free(struct gw_hip *g)
 	hip_hi_free(&g->hi);
 	free(g->peers);
 	free(g);
+}
+
+void
+gw_hip_stats_tel(struct gw_hip *g, struct rte_tel_data *d)
+{
+	struct hip_host_stats s;
+	struct rte_tel_data *peers = rte_tel_data_alloc();
+	char hit[64], nb[GW_CONF_NAME_MAX];
+
+	hip_host_stats(g->host, &s);
+	hip_hit_to_str(g->hi.hit, hit, sizeof(hit));
+	rte_tel_data_start_dict(d);
+	rte_tel_data_add_dict_string(d, "hit", hit);
+	rte_tel_data_add_dict_u64(d, "puzzle_k", s.puzzle_k);
+	rte_tel_data_add_dict_u64(d, "rx", s.rx);
+	rte_tel_data_add_dict_u64(d, "tx", s.tx);
+	rte_tel_data_add_dict_u64(d, "dropped", s.dropped);
+	rte_tel_data_add_dict_u64(d, "bex_ok", s.bex_ok);
+	rte_tel_data_add_dict_u64(d, "bex_failed", s.bex_failed);
+	rte_tel_data_add_dict_u64(d, "updates", s.updates);
+	if (peers == NULL)
+		return;
+	rte_tel_data_start_dict(peers);
+	for (unsigned i = 0; i < g->n_peers && i < RTE_TEL_MAX_DICT_ENTRIES; i++) {
+		const struct gw_peer *p = &g->peers[i];
+		struct rte_tel_data *pd = rte_tel_data_alloc();
+		size_t k;
+		if (pd == NULL)
+			break;
+		rte_tel_data_start_dict(pd);
+		rte_tel_data_add_dict_u64(pd, "bex_ok", p->bex_ok);
+		rte_tel_data_add_dict_u64(pd, "bex_failed", p->bex_failed);
+		rte_tel_data_add_dict_u64(pd, "rekeys", p->rekeys);
+		rte_tel_data_add_dict_u64(pd, "in_spi", p->in_spi);
+		rte_tel_data_add_dict_u64(pd, "tbe_us", p->last.tbe / 1000);
+		rte_tel_data_add_dict_u64(pd, "i1_to_r1_us", p->last.i1_to_r1 / 1000);
+		rte_tel_data_add_dict_u64(pd, "r1_to_i2_us", p->last.r1_to_i2 / 1000);
+		rte_tel_data_add_dict_u64(pd, "i2_to_r2_us", p->last.i2_to_r2 / 1000);
+		rte_tel_data_add_dict_u64(pd, "r2_to_esp_us", p->last.r2_to_esp / 1000);
+		for (k = 0; p->conf->name[k] && k + 1 < sizeof(nb); k++)
+			nb[k] = isalnum((unsigned char)p->conf->name[k]) ? p->conf->name[k] : '_';
+		nb[k] = 0;
+		rte_tel_data_add_dict_container(peers, nb, pd, 0);
+	}
+	rte_tel_data_add_dict_container(d, "peers", peers, 0);
 }
 
 void

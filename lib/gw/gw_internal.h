@@ -23,5 +23,10 @@ void gw_hip_tick(struct gw_hip *g);
 void gw_hip_close_all(struct gw_hip *g);
 void gw_hip_free(struct gw_hip *g);
 void gw_hip_stats_json(struct gw_hip *g, FILE *f);
+struct rte_tel_data;
+/* The same figures for DPDK telemetry (times in us: telemetry has no floats here). */
+void gw_hip_stats_tel(struct gw_hip *g, struct rte_tel_data *d);
+/* Telemetry /hipgw/stats gains a "hip" object while g is set (NULL: none). */
+void gw_telemetry_set_hip(struct gw_hip *g);
 
 #endif

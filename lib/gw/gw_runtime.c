@@ -373,6 +373,7 @@ gw_run(struct gw_ctx *ctx, const struct gw_run_opts *opts)
 			gw_ctrl_free(ctrl);
 			return -1;
 		}
+		gw_telemetry_set_hip(hip);
 	}
 	for (unsigned w = 0; w < ctx->n_workers; w++) {
 		args[w].ctx = ctx;
@@ -450,6 +451,7 @@ gw_run(struct gw_ctx *ctx, const struct gw_run_opts *opts)
 				ret = -1;
 		}
 	}
+	gw_telemetry_set_hip(NULL);
 	gw_hip_free(hip);
 	gw_ctrl_free(ctrl);
 	return ret;

@@ -12,6 +12,7 @@
 #include <rte_telemetry.h>
 
 #include "gw.h"
+#include "gw_internal.h"
 
 struct snap_port {
 	const char *name;
@@ -34,6 +35,13 @@ struct snap {
 };
 
 static struct gw_ctx *tel_ctx;
+static struct gw_hip *volatile tel_hip;
+
+void
+gw_telemetry_set_hip(struct gw_hip *g)
+{
+	tel_hip = g;
+}
 
 /* DPDK telemetry accepts only [A-Za-z0-9_/] in names: section names such as
  * "a-to-b" appear there as "a_to_b" (the stats file keeps them as written). */
@@ -172,6 +180,13 @@ tel_stats(const char *cmd __rte_unused, const char *params __rte_unused, struct 
 		rte_tel_data_add_dict_container(sas, tel_name(a->name, nb, sizeof(nb)), sd, 0);
 	}
 	rte_tel_data_add_dict_container(d, "sa", sas, 0);
+	if (tel_hip != NULL) {
+		struct rte_tel_data *hd = rte_tel_data_alloc();
+		if (hd != NULL) {
+			gw_hip_stats_tel(tel_hip, hd);
+			rte_tel_data_add_dict_container(d, "hip", hd, 0);
+		}
+	}
 	return 0;
 }
 

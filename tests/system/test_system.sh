@@ -144,6 +144,8 @@ if [ "$HGW_FAIL" -gt 0 ]; then gw_log_tail A 30; gw_log_tail B 30; fi
 info "HIP-keyed gateways on the same topology"
 fail_before_hip=$HGW_FAIL
 GW_CONF=-hip GW_RUN=-hip
+# short SA lifetime: the gateways rekey (UPDATE, fresh DH) under the traffic below
+HGW_SA_LIFETIME=${HGW_SA_LIFETIME:-3s}
 if write_hip_configs; then
 	hip_check_configs
 	cap_start 0 || true
@@ -163,6 +165,13 @@ if write_hip_configs; then
 		iperf_server_start || warn "iperf3 server not listening"
 		check "HIP: iperf3 TCP IPv4 1 s at 50 Mbit/s moves data" iperf_run tcp 1 HT4 4 50M
 		iperf_server_stop
+		# make-before-break (RFC 7402 section 6): 800 pings 10 ms apart span
+		# at least two lifetime rekeys; not one may be lost
+		rk_out=$(nsx "$NS_HA" ping -4 -q -c 800 -i 0.01 -W 1 "$HB4" 2>&1) || true
+		rk_loss=$(sed -n 's/.* \([0-9.]*\)% packet loss.*/\1/p' <<<"$rk_out")
+		log "  ping IPv4 800 x 10 ms across UPDATE rekeys: loss ${rk_loss:-100}%"
+		check "HIP: no packet lost across UPDATE rekeys (800 pings, loss ${rk_loss:-100}%)" \
+			test "${rk_loss:-100}" = 0
 		for s in A B; do
 			if telemetry_stats "$s" >"$WORK/telemetry$s$GW_RUN.json" &&
 				"$PY" "$HIP_REPORT" summary --telemetry "$WORK/telemetry$s$GW_RUN.json" --peer "$(hip_peer_name "$s")"; then
@@ -180,6 +189,10 @@ if write_hip_configs; then
 	sleep 0.3
 	cap_stop
 	hip_stats_checks
+	for s in A B; do
+		rk=$(hip_get "$WORK/stats$s$GW_RUN.json" "hip.peers.$(hip_peer_name "$s").rekeys" || echo none)
+		check "gw$s: SAs rekeyed by UPDATE at least twice (rekeys $rk)" eval 'isnum "$rk" && [ "$rk" -ge 2 ]'
+	done
 	info "WAN capture check (HIP)"
 	hip_wan_check "$CAP_FILE"
 	if [ "$HGW_FAIL" -gt "$fail_before_hip" ]; then gw_log_tail A 40; gw_log_tail B 40; fi

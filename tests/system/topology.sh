@@ -388,6 +388,7 @@ workers = 1
 idle = adaptive
 hi = $WORK/gw$side.pem
 puzzle-k = $HGW_PUZZLE_K
+sa-lifetime = ${HGW_SA_LIFETIME:-3600s, 1GiB}
 
 $(port_sections "$side")
 

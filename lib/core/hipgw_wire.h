@@ -17,6 +17,7 @@
 #define GW_IPPROTO_ESP      50
 #define GW_IPPROTO_ICMP     1
 #define GW_IPPROTO_ICMPV6   58
+#define GW_IPPROTO_NONE     59   /* no next header: ESP "dummy" packet (RFC 4303 2.6) */
 #define GW_IPPROTO_HIP      139
 
 /* ESP (RFC 4303 section 2). */

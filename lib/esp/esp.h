@@ -54,7 +54,24 @@ struct esp_sa_params {
 	uint64_t seq_first;         /* out: first sequence number to send, >= 1 */
 	uint64_t seq_limit;         /* out: highest sequence number that may be sent
 	                             * (UINT64_MAX = none beyond the 32/64-bit space) */
+	/* BEET (RFC 7402 section 3.1, HIP-keyed SAs): besides tunnel mode (next
+	 * header 4/41, unchanged), the SA carries the gateways' own HIT-to-HIT
+	 * packets with the upper-layer protocol as next header and no inner IP
+	 * header; the inner addresses are these HITs (network order). */
+	bool beet;
+	uint8_t hit_local[16];      /* our HIT: inner source (out) / destination (in) */
+	uint8_t hit_remote[16];     /* the peer's HIT: inner destination (out) / source (in) */
 };
+
+/* packet_type of a packet esp_inbound_burst delivered in BEET: the inner IPv6
+ * header (HITs) was rebuilt from the SA, the packet is for the gateway itself. */
+#define ESP_PTYPE_BEET (RTE_PTYPE_L3_IPV6 | RTE_PTYPE_TUNNEL_ESP)
+
+static inline bool
+esp_pkt_is_beet(const struct rte_mbuf *m)
+{
+	return (m->packet_type & RTE_PTYPE_TUNNEL_MASK) == RTE_PTYPE_TUNNEL_ESP;
+}
 
 /* Global set-up: one intel-ipsec-mb manager per lcore (call after rte_eal_init,
  * before any worker runs). Returns 0 or -1 (message logged). */
@@ -104,6 +121,14 @@ void esp_sa_uncount(struct esp_sa *sa, uint32_t bytes);
 void esp_outbound_burst(struct esp_sa *const sa[], struct rte_mbuf *mb[],
 			uint8_t drop[], uint16_t n);
 
+/* Outbound in BEET (RFC 7402 section 3.1): as esp_outbound_burst, but mb[i]
+ * holds an IPv6 packet from sa[i]'s hit_local to its hit_remote (no extension
+ * headers). Its IPv6 header is removed and its next header becomes the ESP
+ * next header (6, 17, 58, ...); the outer header comes from the SA as usual.
+ * An SA without beet, another address pair or a non-IPv6 packet: malformed. */
+void esp_outbound_beet_burst(struct esp_sa *const sa[], struct rte_mbuf *mb[],
+			     uint8_t drop[], uint16_t n);
+
 /* Inbound (RFC 4303 3.4): for each i, mb[i] holds an outer IP packet (IPv4 or
  * IPv6, protocol ESP, reassembled) starting at the IP header, sa[i] the SA whose
  * SPI it carries. Checks, in this order: length (malformed), anti-replay (replay),
@@ -111,7 +136,12 @@ void esp_outbound_burst(struct esp_sa *const sa[], struct rte_mbuf *mb[],
  * inner header (malformed), ECN fold per RFC 6040 (ecn); the window is updated
  * only after the ICV verified. On success mb[i] holds the inner IP packet, with
  * the outer ECN folded in, packet_type set to L3 IPv4/IPv6 and the RX checksum
- * flags cleared. A dropped packet may hold partly decrypted data (decryption is
+ * flags cleared. On a BEET SA any other next header but 59 (dummy) is BEET:
+ * mb[i] then holds an IPv6 header rebuilt in front of the payload (source the
+ * peer's HIT, destination ours, that next header, hop limit 64, the outer ECN)
+ * and packet_type ESP_PTYPE_BEET (esp_pkt_is_beet); it needs 40 - (outer
+ * header + ESP header + IV) bytes of headroom, else malformed. Without BEET
+ * such packets are malformed. A dropped packet may hold partly decrypted data (decryption is
  * in place); the caller frees it. n <= 64 is the design point; larger bursts are
  * processed in runs of 64. */
 void esp_inbound_burst(struct esp_sa *const sa[], struct rte_mbuf *mb[],

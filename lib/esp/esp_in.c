@@ -27,6 +27,13 @@
  *
  * Sequence number 0 is always refused (replay), anti-replay on or off.
  * Tunnel-mode "dummy" packets (next header 59, RFC 4303 2.6) count as malformed.
+ *
+ * BEET (RFC 7402 section 3.1), on SAs created with beet: next header 4/41 stays
+ * tunnel mode; any other (but 59) is the upper layer of a HIT-to-HIT packet for
+ * the gateway itself. After the same ICV, padding and replay checks an IPv6
+ * header is rebuilt in front of the payload (the peer's HIT -> ours, hop limit
+ * 64, traffic class = the outer ECN) and packet_type is ESP_PTYPE_BEET. On an
+ * SA without beet these packets stay malformed.
  */
 #include <rte_byteorder.h>
 #include <rte_prefetch.h>
@@ -189,6 +196,37 @@ ecn_fold(uint8_t outer, uint8_t inner)
 	return inner;
 }
 
+/* Stage 3, BEET (RFC 7402 3.1): the ICV and the padding verified, next header
+ * nh is an upper layer. Rebuild the inner IPv6 header from the SA's HITs right
+ * in front of the payload (into the bytes of the ESP header, IV and outer
+ * header, and the headroom if those are fewer than 40). */
+static __rte_noinline uint8_t
+in_beet(struct esp_sa *sa, struct rte_mbuf *m, struct in_pkt *p, const unsigned iv_len,
+	uint8_t *in, uint32_t inner_len, uint8_t nh, uint32_t *ilen)
+{
+	struct rte_ipv6_hdr *h;
+	uint32_t before = (uint32_t)m->data_off + p->hl + GW_ESP_HDR_LEN + iv_len;
+
+	if (!sa->beet || nh == GW_IPPROTO_NONE || before < GW_IPV6_HDR_LEN)
+		return GW_DROP_MALFORMED;
+	if (unlikely(replay_update(sa->rw, p->seq) != 0))
+		return GW_DROP_REPLAY;
+	h = (struct rte_ipv6_hdr *)(in - GW_IPV6_HDR_LEN);
+	h->vtc_flow = rte_cpu_to_be_32((6u << 28) | ((uint32_t)p->outer_ecn << 20));
+	h->payload_len = rte_cpu_to_be_16((uint16_t)inner_len);
+	h->proto = nh;
+	h->hop_limits = GW_IP_DEFAULT_TTL;
+	memcpy(h->src_addr, sa->hit_remote, 16);
+	memcpy(h->dst_addr, sa->hit_local, 16);
+	m->data_off = (uint16_t)(before - GW_IPV6_HDR_LEN);
+	m->data_len = (uint16_t)(inner_len + GW_IPV6_HDR_LEN);
+	m->pkt_len = inner_len + GW_IPV6_HDR_LEN;
+	m->packet_type = ESP_PTYPE_BEET;
+	m->ol_flags &= ~(RTE_MBUF_F_RX_IP_CKSUM_MASK | RTE_MBUF_F_RX_L4_CKSUM_MASK);
+	*ilen = inner_len + GW_IPV6_HDR_LEN;
+	return GW_DROP_NONE;
+}
+
 /* Stage 3 for one packet whose crypto ran. Returns the drop reason; on success
  * m holds the inner packet and *ilen its length. */
 static __rte_always_inline uint8_t
@@ -233,7 +271,7 @@ in_finish(struct esp_sa *sa, struct rte_mbuf *m, struct in_pkt *p, const unsigne
 			return GW_DROP_MALFORMED;
 		ecn_in = (rte_be_to_cpu_32(h->vtc_flow) >> 20) & GW_ECN_MASK;
 	} else {
-		return GW_DROP_MALFORMED;
+		return in_beet(sa, m, p, iv_len, in, inner_len, nh, ilen);
 	}
 	if (unlikely(replay_update(sa->rw, p->seq) != 0))
 		return GW_DROP_REPLAY;

@@ -59,6 +59,7 @@ struct esp_sa {
 	uint8_t icv_len;             /* 16 */
 	uint8_t align;               /* padding alignment: 16 CBC, 4 GCM and NULL */
 	uint8_t key_len;             /* AES key bytes (16/32), 0 for NULL */
+	uint8_t beet;                /* BEET next headers accepted / sent (esp.h) */
 
 	/* ---- cache line 1: outer header template and addresses ---- */
 	union {
@@ -70,6 +71,8 @@ struct esp_sa {
 	uint32_t alloc_len;          /* bytes of this allocation, wiped on free */
 	struct gw_addr local;
 	struct gw_addr remote;
+	uint8_t hit_local[16];       /* BEET: inner addresses (network order) */
+	uint8_t hit_remote[16];
 
 	/* ---- key material (wiped on free) ---- */
 	union {
@@ -108,6 +111,8 @@ void esp_in_gcm128(struct esp_sa *, IMB_MGR *, unsigned, struct rte_mbuf **, uin
 void esp_in_gcm256(struct esp_sa *, IMB_MGR *, unsigned, struct rte_mbuf **, uint8_t *, uint16_t);
 void esp_in_cbc(struct esp_sa *, IMB_MGR *, unsigned, struct rte_mbuf **, uint8_t *, uint16_t);
 void esp_in_null(struct esp_sa *, IMB_MGR *, unsigned, struct rte_mbuf **, uint8_t *, uint16_t);
+/* Outbound BEET for a run of one SA (esp_out.c; esp_outbound_beet_burst). */
+void esp_out_beet_run(struct esp_sa *, IMB_MGR *, unsigned, struct rte_mbuf **, uint8_t *, uint16_t);
 
 /* ---------- helpers used by the data path (and by the tests through them) ---------- */
 

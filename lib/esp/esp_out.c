@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause
- * ESP outbound, tunnel mode (RFC 4303 section 3.3).
+ * ESP outbound, tunnel mode (RFC 4303 section 3.3), and BEET (RFC 7402 section
+ * 3.1) for the gateway's own HIT-to-HIT packets on HIP-keyed SAs.
  *
  * A run of packets of one SA goes through three stages, as DPDK's lib/ipsec:
  *   1. validate: inner header, lengths, head- and tailroom (drop: malformed);
@@ -47,8 +48,9 @@ struct out_pkt {
 	uint32_t ct_len;       /* payload + padding + trailer */
 	uint8_t tos;           /* inner DSCP and ECN */
 	uint8_t df;
-	uint8_t nh;            /* ESP next header: 4 or 41 */
+	uint8_t nh;            /* ESP next header: 4 or 41; BEET: the upper layer */
 	uint8_t pad;
+	uint8_t skip;          /* BEET: bytes of inner IPv6 header to remove first */
 	uint8_t nonce[12];     /* GCM: salt || IV */
 	uint8_t aad[12];       /* ESN: SPI || seq hi || seq lo (RFC 4106 section 5) */
 	uint8_t tag[16];       /* HMAC with ESN: ICV computed here, then copied */
@@ -72,7 +74,7 @@ aes_block(const uint8_t *sched, unsigned rounds, uint8_t out[16], const uint8_t 
  * nothing but a trim of bytes after the IP packet and a linearisation. */
 static __rte_always_inline uint8_t
 out_validate(const struct esp_sa *sa, struct rte_mbuf *m, struct out_pkt *p,
-	     const unsigned iv_len, const unsigned align)
+	     const unsigned iv_len, const unsigned align, const int beet)
 {
 	const unsigned hdr = sa->outer_hlen + GW_ESP_HDR_LEN + iv_len;
 	const uint8_t *ip;
@@ -82,6 +84,37 @@ out_validate(const struct esp_sa *sa, struct rte_mbuf *m, struct out_pkt *p,
 		return GW_DROP_MALFORMED;
 	ip = rte_pktmbuf_mtod(m, const uint8_t *);
 	dl = rte_pktmbuf_data_len(m);
+	p->skip = 0;
+	if (beet) {
+		/* RFC 7402 3.1: an IPv6 packet HIT -> HIT; the header is not carried */
+		const struct rte_ipv6_hdr *h = (const struct rte_ipv6_hdr *)ip;
+
+		if (!sa->beet || sa->dir != GW_DIR_OUT || dl < GW_IPV6_HDR_LEN ||
+		    (ip[0] >> 4) != 6 || memcmp(h->src_addr, sa->hit_local, 16) != 0 ||
+		    memcmp(h->dst_addr, sa->hit_remote, 16) != 0 ||
+		    h->proto == GW_IPPROTO_IPIP || h->proto == GW_IPPROTO_IPV6)
+			return GW_DROP_MALFORMED;
+		tl = GW_IPV6_HDR_LEN + rte_be_to_cpu_16(h->payload_len);
+		if (tl > dl)
+			return GW_DROP_MALFORMED;
+		p->tos = (uint8_t)(rte_be_to_cpu_32(h->vtc_flow) >> 20);
+		p->df = 1;
+		p->nh = h->proto;
+		p->skip = GW_IPV6_HDR_LEN;
+		p->pad = (uint8_t)((0u - (tl - GW_IPV6_HDR_LEN + GW_ESP_TRAILER_LEN)) & (align - 1));
+		tail = p->pad + GW_ESP_TRAILER_LEN + GW_ESP_GCM_ICV_LEN;
+		if (rte_pktmbuf_headroom(m) + (unsigned)GW_IPV6_HDR_LEN < hdr ||
+		    rte_pktmbuf_tailroom(m) + (dl - tl) < tail ||
+		    hdr + tl - GW_IPV6_HDR_LEN + tail > UINT16_MAX)
+			return GW_DROP_MALFORMED;
+		if (tl < dl) {
+			m->data_len = (uint16_t)tl;
+			m->pkt_len = tl;
+		}
+		p->inner_len = tl - GW_IPV6_HDR_LEN;
+		p->ct_len = p->inner_len + p->pad + GW_ESP_TRAILER_LEN;
+		return GW_DROP_NONE;
+	}
 	if (unlikely(dl < GW_IPV4_HDR_LEN))
 		return GW_DROP_MALFORMED;
 	if ((ip[0] >> 4) == 4) {
@@ -134,14 +167,14 @@ out_build(const struct esp_sa *sa, struct rte_mbuf *m, struct out_pkt *p,
 	/* validated: one segment, room on both sides. Lengths are adjusted here
 	 * rather than with rte_pktmbuf_append, whose last-segment walk reads
 	 * m->next in the mbuf's second cache line (a miss per packet). */
-	uint8_t *t = rte_pktmbuf_mtod_offset(m, uint8_t *, p->inner_len);
-	uint8_t *o = rte_pktmbuf_mtod_offset(m, uint8_t *, -(int)hdr);
+	uint8_t *t = rte_pktmbuf_mtod_offset(m, uint8_t *, p->skip + p->inner_len);
+	uint8_t *o = rte_pktmbuf_mtod_offset(m, uint8_t *, (int)p->skip - (int)hdr);
 	uint32_t outer_len = hdr + p->inner_len + tail;
 	uint64_t seq = p->seq, seq_be = rte_cpu_to_be_64(seq);
 	uint32_t seq_lo_be = rte_cpu_to_be_32((uint32_t)seq);
 	uint8_t *esp;
 
-	m->data_off -= (uint16_t)hdr;
+	m->data_off = (uint16_t)(m->data_off + p->skip - hdr);
 	m->data_len = (uint16_t)outer_len;
 	m->pkt_len = outer_len;
 	if (sa->outer_family == 4) {
@@ -261,7 +294,7 @@ seq_reserve(struct esp_sa *sa, uint32_t want, uint32_t *got)
 
 static __rte_always_inline void
 out_run(struct esp_sa *sa, IMB_MGR *mgr, unsigned slot, struct rte_mbuf **mb, uint8_t *drop,
-	uint16_t n, const enum out_kind K, const int tamper)
+	uint16_t n, const enum out_kind K, const int tamper, const int beet)
 {
 	const unsigned iv_len = K == K_CBC ? GW_ESP_CBC_IV_LEN :
 				K == K_NULL ? 0 : GW_ESP_GCM_IV_LEN;
@@ -274,7 +307,7 @@ out_run(struct esp_sa *sa, IMB_MGR *mgr, unsigned slot, struct rte_mbuf **mb, ui
 
 	/* 1. validate */
 	for (uint16_t i = 0; i < n; i++) {
-		drop[i] = out_validate(sa, mb[i], &pk[i], iv_len, align);
+		drop[i] = out_validate(sa, mb[i], &pk[i], iv_len, align, beet);
 		if (likely(drop[i] == GW_DROP_NONE))
 			idx[nv++] = i;
 	}
@@ -351,28 +384,48 @@ void
 esp_out_gcm128(struct esp_sa *sa, IMB_MGR *mgr, unsigned slot, struct rte_mbuf **mb,
 	       uint8_t *drop, uint16_t n)
 {
-	out_run(sa, mgr, slot, mb, drop, n, K_GCM128, 0);
+	out_run(sa, mgr, slot, mb, drop, n, K_GCM128, 0, 0);
 }
 
 void
 esp_out_gcm256(struct esp_sa *sa, IMB_MGR *mgr, unsigned slot, struct rte_mbuf **mb,
 	       uint8_t *drop, uint16_t n)
 {
-	out_run(sa, mgr, slot, mb, drop, n, K_GCM256, 0);
+	out_run(sa, mgr, slot, mb, drop, n, K_GCM256, 0, 0);
 }
 
 void
 esp_out_cbc(struct esp_sa *sa, IMB_MGR *mgr, unsigned slot, struct rte_mbuf **mb,
 	    uint8_t *drop, uint16_t n)
 {
-	out_run(sa, mgr, slot, mb, drop, n, K_CBC, 0);
+	out_run(sa, mgr, slot, mb, drop, n, K_CBC, 0, 0);
 }
 
 void
 esp_out_null(struct esp_sa *sa, IMB_MGR *mgr, unsigned slot, struct rte_mbuf **mb,
 	     uint8_t *drop, uint16_t n)
 {
-	out_run(sa, mgr, slot, mb, drop, n, K_NULL, 0);
+	out_run(sa, mgr, slot, mb, drop, n, K_NULL, 0, 0);
+}
+
+/* BEET (RFC 7402 3.1): not on the per-packet fast path (the gateway's own
+ * HIT-to-HIT packets), so one function switching on the suite. */
+void
+esp_out_beet_run(struct esp_sa *sa, IMB_MGR *mgr, unsigned slot, struct rte_mbuf **mb,
+		 uint8_t *drop, uint16_t n)
+{
+	if (sa->dir != GW_DIR_OUT || !sa->beet) {
+		for (uint16_t i = 0; i < n; i++)
+			drop[i] = GW_DROP_MALFORMED;
+		return;
+	}
+	switch (sa->suite) {
+	case GW_SUITE_AES128_GCM16: out_run(sa, mgr, slot, mb, drop, n, K_GCM128, 0, 1); break;
+	case GW_SUITE_AES256_GCM16: out_run(sa, mgr, slot, mb, drop, n, K_GCM256, 0, 1); break;
+	case GW_SUITE_AES128_CBC_SHA256:
+	case GW_SUITE_AES256_CBC_SHA256: out_run(sa, mgr, slot, mb, drop, n, K_CBC, 0, 1); break;
+	default: out_run(sa, mgr, slot, mb, drop, n, K_NULL, 0, 1); break;
+	}
 }
 
 /* ---------- unit-test entry points ---------- */
@@ -389,14 +442,14 @@ esp_test_outbound_tampered(struct esp_sa *sa, struct rte_mbuf *m, int mode)
 		return -1;
 	if (mode == 2) {
 		/* needs a pad byte to spoil */
-		if (out_validate(sa, m, &probe, sa->iv_len, align) != GW_DROP_NONE || probe.pad == 0)
+		if (out_validate(sa, m, &probe, sa->iv_len, align, 0) != GW_DROP_NONE || probe.pad == 0)
 			return -1;
 	}
 #define TAMPER(K) do { \
 		if (mode == 1) \
-			out_run(sa, esp_mgr[idx], esp_slot[idx], &m, &d, 1, K, 1); \
+			out_run(sa, esp_mgr[idx], esp_slot[idx], &m, &d, 1, K, 1, 0); \
 		else \
-			out_run(sa, esp_mgr[idx], esp_slot[idx], &m, &d, 1, K, 2); \
+			out_run(sa, esp_mgr[idx], esp_slot[idx], &m, &d, 1, K, 2, 0); \
 	} while (0)
 	switch (sa->suite) {
 	case GW_SUITE_AES128_GCM16: TAMPER(K_GCM128); break;

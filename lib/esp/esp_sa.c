@@ -245,6 +245,11 @@ esp_sa_create(const struct esp_sa_params *p, char *err, size_t errlen)
 	sa->local = p->local;
 	sa->remote = p->remote;
 	sa->outer_family = p->local.family;
+	sa->beet = p->beet;
+	if (p->beet) {
+		memcpy(sa->hit_local, p->hit_local, 16);
+		memcpy(sa->hit_remote, p->hit_remote, 16);
+	}
 	sa->icv_len = GW_ESP_GCM_ICV_LEN;     /* = GW_ESP_HMAC256_ICV_LEN */
 	sa->run = runs[p->dir][p->suite];
 	build_template(sa);
@@ -389,7 +394,7 @@ esp_sa_stats(const struct esp_sa *sa, uint64_t *packets, uint64_t *bytes)
  * headers go to. */
 static __rte_always_inline void
 dispatch(struct esp_sa *const sa[], struct rte_mbuf *mb[], uint8_t drop[], uint16_t n,
-	 const bool out)
+	 const bool out, const bool beet)
 {
 	unsigned idx = esp_lcore_idx();
 	IMB_MGR *mgr = esp_mgr[idx];
@@ -408,7 +413,10 @@ dispatch(struct esp_sa *const sa[], struct rte_mbuf *mb[], uint8_t drop[], uint1
 
 		while (j < n && sa[j] == sa[i] && j - i < ESP_MAX_BURST)
 			j++;
-		sa[i]->run(sa[i], mgr, slot, &mb[i], &drop[i], j - i);
+		if (beet)
+			esp_out_beet_run(sa[i], mgr, slot, &mb[i], &drop[i], j - i);
+		else
+			sa[i]->run(sa[i], mgr, slot, &mb[i], &drop[i], j - i);
 		i = j;
 	}
 }
@@ -416,13 +424,20 @@ dispatch(struct esp_sa *const sa[], struct rte_mbuf *mb[], uint8_t drop[], uint1
 void
 esp_outbound_burst(struct esp_sa *const sa[], struct rte_mbuf *mb[], uint8_t drop[], uint16_t n)
 {
-	dispatch(sa, mb, drop, n, true);
+	dispatch(sa, mb, drop, n, true, false);
+}
+
+void
+esp_outbound_beet_burst(struct esp_sa *const sa[], struct rte_mbuf *mb[], uint8_t drop[],
+			uint16_t n)
+{
+	dispatch(sa, mb, drop, n, true, true);
 }
 
 void
 esp_inbound_burst(struct esp_sa *const sa[], struct rte_mbuf *mb[], uint8_t drop[], uint16_t n)
 {
-	dispatch(sa, mb, drop, n, false);
+	dispatch(sa, mb, drop, n, false, false);
 }
 
 /* ---------- unit-test entry points ---------- */

@@ -22,9 +22,12 @@
  *    so it compares the last 16 bytes of cutehip's 32 against HMAC-SHA-256-128
  *    of a different byte range). Control: the same packets with the ICV cut
  *    to its first 16 bytes (= HMAC-SHA-256-128 of the right range) pass the
- *    ICV check and the padding check and are then dropped as 'malformed'
- *    (next header 58: the gateway takes only tunnel-mode 4 / 41), which shows
- *    that the keys are right and only the ICV length makes the difference.
+ *    ICV check and the padding check and are then dropped as 'malformed' on
+ *    an SA without BEET (next header 58: manual SAs take only tunnel-mode
+ *    4 / 41), which shows that the keys are right and only the ICV length
+ *    makes the difference; on a BEET-capable SA (as HIP keys them) they are
+ *    accepted as BEET, the IPv6 header rebuilt from the two HITs, and each
+ *    ICMPv6 echo's checksum verifies over it.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -367,7 +370,7 @@ test_open_every_esp_packet(void **state)
 /* ------------------------------------------------------------ 3. fast path */
 
 static struct esp_sa *
-in_sa(bool ab)
+in_sa(bool ab, bool beet)
 {
 	enum hip_dir d = ab ? dir_a : (dir_a == HIP_DIR_GL ? HIP_DIR_LG : HIP_DIR_GL);
 	struct esp_sa_params p = { 0 };
@@ -385,6 +388,10 @@ in_sa(bool ab)
 	p.local.family = p.remote.family = 4;
 	memcpy(p.local.addr, ab ? ADDR_B : ADDR_A, 4);
 	memcpy(p.remote.addr, ab ? ADDR_A : ADDR_B, 4);
+	/* BEET (RFC 7402 3.1): the receiver's HIT is the inner destination */
+	p.beet = beet;
+	memcpy(p.hit_local, ab ? hit_r : hit_i, 16);
+	memcpy(p.hit_remote, ab ? hit_i : hit_r, 16);
 	sa = esp_sa_create(&p, err, sizeof(err));
 	if (sa == NULL)
 		fail_msg("esp_sa_create: %s", err);
@@ -393,11 +400,13 @@ in_sa(bool ab)
 
 /* Every ESP packet through esp_inbound_burst, ICV as captured (cut = false)
  * or cut to its first 16 bytes, optionally with one ciphertext bit flipped
- * (bent); each drop reason must be `want`. */
+ * (bent), on SAs with or without BEET; each drop reason must be `want`. A
+ * packet accepted must be BEET: the rebuilt IPv6 header HIT -> HIT and an
+ * ICMPv6 echo request / reply whose checksum holds over it. */
 static unsigned
-through_fast_path(bool cut, bool bent, uint8_t want)
+through_fast_path(bool cut, bool bent, bool beet, uint8_t want)
 {
-	struct esp_sa *sa[2] = { in_sa(false), in_sa(true) };
+	struct esp_sa *sa[2] = { in_sa(false, beet), in_sa(true, beet) };
 	unsigned n = 0;
 
 	for (unsigned x = 0; x < nf; x++) {
@@ -428,6 +437,19 @@ through_fast_path(bool cut, bool bent, uint8_t want)
 		if (drop != want)
 			fail_msg("ESP packet %u (%s, ICV %s): drop %s, expected %s", x, ab ? "A->B" : "B->A",
 				 cut ? "cut to 16" : "as captured", gw_drop_name(drop), gw_drop_name(want));
+		if (drop == GW_DROP_NONE) {
+			struct rte_ipv6_hdr *h = rte_pktmbuf_mtod(m, struct rte_ipv6_hdr *);
+			const uint8_t *icmp = (const uint8_t *)(h + 1);
+
+			assert_true(esp_pkt_is_beet(m));
+			assert_int_equal(rte_pktmbuf_pkt_len(m),
+					 sizeof(*h) + rte_be_to_cpu_16(h->payload_len));
+			assert_int_equal(h->proto, 58);
+			assert_memory_equal(h->src_addr, ab ? hit_i : hit_r, 16);
+			assert_memory_equal(h->dst_addr, ab ? hit_r : hit_i, 16);
+			assert_int_equal(icmp[0], ab ? 128 : 129);
+			assert_int_equal(rte_ipv6_udptcp_cksum_verify(h, icmp), 0);
+		}
 		rte_pktmbuf_free(m);
 		n++;
 	}
@@ -441,7 +463,8 @@ test_fast_path_refuses_32_byte_icv(void **state)
 {
 	(void)state;
 	assert_true(spi_ab != 0);
-	assert_int_equal(through_fast_path(false, false, GW_DROP_AUTH), 18);
+	assert_int_equal(through_fast_path(false, false, false, GW_DROP_AUTH), 18);
+	assert_int_equal(through_fast_path(false, false, true, GW_DROP_AUTH), 18);
 }
 
 static void
@@ -450,10 +473,14 @@ test_fast_path_control_16_byte_icv(void **state)
 	(void)state;
 	assert_true(spi_ab != 0);
 	/* ICV of the right length: authenticated and decrypted, then refused
-	 * for its BEET next header */
-	assert_int_equal(through_fast_path(true, false, GW_DROP_MALFORMED), 18);
+	 * for its BEET next header on an SA without BEET (manual keys) */
+	assert_int_equal(through_fast_path(true, false, false, GW_DROP_MALFORMED), 18);
 	/* and that 'malformed' came after the ICV check: one bit off gives 'auth' */
-	assert_int_equal(through_fast_path(true, true, GW_DROP_AUTH), 18);
+	assert_int_equal(through_fast_path(true, true, false, GW_DROP_AUTH), 18);
+	/* on a BEET-capable SA (HIP keys) the same packets are accepted as BEET:
+	 * the inner IPv6 header rebuilt from the HITs, ICMPv6 checksums hold */
+	assert_int_equal(through_fast_path(true, false, true, GW_DROP_NONE), 18);
+	assert_int_equal(through_fast_path(true, true, true, GW_DROP_AUTH), 18);
 }
 
 /* ------------------------------------------------------------ set-up */

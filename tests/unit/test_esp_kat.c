@@ -1417,6 +1417,236 @@ test_sa_params(void **state)
 	esp_sa_free(sa);
 }
 
+/* ---------- BEET (RFC 7402 section 3.1) ---------- */
+
+static const uint8_t HIT_A[16] = { 0x20, 0x01, 0x00, 0x2a, 0x11, 0x22, 0x33, 0x44,
+				   0x55, 0x66, 0x77, 0x88, 0x99, 0xaa, 0xbb, 0x01 };
+static const uint8_t HIT_B[16] = { 0x20, 0x01, 0x00, 0x2a, 0xf1, 0xe2, 0xd3, 0xc4,
+				   0xb5, 0xa6, 0x97, 0x88, 0x79, 0x6a, 0x5b, 0x02 };
+
+/* An SA of the round-trip keys, optionally BEET-capable, for gateway A's side:
+ * out A -> B, in B -> A (the in SA of A's peer is built with mine = B). */
+static struct esp_sa *
+mk_beet_sa(enum gw_dir dir, enum gw_suite suite, int fam, bool beet, const uint8_t *mine,
+	   const uint8_t *theirs)
+{
+	struct esp_sa_params p = { 0 };
+	struct esp_sa *sa;
+	char err[128] = "";
+
+	p.spi = 0x1234;
+	p.dir = dir;
+	p.suite = suite;
+	p.key = KEY;
+	p.key_len = (uint8_t)(cipher_key_len(suite) + (is_gcm(suite) ? 4 : 0));
+	if (!is_gcm(suite)) {
+		p.auth_key = AUTH;
+		p.auth_key_len = 32;
+	}
+	p.replay_window = 1024;
+	set_addr(&p.local, fam, dir == GW_DIR_OUT ? 1 : 2);
+	set_addr(&p.remote, fam, dir == GW_DIR_OUT ? 2 : 1);
+	p.seq_first = 1;
+	p.seq_limit = UINT64_MAX;
+	p.beet = beet;
+	memcpy(p.hit_local, mine, 16);
+	memcpy(p.hit_remote, theirs, 16);
+	sa = esp_sa_create(&p, err, sizeof(err));
+	if (sa == NULL)
+		fail_msg("esp_sa_create: %s", err);
+	return sa;
+}
+
+/* An IPv6 ICMPv6 echo request src -> dst with plen bytes of ICMPv6. */
+static uint16_t
+hit_echo(uint8_t *b, const uint8_t *src, const uint8_t *dst, uint16_t plen, uint8_t proto)
+{
+	struct rte_ipv6_hdr *h = (struct rte_ipv6_hdr *)b;
+
+	memset(b, 0, GW_IPV6_HDR_LEN + plen);
+	h->vtc_flow = rte_cpu_to_be_32(6u << 28);
+	h->payload_len = rte_cpu_to_be_16(plen);
+	h->proto = proto;
+	h->hop_limits = 64;
+	memcpy(h->src_addr, src, 16);
+	memcpy(h->dst_addr, dst, 16);
+	b[40] = 128;
+	for (unsigned i = 8; i < plen; i++)
+		b[40 + i] = (uint8_t)(i * 3 + 1);
+	return (uint16_t)(GW_IPV6_HDR_LEN + plen);
+}
+
+static uint8_t
+beet_out1(struct esp_sa *sa, struct rte_mbuf *m)
+{
+	uint8_t d = 0xff;
+
+	esp_outbound_beet_burst(&sa, &m, &d, 1);
+	return d;
+}
+
+static void
+test_beet(void **state)
+{
+	(void)state;
+	for (unsigned s = 0; s < NSUITES; s++) {
+		for (int ofam = 4; ofam <= 6; ofam += 2) {
+			enum gw_suite su = SUITES[s];
+			struct esp_sa *out = mk_beet_sa(GW_DIR_OUT, su, ofam, true, HIT_A, HIT_B);
+			struct esp_sa *in = mk_beet_sa(GW_DIR_IN, su, ofam, true, HIT_B, HIT_A);
+			struct esp_sa *manual = mk_beet_sa(GW_DIR_IN, su, ofam, false, HIT_B, HIT_A);
+			struct esp_sa *mout = mk_beet_sa(GW_DIR_OUT, su, ofam, false, HIT_A, HIT_B);
+			uint8_t buf[600];
+			uint16_t len = hit_echo(buf, HIT_A, HIT_B, 64, GW_IPPROTO_ICMPV6);
+			struct rte_mbuf *m = mk_mbuf(buf, len), *c, *t;
+			const uint8_t *o, *esp;
+			unsigned hl;
+
+			/* out: no inner IPv6 header on the wire, ESP next header 58 */
+			assert_int_equal(beet_out1(out, m), GW_DROP_NONE);
+			assert_int_equal(rte_pktmbuf_pkt_len(m), 64 + esp_sa_overhead(out, 64));
+			o = rte_pktmbuf_mtod(m, const uint8_t *);
+			hl = outer_hlen(m);
+			esp = o + hl;
+			assert_int_equal(o[0] >> 4, ofam);
+			assert_int_equal(ofam == 4 ? o[9] : o[6], GW_IPPROTO_ESP);
+			assert_int_equal(rte_be_to_cpu_32(*(const uint32_t *)esp), 0x1234);
+			assert_int_equal(rte_be_to_cpu_32(*(const uint32_t *)(esp + 4)), 1);
+			if (su == GW_SUITE_NULL_SHA256) {
+				/* NULL cipher: the ICMPv6 bytes right after the ESP header */
+				size_t ct = rte_pktmbuf_pkt_len(m) - hl - 8 - 16;
+
+				assert_memory_equal(esp + 8, buf + 40, 64);
+				assert_int_equal(esp[8 + ct - 1], GW_IPPROTO_ICMPV6);
+			}
+			/* a manual SA refuses it after the ICV check (malformed, not auth) */
+			c = clone_mbuf(m);
+			assert_int_equal(in1(manual, c), GW_DROP_MALFORMED);
+			rte_pktmbuf_free(c);
+			/* the BEET SA rebuilds the HIT header: the packet as sent */
+			assert_int_equal(in1(in, m), GW_DROP_NONE);
+			assert_true(esp_pkt_is_beet(m));
+			assert_int_equal(rte_pktmbuf_pkt_len(m), len);
+			assert_int_equal(rte_pktmbuf_data_len(m), len);
+			assert_memory_equal(rte_pktmbuf_mtod(m, const uint8_t *), buf, len);
+			rte_pktmbuf_free(m);
+			/* tunnel mode on the same SAs: unchanged, not BEET */
+			for (int ifam = 4; ifam <= 6; ifam += 2) {
+				uint8_t ib[300];
+
+				inner_pkt(ib, ifam, 100, 0, 100);
+				t = encap(out, ifam, 100, 0);
+				assert_int_equal(in1(in, t), GW_DROP_NONE);
+				assert_false(esp_pkt_is_beet(t));
+				assert_int_equal(rte_pktmbuf_pkt_len(t), 100);
+				assert_memory_equal(rte_pktmbuf_mtod(t, const uint8_t *), ib, 100);
+				rte_pktmbuf_free(t);
+			}
+			/* outbound BEET refused: SA without BEET, wrong HITs, not IPv6 */
+			m = mk_mbuf(buf, len);
+			assert_int_equal(beet_out1(mout, m), GW_DROP_MALFORMED);
+			assert_int_equal(beet_out1(in, m), GW_DROP_MALFORMED);
+			rte_pktmbuf_free(m);
+			hit_echo(buf, HIT_B, HIT_A, 64, GW_IPPROTO_ICMPV6);
+			m = mk_mbuf(buf, len);
+			assert_int_equal(beet_out1(out, m), GW_DROP_MALFORMED);
+			rte_pktmbuf_free(m);
+			hit_echo(buf, HIT_A, HIT_B, 64, GW_IPPROTO_IPV6);
+			m = mk_mbuf(buf, len);
+			assert_int_equal(beet_out1(out, m), GW_DROP_MALFORMED);
+			rte_pktmbuf_free(m);
+			inner_pkt(buf, 4, 100, 0, 7);
+			m = mk_mbuf(buf, 100);
+			assert_int_equal(beet_out1(out, m), GW_DROP_MALFORMED);
+			rte_pktmbuf_free(m);
+			/* TCP (6) and UDP (17) upper layers too */
+			for (int k = 0; k < 2; k++) {
+				uint8_t proto = k ? GW_IPPROTO_UDP : GW_IPPROTO_TCP;
+
+				len = hit_echo(buf, HIT_A, HIT_B, 33, proto);
+				m = mk_mbuf(buf, len);
+				assert_int_equal(beet_out1(out, m), GW_DROP_NONE);
+				assert_int_equal(in1(in, m), GW_DROP_NONE);
+				assert_true(esp_pkt_is_beet(m));
+				assert_memory_equal(rte_pktmbuf_mtod(m, const uint8_t *), buf, len);
+				rte_pktmbuf_free(m);
+			}
+			esp_sa_free(out);
+			esp_sa_free(in);
+			esp_sa_free(manual);
+			esp_sa_free(mout);
+		}
+	}
+}
+
+/* Crafted BEET packets on a BEET-capable in SA: dummy packets (59) stay
+ * malformed, the outer ECN lands in the rebuilt header, too little headroom
+ * for the rebuilt header is malformed. */
+static void
+test_beet_inbound_checks(void **state)
+{
+	struct esp_sa *in = mk_beet_sa(GW_DIR_IN, GW_SUITE_AES128_GCM16, 4, true, HIT_B, HIT_A);
+	struct esp_sa *out, *nin;
+	uint8_t pt[64], buf[200];
+	struct rte_mbuf *m;
+	uint64_t seq = 1;
+	uint16_t len;
+
+	(void)state;
+	memset(pt, 0x5a, sizeof(pt));
+	pt[60] = 1; pt[61] = 2; pt[62] = 2; pt[63] = GW_IPPROTO_ICMPV6;
+	m = craft_gcm(in, seq++, pt, 64);
+	assert_int_equal(in1(in, m), GW_DROP_NONE);
+	assert_true(esp_pkt_is_beet(m));
+	assert_int_equal(rte_pktmbuf_pkt_len(m), 40 + 60);
+	{
+		const struct rte_ipv6_hdr *h = rte_pktmbuf_mtod(m, const struct rte_ipv6_hdr *);
+
+		assert_int_equal(rte_be_to_cpu_16(h->payload_len), 60);
+		assert_int_equal(h->proto, GW_IPPROTO_ICMPV6);
+		assert_int_equal(h->hop_limits, 64);
+		assert_memory_equal(h->src_addr, HIT_A, 16);
+		assert_memory_equal(h->dst_addr, HIT_B, 16);
+	}
+	rte_pktmbuf_free(m);
+	/* dummy packet: malformed in BEET too */
+	pt[63] = 59;
+	m = craft_gcm(in, seq++, pt, 64);
+	assert_int_equal(in1(in, m), GW_DROP_MALFORMED);
+	rte_pktmbuf_free(m);
+	/* outer ECN CE: copied into the rebuilt traffic class */
+	pt[63] = GW_IPPROTO_UDP;
+	m = craft_gcm(in, seq++, pt, 64);
+	outer_set_ecn(m, GW_ECN_CE);
+	assert_int_equal(in1(in, m), GW_DROP_NONE);
+	assert_int_equal(inner_ecn(m), GW_ECN_CE);
+	rte_pktmbuf_free(m);
+	esp_sa_free(in);
+
+	/* NULL suite over IPv4: 28 bytes of outer + ESP header, so the rebuilt
+	 * header needs 12 bytes of headroom */
+	out = mk_beet_sa(GW_DIR_OUT, GW_SUITE_NULL_SHA256, 4, true, HIT_A, HIT_B);
+	nin = mk_beet_sa(GW_DIR_IN, GW_SUITE_NULL_SHA256, 4, true, HIT_B, HIT_A);
+	len = hit_echo(buf, HIT_A, HIT_B, 24, GW_IPPROTO_ICMPV6);
+	for (int room = 11; room <= 12; room++) {
+		uint16_t ol;
+		uint8_t *d;
+
+		m = mk_mbuf(buf, len);
+		assert_int_equal(beet_out1(out, m), GW_DROP_NONE);
+		ol = rte_pktmbuf_data_len(m);
+		d = rte_pktmbuf_mtod(m, uint8_t *);
+		memmove((uint8_t *)m->buf_addr + room, d, ol);
+		m->data_off = (uint16_t)room;
+		assert_int_equal(in1(nin, m), room == 11 ? GW_DROP_MALFORMED : GW_DROP_NONE);
+		if (room == 12)
+			assert_memory_equal(rte_pktmbuf_mtod(m, const uint8_t *), buf, len);
+		rte_pktmbuf_free(m);
+	}
+	esp_sa_free(out);
+	esp_sa_free(nin);
+}
+
 static int
 setup(void **state)
 {
@@ -1467,6 +1697,8 @@ main(void)
 		cmocka_unit_test(test_inner_checks),
 		cmocka_unit_test(test_seq_overflow),
 		cmocka_unit_test(test_outbound_checks),
+		cmocka_unit_test(test_beet),
+		cmocka_unit_test(test_beet_inbound_checks),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

@@ -17,6 +17,7 @@ enum gw_meta_kind {
 	GW_PUNT_TOO_BIG,       /* needs ICMP frag-needed / packet-too-big with mtu (Ethernet frame) */
 	GW_PUNT_FRAGMENT,      /* IPv4 without DF, too big: fragment to mtu, then re-inject */
 	GW_PUNT_NO_SA,         /* out slot `slot` has no SA yet (HIP peer before BEX): stage it */
+	GW_PUNT_BEET,          /* decrypted BEET packet (RFC 7402 3.1): IPv6 HIT -> our HIT, no L2 */
 	/* control -> worker */
 	GW_CTRL_TX,            /* complete Ethernet frame: send on port as is */
 	GW_CTRL_OUTBOUND,      /* Ethernet frame as received on inner port `port`: run the outbound path */

@@ -269,6 +269,12 @@ gw_ctrl_poll(struct gw_ctrl *c)
 			case GW_PUNT_FRAGMENT:
 				ctrl_fragment(c, m, port, md->mtu);
 				break;
+			case GW_PUNT_BEET:
+				if (c->hooks.beet_input != NULL)
+					c->hooks.beet_input(c->hooks.ctx, m);
+				else
+					ctrl_drop(c, m, GW_DROP_POLICY);
+				break;
 			case GW_PUNT_NO_SA:
 				if (c->hooks.no_sa != NULL)
 					c->hooks.no_sa(c->hooks.ctx, m, port, md->slot);

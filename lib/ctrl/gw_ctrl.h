@@ -31,10 +31,13 @@ struct gw_ctrl_hooks {
 	/* An inner frame (received on `port`) for out slot `slot`, which has no SA
 	 * yet: stage it and start keying. */
 	void (*no_sa)(void *ctx, struct rte_mbuf *m, unsigned port, unsigned slot);
+	/* A BEET packet an SA delivered (RFC 7402 3.1): m starts at the IPv6
+	 * header rebuilt from the SA's HITs (the peer's -> ours), no L2. */
+	void (*beet_input)(void *ctx, struct rte_mbuf *m);
 };
 
-/* Install hooks (copied). Without hooks, HIP packets drop as policy and
- * slots without SA drop as no_sa. */
+/* Install hooks (copied). Without hooks, HIP and BEET packets drop as policy
+ * and slots without SA drop as no_sa. */
 void gw_ctrl_set_hooks(struct gw_ctrl *c, const struct gw_ctrl_hooks *h);
 
 /* Send an IP packet of the gateway's own (m's data starts at the IPv4/IPv6

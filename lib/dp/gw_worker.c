@@ -536,6 +536,11 @@ inbound_burst(struct worker *w, unsigned pidx, struct rte_mbuf **pkts, uint16_t 
 			drop(w, m, res[i]);
 			continue;
 		}
+		if (esp_pkt_is_beet(m)) {
+			/* HIT-to-HIT (BEET): for the gateway itself, never the inner port */
+			punt(w, m, GW_PUNT_BEET, pidx, 0);
+			continue;
+		}
 		if ((l3[0] >> 4) == 4) {
 			struct rte_ipv4_hdr *ip = (struct rte_ipv4_hdr *)l3;
 			family = 4;

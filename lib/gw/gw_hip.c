@@ -5,6 +5,13 @@
  * (bounded) and start a Base Exchange; when the engine reports new SAs, the in
  * SA goes into the SAD first, then the out SA into the slot (make-before-break),
  * and the staged packets go back through the fast path.
+ *
+ * The SAs carry site traffic in tunnel mode (next header 4/41) and the
+ * gateways' own HIT-to-HIT packets in BEET (RFC 7402 3.1). Of the latter the
+ * control lcore answers ICMPv6 echo requests to its HIT and, on the telemetry
+ * command /hipgw/hit_ping, sends echo requests to a peer's HIT; it encrypts
+ * them itself (lib/esp with this lcore's manager: an out SA may be used by
+ * several lcores at once) and sends the ESP packet with gw_ctrl_send_ip.
  */
 #include <ctype.h>
 #include <inttypes.h>
@@ -28,6 +35,9 @@
 #define GW_HIP_STAGE_MAX    32          /* packets staged per peer during a BEX */
 #define GW_HIP_OLD_SA_NS    (2ULL * 1000 * 1000 * 1000)  /* keep a replaced in SA 2 s */
 #define GW_HIP_MAX_RETIRE   64
+#define GW_HIP_PING_MAX     16          /* HIT echo requests sent per peer per tick */
+#define GW_HIP_ECHO_ID      0x4847      /* ICMPv6 echo identifier of our HIT pings */
+#define GW_HIP_ECHO_DATA    32          /* bytes of echo payload */
 
 struct gw_peer {
 	struct gw_hip *g;
@@ -41,6 +51,11 @@ struct gw_peer {
 	uint64_t first_esp_ns;          /* staged packets re-injected: report once the engine returns */
 	unsigned bex_ok, bex_failed, rekeys;
 	struct hip_bex_times last;      /* last BEX, ns */
+	uint32_t ping_req;              /* HIT echo requests asked for (telemetry thread adds) */
+	uint16_t echo_seq;
+	uint64_t hit_echo_tx;           /* echo requests sent to the peer's HIT (BEET) */
+	uint64_t hit_echo_rx;           /* echo replies received from it */
+	uint64_t hit_echo_answered;     /* its echo requests to our HIT answered */
 };
 
 struct retire {
@@ -151,9 +166,13 @@ make_sa(struct gw_peer *p, const struct hip_sa_keys *k, enum gw_dir dir)
 		.replay_window = GW_ESP_REPLAY_WINDOW_DEFAULT,
 		.local = k->local, .remote = k->remote,
 		.seq_first = 1, .seq_limit = UINT64_MAX,
+		.beet = true,     /* our HIT and the peer's are the inner addresses */
 	};
 	char err[256];
 	int op = outer_port_of(ctx, &k->local);
+
+	memcpy(ep.hit_local, p->g->hi.hit, 16);
+	memcpy(ep.hit_remote, p->conf->hit, 16);
 
 	if (transform_suite(k->esp_transform, &ep.suite) != 0 || op < 0) {
 		LOG(ERR, "peer %s: unusable SA (transform %u, local port %d)\n", p->conf->name,
@@ -314,6 +333,167 @@ report_first_esp(struct gw_hip *g)
 	}
 }
 
+/* ---- HIT-to-HIT traffic in BEET (RFC 7402 3.1) ---- */
+
+static void
+ctrl_count_drop(struct rte_mbuf *m, enum gw_drop reason)
+{
+	gw_stats[rte_lcore_id()].drops[reason]++;
+	rte_pktmbuf_free(m);
+}
+
+/* m holds an IPv6 packet from our HIT to p's: encrypt it in BEET with p's
+ * current out SA and send it. Consumes m. 0 or -1 (dropped and counted). */
+static int
+beet_send(struct gw_peer *p, struct rte_mbuf *m)
+{
+	struct gw_sa *out = gw_sadb_out(&p->g->ctx->sadb, p->slot);
+	struct esp_sa *esp;
+	uint8_t d = GW_DROP_NONE;
+
+	if (out == NULL) {
+		ctrl_count_drop(m, GW_DROP_NO_SA);
+		return -1;
+	}
+	/* the control lcore frees replaced SAs itself (RCU reclaim): out stays valid here */
+	esp = out->esp;
+	esp_outbound_beet_burst(&esp, &m, &d, 1);
+	if (d != GW_DROP_NONE) {
+		ctrl_count_drop(m, (enum gw_drop)d);
+		return -1;
+	}
+	gw_ctrl_send_ip(p->g->ctrl, m);
+	return 0;
+}
+
+/* One ICMPv6 echo request (RFC 4443 4.1) from our HIT to p's, in BEET. */
+static void
+hit_ping_send(struct gw_peer *p)
+{
+	struct rte_mbuf *m = rte_pktmbuf_alloc(p->g->ctx->pool);
+	struct rte_ipv6_hdr *ip;
+	uint8_t *ic;
+
+	if (m == NULL)
+		return;
+	ip = (struct rte_ipv6_hdr *)rte_pktmbuf_append(m, sizeof(*ip) + 8 + GW_HIP_ECHO_DATA);
+	if (ip == NULL) {
+		rte_pktmbuf_free(m);
+		return;
+	}
+	memset(ip, 0, sizeof(*ip));
+	ip->vtc_flow = rte_cpu_to_be_32(6u << 28);
+	ip->payload_len = rte_cpu_to_be_16(8 + GW_HIP_ECHO_DATA);
+	ip->proto = GW_IPPROTO_ICMPV6;
+	ip->hop_limits = GW_IP_DEFAULT_TTL;
+	memcpy(ip->src_addr, p->g->hi.hit, 16);
+	memcpy(ip->dst_addr, p->conf->hit, 16);
+	ic = (uint8_t *)(ip + 1);
+	ic[0] = GW_ICMP6_ECHO_REQUEST;
+	ic[1] = 0;
+	ic[2] = ic[3] = 0;
+	ic[4] = GW_HIP_ECHO_ID >> 8;
+	ic[5] = GW_HIP_ECHO_ID & 0xff;
+	p->echo_seq++;
+	ic[6] = (uint8_t)(p->echo_seq >> 8);
+	ic[7] = (uint8_t)p->echo_seq;
+	for (unsigned i = 0; i < GW_HIP_ECHO_DATA; i++)
+		ic[8 + i] = (uint8_t)('a' + i % 26);
+	{
+		uint16_t ck = rte_ipv6_udptcp_cksum(ip, ic);
+		memcpy(ic + 2, &ck, 2);
+	}
+	if (beet_send(p, m) == 0)
+		p->hit_echo_tx++;
+}
+
+/* A BEET packet from a peer's HIT to ours (the ESP layer rebuilt its header
+ * from the SA, so the HITs are authenticated): ICMPv6 echo request -> reply in
+ * BEET, echo reply -> counted. Anything else is not served here (policy). */
+static void
+hook_beet_input(void *arg, struct rte_mbuf *m)
+{
+	struct gw_hip *g = arg;
+	struct rte_ipv6_hdr *ip = rte_pktmbuf_mtod(m, struct rte_ipv6_hdr *);
+	uint32_t len = rte_pktmbuf_data_len(m);
+	struct gw_peer *p = NULL;
+	uint8_t *ic, a[16];
+	uint32_t plen;
+
+	if (len < sizeof(*ip) + 8 || (ip->vtc_flow & rte_cpu_to_be_32(0xf0000000)) !=
+	    rte_cpu_to_be_32(6u << 28)) {
+		ctrl_count_drop(m, GW_DROP_MALFORMED);
+		return;
+	}
+	plen = rte_be_to_cpu_16(ip->payload_len);
+	for (unsigned i = 0; i < g->n_peers; i++)
+		if (memcmp(g->peers[i].conf->hit, ip->src_addr, 16) == 0)
+			p = &g->peers[i];
+	ic = (uint8_t *)(ip + 1);
+	if (p == NULL || memcmp(ip->dst_addr, g->hi.hit, 16) != 0 ||
+	    ip->proto != GW_IPPROTO_ICMPV6 || sizeof(*ip) + plen > len || plen < 8 ||
+	    rte_ipv6_udptcp_cksum_verify(ip, ic) != 0) {
+		ctrl_count_drop(m, GW_DROP_POLICY);
+		return;
+	}
+	if (ic[0] == GW_ICMP6_ECHO_REPLY && ic[1] == 0) {
+		p->hit_echo_rx++;
+		rte_pktmbuf_free(m);
+		return;
+	}
+	if (ic[0] != GW_ICMP6_ECHO_REQUEST || ic[1] != 0) {
+		ctrl_count_drop(m, GW_DROP_POLICY);
+		return;
+	}
+	ic[0] = GW_ICMP6_ECHO_REPLY;
+	memcpy(a, ip->src_addr, 16);
+	memcpy(ip->src_addr, ip->dst_addr, 16);
+	memcpy(ip->dst_addr, a, 16);
+	ip->hop_limits = GW_IP_DEFAULT_TTL;
+	ic[2] = ic[3] = 0;
+	{
+		uint16_t ck = rte_ipv6_udptcp_cksum(ip, ic);
+		memcpy(ic + 2, &ck, 2);
+	}
+	if (beet_send(p, m) == 0)
+		p->hit_echo_answered++;
+}
+
+int
+gw_hip_hit_ping(struct gw_hip *g, const char *peer)
+{
+	for (unsigned i = 0; i < g->n_peers; i++) {
+		if (strcmp(g->peers[i].conf->name, peer) == 0) {
+			__atomic_fetch_add(&g->peers[i].ping_req, 1, __ATOMIC_RELAXED);
+			return 0;
+		}
+	}
+	return -1;
+}
+
+/* Echo requests the telemetry thread asked for: sent from here, the control
+ * lcore. Without an SA yet the request starts a BEX and is dropped (no_sa). */
+static void
+hit_ping_run(struct gw_hip *g, uint64_t now)
+{
+	for (unsigned i = 0; i < g->n_peers; i++) {
+		struct gw_peer *p = &g->peers[i];
+		uint32_t n;
+
+		if (__atomic_load_n(&p->ping_req, __ATOMIC_RELAXED) == 0)
+			continue;
+		n = __atomic_exchange_n(&p->ping_req, 0, __ATOMIC_RELAXED);
+		if (gw_sadb_out(&g->ctx->sadb, p->slot) == NULL) {
+			LOG(INFO, "peer %s: HIT ping without SAs: starting a BEX\n", p->conf->name);
+			gw_stats[rte_lcore_id()].drops[GW_DROP_NO_SA] += n;
+			hip_host_connect(g->host, p, now);
+			continue;
+		}
+		for (uint32_t k = 0; k < n && k < GW_HIP_PING_MAX; k++)
+			hit_ping_send(p);
+	}
+}
+
 /* ---- control-lcore hooks ---- */
 
 static void
@@ -388,7 +568,8 @@ gw_hip_create(struct gw_ctx *ctx, struct gw_ctrl *ctrl, char *err, size_t errlen
 	const struct gw_config *cfg = ctx->cfg;
 	struct gw_hip *g;
 	struct hip_host_cfg hc = { 0 };
-	struct gw_ctrl_hooks hooks = { .hip_input = hook_hip_input, .no_sa = hook_no_sa };
+	struct gw_ctrl_hooks hooks = { .hip_input = hook_hip_input, .no_sa = hook_no_sa,
+				       .beet_input = hook_beet_input };
 	char hit[64];
 
 	if (cfg->n_peers == 0)
@@ -429,8 +610,8 @@ gw_hip_create(struct gw_ctx *ctx, struct gw_ctrl *ctrl, char *err, size_t errlen
 		}
 		g->n_peers++;
 	}
-	gw_ctrl_set_hooks(ctrl, &(struct gw_ctrl_hooks){ .ctx = g, .hip_input = hooks.hip_input,
-						      .no_sa = hooks.no_sa });
+	hooks.ctx = g;
+	gw_ctrl_set_hooks(ctrl, &hooks);
 	hip_hit_to_str(g->hi.hit, hit, sizeof(hit));
 	LOG(NOTICE, "HIP: HIT %s, %u peer(s)\n", hit, g->n_peers);
 	return g;
@@ -447,6 +628,8 @@ gw_hip_tick(struct gw_hip *g)
 
 	hip_host_tick(g->host, now);
 	report_first_esp(g);
+	if (!g->closing)
+		hit_ping_run(g, now);
 	for (unsigned i = 0; i < g->n_retire;) {
 		if (now < g->retire[i].when_ns) {
 			i++;
@@ -527,6 +710,9 @@ gw_hip_stats_tel(struct gw_hip *g, struct rte_tel_data *d)
 		rte_tel_data_add_dict_u64(pd, "r1_to_i2_us", p->last.r1_to_i2 / 1000);
 		rte_tel_data_add_dict_u64(pd, "i2_to_r2_us", p->last.i2_to_r2 / 1000);
 		rte_tel_data_add_dict_u64(pd, "r2_to_esp_us", p->last.r2_to_esp / 1000);
+		rte_tel_data_add_dict_u64(pd, "hit_echo_tx", p->hit_echo_tx);
+		rte_tel_data_add_dict_u64(pd, "hit_echo_rx", p->hit_echo_rx);
+		rte_tel_data_add_dict_u64(pd, "hit_echo_answered", p->hit_echo_answered);
 		for (k = 0; p->conf->name[k] && k + 1 < sizeof(nb); k++)
 			nb[k] = isalnum((unsigned char)p->conf->name[k]) ? p->conf->name[k] : '_';
 		nb[k] = 0;
@@ -562,10 +748,12 @@ gw_hip_stats_json(struct gw_hip *g, FILE *f)
 		const struct hip_bex_times *t = &p->last;
 		fprintf(f, "%s\n      \"%s\": {\"bex_ok\": %u, \"bex_failed\": %u, \"rekeys\": %u, "
 			"\"in_spi\": %u, \"bex_ms\": {\"i1_to_r1\": %.3f, \"r1_to_i2\": %.3f, "
-			"\"i2_to_r2\": %.3f, \"r2_to_esp\": %.3f, \"tbe\": %.3f}}",
+			"\"i2_to_r2\": %.3f, \"r2_to_esp\": %.3f, \"tbe\": %.3f}, "
+			"\"hit_echo_tx\": %" PRIu64 ", \"hit_echo_rx\": %" PRIu64
+			", \"hit_echo_answered\": %" PRIu64 "}",
 			i ? "," : "", p->conf->name, p->bex_ok, p->bex_failed, p->rekeys, p->in_spi,
 			t->i1_to_r1 / 1e6, t->r1_to_i2 / 1e6, t->i2_to_r2 / 1e6, t->r2_to_esp / 1e6,
-			t->tbe / 1e6);
+			t->tbe / 1e6, p->hit_echo_tx, p->hit_echo_rx, p->hit_echo_answered);
 	}
 	fputs("}}", f);
 }

@@ -23,6 +23,10 @@ void gw_hip_tick(struct gw_hip *g);
 void gw_hip_close_all(struct gw_hip *g);
 void gw_hip_free(struct gw_hip *g);
 void gw_hip_stats_json(struct gw_hip *g, FILE *f);
+/* Ask the control lcore to send one ICMPv6 echo request from our HIT to the
+ * HIT of [peer] `peer`, in BEET (any thread: telemetry). 0, or -1 when there
+ * is no such peer. */
+int gw_hip_hit_ping(struct gw_hip *g, const char *peer);
 struct rte_tel_data;
 /* The same figures for DPDK telemetry (times in us: telemetry has no floats here). */
 void gw_hip_stats_tel(struct gw_hip *g, struct rte_tel_data *d);

@@ -190,10 +190,31 @@ tel_stats(const char *cmd __rte_unused, const char *params __rte_unused, struct 
 	return 0;
 }
 
+/* /hipgw/hit_ping,PEER: one ICMPv6 echo request from our HIT to the HIT of
+ * [peer] PEER, sent in BEET by the control lcore; replies are counted in the
+ * stats (hip.peers.PEER.hit_echo_rx). */
+static int
+tel_hit_ping(const char *cmd, const char *params, struct rte_tel_data *d)
+{
+	struct gw_hip *g = tel_hip;
+
+	(void)cmd;
+	if (g == NULL || params == NULL || params[0] == '\0' || gw_hip_hit_ping(g, params) != 0)
+		return -1;
+	rte_tel_data_start_dict(d);
+	rte_tel_data_add_dict_string(d, "peer", params);
+	rte_tel_data_add_dict_u64(d, "queued", 1);
+	return 0;
+}
+
 int
 gw_telemetry_register(struct gw_ctx *ctx)
 {
 	tel_ctx = ctx;
+	if (rte_telemetry_register_cmd("/hipgw/hit_ping", tel_hit_ping,
+		"HIP: send one ICMPv6 echo request from our HIT to a peer's HIT (BEET). "
+		"Parameter: the [peer] name.") != 0)
+		return -1;
 	return rte_telemetry_register_cmd("/hipgw/stats", tel_stats,
 		"hipgw counters: drops by reason, ports, SAs. No parameters.");
 }

@@ -13,6 +13,8 @@
 # Then the same with HIP keying (fresh Host Identities, [peer] sections, no [sa]):
 #   - hipgw keygen / hit, --check-config; the first ping starts the Base Exchange
 #   - ping both ways and both families, a short iperf3, telemetry with the SAs
+#   - /hipgw/hit_ping on gwA: ICMPv6 echo from gwA's HIT to gwB's in BEET (RFC
+#     7402 3.1), answered by gwB (hit_echo_answered) and counted (hit_echo_rx)
 #   - the WAN capture holds only HIP, ESP and ARP/ND; tshark's HIP dissector sees
 #     I1, R1, I2, R2 (whole, good checksums, nothing malformed); the ESP SPIs are
 #     those announced in ESP_INFO and each side's in_spi; nothing in clear
@@ -162,6 +164,24 @@ if write_hip_configs; then
 		check "HIP: ping IPv6 hostA -> hostB, no loss" test "${H6_loss%.*}" -eq 0
 		check "HIP: ping IPv4 hostB -> hostA" ping_back 4 "$HA4"
 		check "HIP: ping IPv6 hostB -> hostA" ping_back 6 "$HA6"
+		# BEET (RFC 7402 3.1): gwA pings gwB's HIT through its telemetry
+		# command; gwB answers in BEET, gwA counts the replies
+		for ((i = 0; i < 3; i++)); do
+			echo "/hipgw/hit_ping,$HIP_PEER_OF_A" |
+				timeout 5 "$PY" /usr/bin/dpdk-telemetry.py -f "${P}gwA" >>"$WORK/hit_ping.log" 2>&1 || true
+			sleep 0.3
+		done
+		sleep 0.5
+		telemetry_stats A >"$WORK/hitpingA.json" || true
+		telemetry_stats B >"$WORK/hitpingB.json" || true
+		hx=$(hip_get "$WORK/hitpingA.json" "hip.peers.$HIP_PEER_OF_A.hit_echo_tx" || echo none)
+		hr=$(hip_get "$WORK/hitpingA.json" "hip.peers.$HIP_PEER_OF_A.hit_echo_rx" || echo none)
+		ha=$(hip_get "$WORK/hitpingB.json" "hip.peers.$HIP_PEER_OF_B.hit_echo_answered" || echo none)
+		log "  /hipgw/hit_ping x3 on gwA: hit_echo_tx $hx, hit_echo_rx $hr; gwB hit_echo_answered $ha"
+		check "HIP: gwA pings gwB's HIT in BEET (/hipgw/hit_ping): hit_echo_rx $hr >= 1" \
+			eval 'isnum "$hr" && [ "$hr" -ge 1 ]'
+		check "HIP: gwB answered the HIT echo requests in BEET (hit_echo_answered $ha >= 1)" \
+			eval 'isnum "$ha" && [ "$ha" -ge 1 ]'
 		iperf_server_start || warn "iperf3 server not listening"
 		check "HIP: iperf3 TCP IPv4 1 s at 50 Mbit/s moves data" iperf_run tcp 1 HT4 4 50M
 		iperf_server_stop

@@ -173,6 +173,30 @@ for_this_port(const struct gw_port *p, const struct rte_ether_hdr *eth)
 	return rte_is_same_ether_addr(&eth->dst_addr, &p->mac);
 }
 
+/* Ethernet stage of both paths: a single-segment frame for this port's MAC
+ * goes on (0, *et set); broadcast/multicast ARP and IPv6 (ND) go to the control
+ * lcore; anything else is dropped (-1: m consumed either way). */
+static inline int
+l2_accept(struct worker *w, struct rte_mbuf *m, const struct gw_port *port, unsigned pidx,
+	  uint16_t *et)
+{
+	struct rte_ether_hdr *eth = rte_pktmbuf_mtod(m, struct rte_ether_hdr *);
+
+	if (rte_pktmbuf_data_len(m) < sizeof(*eth) || m->nb_segs != 1) {
+		drop(w, m, GW_DROP_MALFORMED);
+		return -1;
+	}
+	*et = rte_be_to_cpu_16(eth->ether_type);
+	if (for_this_port(port, eth))
+		return 0;
+	if (rte_is_multicast_ether_addr(&eth->dst_addr) &&
+	    (*et == RTE_ETHER_TYPE_ARP || *et == RTE_ETHER_TYPE_IPV6))
+		punt(w, m, GW_PUNT_LOCAL, pidx, 0);
+	else
+		drop(w, m, GW_DROP_POLICY);
+	return -1;
+}
+
 static inline bool
 is_own_addr(const struct gw_ctx *ctx, uint8_t family, const uint8_t *ip)
 {
@@ -229,20 +253,8 @@ outbound_burst(struct worker *w, unsigned pidx, struct rte_mbuf **pkts, uint16_t
 
 		if (i + 4 < n)
 			rte_prefetch0(rte_pktmbuf_mtod(pkts[i + 4], void *));
-		if (len < sizeof(*eth) || m->nb_segs != 1) {
-			drop(w, m, GW_DROP_MALFORMED);
+		if (l2_accept(w, m, port, pidx, &et) != 0)
 			continue;
-		}
-		et = rte_be_to_cpu_16(eth->ether_type);
-		if (!for_this_port(port, eth)) {
-			/* broadcast / multicast: ARP and ND are the control lcore's */
-			if (rte_is_multicast_ether_addr(&eth->dst_addr) &&
-			    (et == RTE_ETHER_TYPE_ARP || et == RTE_ETHER_TYPE_IPV6))
-				punt(w, m, GW_PUNT_LOCAL, pidx, 0);
-			else
-				drop(w, m, GW_DROP_POLICY);
-			continue;
-		}
 		len -= sizeof(*eth);
 		if (et == RTE_ETHER_TYPE_IPV4) {
 			struct rte_ipv4_hdr *ip = (struct rte_ipv4_hdr *)(eth + 1);
@@ -407,19 +419,8 @@ inbound_burst(struct worker *w, unsigned pidx, struct rte_mbuf **pkts, uint16_t 
 
 		if (i + 4 < n)
 			rte_prefetch0(rte_pktmbuf_mtod(pkts[i + 4], void *));
-		if (len < sizeof(*eth) || m->nb_segs != 1) {
-			drop(w, m, GW_DROP_MALFORMED);
+		if (l2_accept(w, m, port, pidx, &et) != 0)
 			continue;
-		}
-		et = rte_be_to_cpu_16(eth->ether_type);
-		if (!for_this_port(port, eth)) {
-			if (rte_is_multicast_ether_addr(&eth->dst_addr) &&
-			    (et == RTE_ETHER_TYPE_ARP || et == RTE_ETHER_TYPE_IPV6))
-				punt(w, m, GW_PUNT_LOCAL, pidx, 0);
-			else
-				drop(w, m, GW_DROP_POLICY);
-			continue;
-		}
 		len -= sizeof(*eth);
 		l3 = (uint8_t *)(eth + 1);
 		if (et == RTE_ETHER_TYPE_IPV4) {

@@ -78,6 +78,17 @@ static const struct vec_def VECS[] = {
 	  HIP_ESP_AES_GCM16 },
 	{ "ecdsa-p384-modp3072-aes128-cbc-sha256", "ECDSA P-384", K_P384B, K_P384, HIP_DH_MODP3072,
 	  HIP_ESP_AES128_CBC_SHA256 },
+	/* the other HI/DH pairs, so that every pair we support has one */
+	{ "ecdsa-p256-nist-p384-aes-gcm16", "ECDSA P-256", K_P256B, K_P256, HIP_DH_NIST_P384,
+	  HIP_ESP_AES_GCM16 },
+	{ "ecdsa-p256-modp3072-aes-gcm16", "ECDSA P-256", K_P256, K_P256B, HIP_DH_MODP3072,
+	  HIP_ESP_AES_GCM16 },
+	{ "ecdsa-p384-nist-p256-aes-gcm16", "ECDSA P-384", K_P384B, K_P384, HIP_DH_NIST_P256,
+	  HIP_ESP_AES_GCM16 },
+	{ "rsa3072-nist-p256-aes-gcm16", "RSA-3072", K_RSA, K_RSAB, HIP_DH_NIST_P256,
+	  HIP_ESP_AES_GCM16 },
+	{ "rsa3072-nist-p384-aes-gcm16", "RSA-3072", K_RSAB, K_RSA, HIP_DH_NIST_P384,
+	  HIP_ESP_AES_GCM16 },
 };
 #define NVECS (sizeof(VECS) / sizeof(VECS[0]))
 

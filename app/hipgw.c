@@ -2,22 +2,28 @@
  * hipgw: a DPDK site gateway that carries a site's traffic in ESP to its peer.
  *
  *   hipgw [EAL options] -- --config FILE [--stats-json FILE] [--idle-exit MS]
+ *                            [--keylog FILE]
  *   hipgw --check-config FILE
  *
  * Exit codes: 0 clean stop, 1 runtime failure (EAL, ports, memory),
  * 2 bad command line or config (message "FILE:LINE: ...").
  */
+#include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+#include <sys/stat.h>
 #include <rte_eal.h>
 #include <rte_errno.h>
 #include <rte_log.h>
 
 #include "gw.h"
 #include "gw_config.h"
+#include "hip_hi.h"
 #include "hip_cli.h"
 
 static volatile int signalled;
@@ -33,17 +39,73 @@ static void
 usage(FILE *f)
 {
 	fprintf(f, "usage: hipgw [EAL options] -- --config FILE [--stats-json FILE] [--idle-exit MS]\n"
-		   "       hipgw --check-config FILE\n");
+		   "                                [--keylog FILE]\n"
+		   "       hipgw --check-config FILE\n"
+		   "--keylog FILE appends one line per new HIP-keyed SA (tshark esp_sa fields) with the\n"
+		   "ESP keys in clear; FILE is created mode 0600 and must not be open to others.\n");
+}
+
+/* --keylog FILE: created mode 0600 (or appended to, if it is ours and closed
+ * to group and others); anything else is refused, since it holds ESP keys. */
+static FILE *
+keylog_open(const char *path)
+{
+	struct stat st;
+	FILE *f;
+	int fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_NOFOLLOW | O_CLOEXEC, 0600);
+
+	if (fd < 0) {
+		fprintf(stderr, "hipgw: --keylog %s: %s\n", path, strerror(errno));
+		return NULL;
+	}
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_uid != geteuid() ||
+	    (st.st_mode & (S_IRWXG | S_IRWXO)) != 0) {
+		fprintf(stderr, "hipgw: --keylog %s: refused: the file will hold ESP keys, so it must be "
+			"a regular file of ours with no access for group or others (it is mode %04o); "
+			"chmod 600 it or name a new file\n", path, (unsigned)(st.st_mode & 07777));
+		close(fd);
+		return NULL;
+	}
+	f = fdopen(fd, "a");
+	if (f == NULL) {
+		fprintf(stderr, "hipgw: --keylog %s: %s\n", path, strerror(errno));
+		close(fd);
+		return NULL;
+	}
+	setvbuf(f, NULL, _IOLBF, 0);
+	return f;
 }
 
 static struct gw_config cfg;   /* large: keep off the stack */
 static struct gw_ctx ctx;
 
+/* Load the config and, when it names one, the Host Identity key (so that a
+ * key file that is no usable key is a config error: FILE:LINE, exit 2). */
+static int
+load_config(const char *path, char *err, size_t errlen)
+{
+	struct hip_hi hi;
+	char msg[400];
+
+	if (gw_config_load(path, &cfg, err, errlen) != 0)
+		return -1;
+	if (cfg.hi_path[0] == '\0')
+		return 0;
+	memset(&hi, 0, sizeof(hi));
+	if (hip_hi_load(cfg.hi_path, &hi, msg, sizeof(msg)) != 0) {
+		snprintf(err, errlen, "%s:%u: hi: %s", cfg.path, cfg.hi_line, msg);
+		gw_config_wipe(&cfg);
+		return -1;
+	}
+	hip_hi_free(&hi);
+	return 0;
+}
+
 static int
 check_config(const char *path)
 {
 	char err[512];
-	if (gw_config_load(path, &cfg, err, sizeof(err)) != 0) {
+	if (load_config(path, err, sizeof(err)) != 0) {
 		fprintf(stderr, "%s\n", err);
 		return 2;
 	}
@@ -55,12 +117,13 @@ check_config(const char *path)
 int
 main(int argc, char **argv)
 {
-	const char *config = NULL;
+	const char *config = NULL, *keylog = NULL;
 	struct gw_run_opts opts = { .signalled = &signalled };
 	static const struct option longopts[] = {
 		{ "config", required_argument, NULL, 'c' },
 		{ "stats-json", required_argument, NULL, 's' },
 		{ "idle-exit", required_argument, NULL, 'i' },
+		{ "keylog", required_argument, NULL, 'k' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -101,6 +164,9 @@ main(int argc, char **argv)
 					return 2;
 				}
 				break;
+			case 'k':
+				keylog = optarg;
+				break;
 			case 'h':
 				usage(stdout);
 				return 0;
@@ -114,8 +180,12 @@ main(int argc, char **argv)
 			return 2;
 		}
 	}
-	if (gw_config_load(config, &cfg, err, sizeof(err)) != 0) {
+	if (load_config(config, err, sizeof(err)) != 0) {
 		fprintf(stderr, "%s\n", err);
+		return 2;
+	}
+	if (keylog != NULL && (opts.keylog = keylog_open(keylog)) == NULL) {
+		gw_config_wipe(&cfg);
 		return 2;
 	}
 	signal(SIGINT, on_signal);
@@ -124,6 +194,8 @@ main(int argc, char **argv)
 	if (ret < 0) {
 		fprintf(stderr, "hipgw: EAL initialisation failed: %s\n", rte_strerror(rte_errno));
 		gw_config_wipe(&cfg);
+		if (opts.keylog != NULL)
+			fclose(opts.keylog);
 		return 1;
 	}
 	if (gw_create(&ctx, &cfg, err, sizeof(err)) != 0) {
@@ -131,6 +203,8 @@ main(int argc, char **argv)
 		gw_destroy(&ctx);
 		gw_config_wipe(&cfg);
 		rte_eal_cleanup();
+		if (opts.keylog != NULL)
+			fclose(opts.keylog);
 		return strchr(err, ':') != NULL && strncmp(err, cfg.path, strlen(cfg.path)) == 0 ? 2 : 1;
 	}
 	gw_config_wipe(&cfg);   /* keys now live only in the SAs */
@@ -138,5 +212,7 @@ main(int argc, char **argv)
 	ret = gw_run(&ctx, &opts);
 	gw_destroy(&ctx);
 	rte_eal_cleanup();
+	if (opts.keylog != NULL && fclose(opts.keylog) != 0)
+		ret = -1;
 	return ret == 0 ? 0 : 1;
 }

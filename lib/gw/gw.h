@@ -13,6 +13,7 @@ struct gw_run_opts {
 	const char *stats_json;        /* path or NULL */
 	uint64_t idle_exit_ms;         /* 0 = never */
 	volatile int *signalled;       /* set non-zero by SIGINT / SIGTERM */
+	FILE *keylog;                  /* --keylog: one tshark esp_sa line per new HIP SA, or NULL */
 };
 
 /* Build everything from cfg after rte_eal_init. Returns 0, or -1 with a

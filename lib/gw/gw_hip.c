@@ -12,7 +12,12 @@
  * command /hipgw/hit_ping, sends echo requests to a peer's HIT; it encrypts
  * them itself (lib/esp with this lcore's manager: an out SA may be used by
  * several lcores at once) and sends the ESP packet with gw_ctrl_send_ip.
+ *
+ * With --keylog, every SA installed (both directions, at the BEX and at each
+ * UPDATE rekey) is written as one line of tshark's esp_sa UAT table, so that
+ * a capture of the WAN link can be decrypted (README, "--keylog").
  */
+#include <arpa/inet.h>
 #include <ctype.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -73,6 +78,7 @@ struct gw_hip {
 	struct retire retire[GW_HIP_MAX_RETIRE];
 	unsigned n_retire;
 	bool closing;                   /* shutdown: keep SAs (and their counters) for the stats */
+	FILE *keylog;                   /* --keylog stream (owned by the caller), or NULL */
 };
 
 static uint64_t
@@ -152,6 +158,67 @@ transform_suite(uint16_t t, enum gw_suite *s)
 	case 7: *s = GW_SUITE_NULL_SHA256; return 0;
 	default: return -1;
 	}
+}
+
+/* tshark's esp_sa UAT names (Wireshark 4.0 packet-ipsec.c) of an RFC 7402 ESP
+ * transform: encryption and authentication algorithm. All four have a 16-byte ICV. */
+static int
+keylog_algos(uint16_t t, const char **enc, const char **auth)
+{
+	switch (t) {
+	case 13:
+		*enc = "AES-GCM with 16 octet ICV [RFC4106]";   /* key: AES key || 4-byte salt */
+		*auth = "NULL";
+		return 0;
+	case 8:
+	case 9:
+		*enc = "AES-CBC [RFC3602]";
+		*auth = "HMAC-SHA-256-128 [RFC4868]";
+		return 0;
+	case 7:
+		*enc = "NULL";
+		*auth = "HMAC-SHA-256-128 [RFC4868]";
+		return 0;
+	default:
+		return -1;
+	}
+}
+
+static void
+keylog_hex(FILE *f, const uint8_t *b, unsigned n)
+{
+	if (n == 0)
+		return;
+	fputs("0x", f);
+	for (unsigned i = 0; i < n; i++)
+		fprintf(f, "%02x", b[i]);
+}
+
+/* One line for a new SA (dir: its direction here): protocol, source,
+ * destination, SPI, encryption algorithm, key, authentication algorithm, key,
+ * each quoted as in tshark's esp_sa file, so that -o "uat:esp_sa:LINE" takes it. */
+static void
+keylog_sa(struct gw_hip *g, const struct hip_sa_keys *k, enum gw_dir dir)
+{
+	const struct gw_addr *src = dir == GW_DIR_OUT ? &k->local : &k->remote;
+	const struct gw_addr *dst = dir == GW_DIR_OUT ? &k->remote : &k->local;
+	char s[INET6_ADDRSTRLEN], d[INET6_ADDRSTRLEN];
+	const char *enc, *auth;
+	int af = src->family == 6 ? AF_INET6 : AF_INET;
+
+	if (g->keylog == NULL || keylog_algos(k->esp_transform, &enc, &auth) != 0 ||
+	    inet_ntop(af, src->addr, s, sizeof(s)) == NULL || inet_ntop(af, dst->addr, d, sizeof(d)) == NULL)
+		return;
+	fprintf(g->keylog, "\"%s\",\"%s\",\"%s\",\"0x%08x\",\"%s\",\"", af == AF_INET6 ? "IPv6" : "IPv4",
+		s, d, k->spi, enc);
+	if (k->esp_transform != 7)
+		keylog_hex(g->keylog, k->enc_key, k->enc_key_len);
+	fprintf(g->keylog, "\",\"%s\",\"", auth);
+	if (k->esp_transform != 13)
+		keylog_hex(g->keylog, k->auth_key, k->auth_key_len);
+	fputs("\"\n", g->keylog);
+	if (fflush(g->keylog) != 0)
+		LOG(ERR, "--keylog: write failed\n");
 }
 
 static struct gw_sa *
@@ -246,6 +313,7 @@ install_in(struct gw_hip *g, struct gw_peer *p, const struct hip_sa_keys *in)
 		rte_free(sin);
 		return -1;
 	}
+	keylog_sa(g, in, GW_DIR_IN);
 	return 0;
 }
 
@@ -272,6 +340,7 @@ io_sa_up(void *arg, void *user, const struct hip_sa_keys *out, const struct hip_
 		return;
 	}
 	gw_sadb_set_out(&g->ctx->sadb, p->slot, sout);   /* old out SA freed after grace */
+	keylog_sa(g, out, GW_DIR_OUT);
 	p->in_spi = in->spi;
 	if (old_in_spi != 0) {
 		p->rekeys++;
@@ -563,7 +632,7 @@ hook_no_sa(void *arg, struct rte_mbuf *m, unsigned port, unsigned slot)
 /* ---- life cycle ---- */
 
 struct gw_hip *
-gw_hip_create(struct gw_ctx *ctx, struct gw_ctrl *ctrl, char *err, size_t errlen)
+gw_hip_create(struct gw_ctx *ctx, struct gw_ctrl *ctrl, FILE *keylog, char *err, size_t errlen)
 {
 	const struct gw_config *cfg = ctx->cfg;
 	struct gw_hip *g;
@@ -579,6 +648,7 @@ gw_hip_create(struct gw_ctx *ctx, struct gw_ctrl *ctrl, char *err, size_t errlen
 		return NULL;
 	g->ctx = ctx;
 	g->ctrl = ctrl;
+	g->keylog = keylog;
 	g->peers = calloc(cfg->n_peers, sizeof(*g->peers));
 	if (g->peers == NULL || hip_hi_load(cfg->hi_path, &g->hi, err, errlen) != 0)
 		goto fail;
@@ -614,6 +684,8 @@ gw_hip_create(struct gw_ctx *ctx, struct gw_ctrl *ctrl, char *err, size_t errlen
 	gw_ctrl_set_hooks(ctrl, &hooks);
 	hip_hit_to_str(g->hi.hit, hit, sizeof(hit));
 	LOG(NOTICE, "HIP: HIT %s, %u peer(s)\n", hit, g->n_peers);
+	if (keylog != NULL)
+		LOG(WARNING, "HIP: --keylog: the ESP keys of every new SA are written in clear\n");
 	return g;
 fail:
 	gw_hip_free(g);

@@ -18,7 +18,10 @@ void gw_sa_default_dst(const struct gw_config *cfg, struct gw_sa *sa);
 
 /* HIP keying on the control lcore (gw_hip.c). NULL when the config has no [peer]. */
 struct gw_hip;
-struct gw_hip *gw_hip_create(struct gw_ctx *ctx, struct gw_ctrl *ctrl, char *err, size_t errlen);
+/* keylog: NULL, or a stream that gets one line per new SA in the field order
+ * of tshark's esp_sa UAT table (--keylog; it holds the ESP keys in clear). */
+struct gw_hip *gw_hip_create(struct gw_ctx *ctx, struct gw_ctrl *ctrl, FILE *keylog, char *err,
+			     size_t errlen);
 void gw_hip_tick(struct gw_hip *g);
 void gw_hip_close_all(struct gw_hip *g);
 void gw_hip_free(struct gw_hip *g);

@@ -367,7 +367,7 @@ gw_run(struct gw_ctx *ctx, const struct gw_run_opts *opts)
 	if (ctrl == NULL)
 		return -1;
 	if (ctx->cfg->n_peers > 0) {
-		hip = gw_hip_create(ctx, ctrl, err, sizeof(err));
+		hip = gw_hip_create(ctx, ctrl, opts->keylog, err, sizeof(err));
 		if (hip == NULL) {
 			LOG(ERR, "%s\n", err);
 			gw_ctrl_free(ctrl);

@@ -93,7 +93,7 @@ load_config(const char *path, char *err, size_t errlen)
 		return 0;
 	memset(&hi, 0, sizeof(hi));
 	if (hip_hi_load(cfg.hi_path, &hi, msg, sizeof(msg)) != 0) {
-		snprintf(err, errlen, "%s:%u: hi: %s", cfg.path, cfg.hi_line, msg);
+		snprintf(err, errlen, "%s:%u: hi: %.200s", cfg.path, cfg.hi_line, msg);
 		gw_config_wipe(&cfg);
 		return -1;
 	}

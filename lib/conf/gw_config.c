@@ -1092,6 +1092,7 @@ parse_gateway(struct loader *L, const struct sec *sec)
 			if (check_hi_file(L, line, v) != 0)
 				return -1;
 			snprintf(cfg->hi_path, sizeof(cfg->hi_path), "%s", v);
+			cfg->hi_line = line;
 			break;
 		case K_PUZZLE_K:
 			if (parse_uint(v, false, &x) != 0 || x > GW_CONF_PUZZLE_K_MAX)

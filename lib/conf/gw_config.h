@@ -138,6 +138,7 @@ struct gw_config {
 	/* HIP keying ([gateway] hi, puzzle-k, ... and [peer] sections). The IDs are
 	 * the RFC numbers (the same as lib/hipwire/hip_wire.h's constants). */
 	char hi_path[GW_CONF_PATH_MAX];        /* Host Identity key file; "" = none */
+	unsigned hi_line;                      /* line of the `hi` key */
 	uint8_t puzzle_k;                      /* initial puzzle difficulty, 0..28; default 10 */
 	uint16_t esp_transforms[GW_CONF_MAX_ESP_TRANSFORMS];  /* RFC 7402 suite IDs,
 						* preference order; default 13, 9, 8 */

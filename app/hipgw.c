@@ -41,6 +41,8 @@ usage(FILE *f)
 	fprintf(f, "usage: hipgw [EAL options] -- --config FILE [--stats-json FILE] [--idle-exit MS]\n"
 		   "                                [--keylog FILE]\n"
 		   "       hipgw --check-config FILE\n"
+		   "       hipgw keygen --algo ecdsa-p256|ecdsa-p384|rsa3072 --out FILE [--force]\n"
+		   "       hipgw hit FILE\n"
 		   "--keylog FILE appends one line per new HIP-keyed SA (tshark esp_sa fields) with the\n"
 		   "ESP keys in clear; FILE is created mode 0600 and must not be open to others.\n");
 }

@@ -13,7 +13,15 @@
   hip_report.py wan PCAP --wan-a IP --wan-b IP --hit-a HIT --hit-b HIT
                 [--stats-a FILE]... [--stats-b FILE]... [--peer-a NAME --peer-b NAME]
       checks of a WAN capture of a HIP-keyed run (gwA initiates); prints lines
-      "PASS text", "FAIL text" and "INFO text"
+      "PASS text", "FAIL text" and "INFO text"; with --expect-close also that
+      the association ended with CLOSE and CLOSE_ACK (HIP types 18, 19)
+  hip_report.py decrypt PCAP --keylog-a FILE --keylog-b FILE --wan-a IP --wan-b IP
+                --inner-a IP --inner-b IP --marker HEX
+      the --keylog files of both gateways against the capture: every ESP SPI on
+      the wire has a line in both files, with the same keys; tshark, given the
+      lines as -o uat:esp_sa:..., decrypts the ESP and finds the ICMP echoes
+      between the inner addresses with the ping marker in the first SA of each
+      direction and in at least one SA after a rekey; PASS/FAIL/INFO lines
   hip_report.py table-a BEX.txt       Scenario A table (one "bex" line per exchange)
   hip_report.py table-b ...           Scenario B table (see --help)
   hip_report.py table-c ...           Scenario C table (see --help)
@@ -23,6 +31,7 @@ The paper's figures are those of ../shared/seeds/hip-experimental-evaluation.txt
 A1, B1, C1 / "Ethernet").
 """
 import argparse
+import csv
 import ipaddress
 import json
 import statistics
@@ -352,6 +361,16 @@ def cmd_wan(a):
     for r in errs[:5]:
         o.info("  frame %s: %s" % (first(r, "frame.number"), "; ".join(r.get("_ws.expert.message") or [])))
     o.check(hips and not errs, "WAN: no Malformed Packet or error in tshark's HIP dissection (%d packets)" % len(errs))
+    if a.expect_close:
+        # RFC 7401 5.3.7/5.3.8: a CLOSE from one gateway, a CLOSE_ACK back from the other
+        closes = [r for r in hips if first(r, "hip.packet_type") == "18"]
+        acks = [r for r in hips if first(r, "hip.packet_type") == "19"]
+        pairs = [(c, k) for c in closes for k in acks
+                 if k["src"] == c["dst"] and k["dst"] == c["src"]
+                 and int(first(k, "frame.number")) > int(first(c, "frame.number"))]
+        o.check(bool(pairs), "WAN: the association ends with CLOSE and CLOSE_ACK (%d CLOSE, %d CLOSE_ACK%s)" % (
+            len(closes), len(acks), ", CLOSE from %s, CLOSE_ACK from %s" % (pairs[0][0]["src"], pairs[0][1]["src"])
+            if pairs else ""))
     warns = sorted({m for r in hips for m in r.get("_ws.expert.message") or []})
     if warns:
         o.info("tshark's HIP dissector notes (warnings): %s" % "; ".join(warns))
@@ -424,6 +443,119 @@ def cmd_wan(a):
                     "%s's live SA table (%s) holds only ESP_INFO SPIs, in and out (%s)" % (
                         side, path.rsplit("/", 1)[-1], ",".join(fmt_spi(x) for x in sorted(spis))))
     o.check(n_in_spi > 0, "WAN: at least one gateway's in_spi cross-checked against the wire (%d)" % n_in_spi)
+    return 1 if o.failed else 0
+
+
+# ---------------------------------------------------------------- --keylog
+
+KEYLOG_ENC = {"AES-GCM with 16 octet ICV [RFC4106]", "AES-CBC [RFC3602]", "NULL"}
+KEYLOG_AUTH = {"NULL", "HMAC-SHA-256-128 [RFC4868]"}
+
+
+def read_keylog(path):
+    """The lines of a --keylog file: [(fields, line)], fields as tshark's esp_sa
+    UAT reads them (protocol, src, dst, spi, enc, enc key, auth, auth key)."""
+    out = []
+    with open(path) as f:
+        for line in f:
+            line = line.rstrip("\n")
+            if line:
+                out.append((next(csv.reader([line])), line))
+    return out
+
+
+def cmd_decrypt(a):
+    o = Out()
+    logs = {}
+    for side, path in (("gwA", a.keylog_a), ("gwB", a.keylog_b)):
+        try:
+            logs[side] = read_keylog(path)
+        except OSError as e:
+            o.check(False, "%s --keylog %s readable (%s)" % (side, path, e))
+            return 1
+        bad = [ln for f, ln in logs[side] if len(f) != 8 or f[0] not in ("IPv4", "IPv6")
+               or not (f[3].startswith("0x") and len(f[3]) == 10) or f[4] not in KEYLOG_ENC
+               or f[6] not in KEYLOG_AUTH]
+        o.check(logs[side] and not bad, "%s --keylog: %d lines, each the 8 fields of tshark's esp_sa table "
+                "(%d not)" % (side, len(logs[side]), len(bad)))
+    # ESP on the wire, in order, per direction
+    rows = tshark_rows(a.pcap)
+    first_frame, order = {}, {a.wan_b: [], a.wan_a: []}
+    for r in rows:
+        spi, dst = first(r, "esp.spi"), first(r, "ip.dst")
+        if not spi or dst not in order:
+            continue
+        spi = int(spi, 16)
+        if spi not in first_frame:
+            first_frame[spi] = int(first(r, "frame.number"))
+            order[dst].append(spi)
+    spis = sorted(first_frame)
+    by_spi = {}
+    for side in ("gwA", "gwB"):
+        by_spi[side] = {int(f[3], 16): (f, ln) for f, ln in logs[side] if len(f) == 8}
+    missing = [s for s in spis if s not in by_spi["gwA"] or s not in by_spi["gwB"]]
+    o.check(spis and not missing, "--keylog: every SPI ESP carries on the WAN (%d) has a line in both "
+            "gateways' files (%d not: %s)" % (len(spis), len(missing), ",".join(fmt_spi(s) for s in missing)))
+    differ = [s for s in spis if s in by_spi["gwA"] and s in by_spi["gwB"]
+              and by_spi["gwA"][s][0] != by_spi["gwB"][s][0]]
+    o.check(not differ, "--keylog: gwA and gwB wrote the same line (addresses, algorithms, keys) for each "
+            "of these SPIs (%d differ)" % len(differ))
+    wrongdir = [s for s in spis if s in by_spi["gwA"]
+                and (s in order[a.wan_b]) != (by_spi["gwA"][s][0][1:3] == [a.wan_a, a.wan_b])]
+    o.check(not wrongdir, "--keylog: source and destination of each line are those of the SPI's ESP on the "
+            "wire (%d not)" % len(wrongdir))
+    # tshark decrypts with the lines as given (gwA's file, then gwB's lines for other SPIs)
+    lines, seen = [], set()
+    for side in ("gwA", "gwB"):
+        for f, ln in logs[side]:
+            if len(f) == 8 and f[3] not in seen:
+                seen.add(f[3])
+                lines.append(ln)
+    cmd = ["tshark", "-n", "-r", a.pcap, "-o", "esp.enable_encryption_decode:TRUE",
+           "-o", "esp.enable_authentication_check:TRUE"]
+    for ln in lines:
+        cmd += ["-o", "uat:esp_sa:" + ln]
+    cmd += ["-Y", "esp and (icmp.type == 0 or icmp.type == 8)", "-T", "fields", "-E", "separator=\t",
+            "-E", "occurrence=a", "-E", "aggregator=|",
+            "-e", "esp.spi", "-e", "ip.src", "-e", "ip.dst", "-e", "icmp.type", "-e", "data.data",
+            "-e", "esp.icv_good", "-e", "esp.icv_bad"]
+    p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, universal_newlines=True)
+    if p.returncode != 0:
+        o.info("tshark: %s" % p.stderr.strip().splitlines()[-1:])
+    marker = bytes.fromhex(a.marker)[:12].hex()
+    inner = {(a.inner_a, a.inner_b): "8", (a.inner_b, a.inner_a): "0"}
+    found, icv_good, icv_bad = {}, 0, 0
+    for line in p.stdout.splitlines():
+        v = (line.split("\t") + [""] * 7)[:7]
+        ips = v[1].split("|")
+        dsts = v[2].split("|")
+        if len(ips) < 2 or len(dsts) < 2 or not v[0]:
+            continue
+        icv_good += "1" in v[5].split("|") or "True" in v[5].split("|")
+        icv_bad += "1" in v[6].split("|") or "True" in v[6].split("|")
+        if inner.get((ips[1], dsts[1])) == v[3].split("|")[0] and marker in v[4].replace(":", ""):
+            spi = int(v[0].split("|")[0], 16)
+            found[spi] = found.get(spi, 0) + 1
+    o.info("tshark -o uat:esp_sa:... (%d lines): ICMP echoes %s <-> %s with the marker, per SPI: %s" % (
+        len(lines), a.inner_a, a.inner_b,
+        " ".join("%s(%d)" % (fmt_spi(s), found[s]) for s in sorted(found, key=first_frame.get)) or "none"))
+    o.info("ESP SPIs in order of first use: gwA -> gwB %s; gwB -> gwA %s" % (
+        " ".join(fmt_spi(s) for s in order[a.wan_b]) or "none",
+        " ".join(fmt_spi(s) for s in order[a.wan_a]) or "none"))
+    for dst, name in ((a.wan_b, "gwA -> gwB"), (a.wan_a, "gwB -> gwA")):
+        seq = order[dst]
+        bex = seq[0] if seq else None
+        later = [s for s in seq[1:] if found.get(s)]
+        o.check(bex is not None and found.get(bex, 0) > 0,
+                "tshark decrypts %s ESP of the BEX's SA %s with the --keylog keys: ICMP echo %s with "
+                "the ping marker inside (%d)" % (name, fmt_spi(bex) if bex else "none",
+                                                 "request" if dst == a.wan_b else "reply",
+                                                 found.get(bex, 0) if bex else 0))
+        o.check(bool(later), "tshark decrypts %s ESP of an SA after an UPDATE rekey with the --keylog keys "
+                "(%d of %d later SAs: %s)" % (name, len(later), max(len(seq) - 1, 0),
+                                              ",".join(fmt_spi(s) for s in later) or "none"))
+    o.check(icv_good > 0 and icv_bad == 0, "tshark checks the ESP ICVs with the --keylog keys: %d good, "
+            "%d bad" % (icv_good, icv_bad))
     return 1 if o.failed else 0
 
 
@@ -566,6 +698,11 @@ def main():
     s.add_argument("--stats-b", action="append")
     s.add_argument("--peer-a", default="gwB")
     s.add_argument("--peer-b", default="gwA")
+    s.add_argument("--expect-close", action="store_true")
+    s = sub.add_parser("decrypt")
+    s.add_argument("pcap")
+    for k in ("--keylog-a", "--keylog-b", "--wan-a", "--wan-b", "--inner-a", "--inner-b", "--marker"):
+        s.add_argument(k, required=True)
     s = sub.add_parser("table-a")
     s.add_argument("file")
     s.add_argument("--what", default="restarted for each")
@@ -582,7 +719,7 @@ def main():
     s.add_argument("--udp-note", default="")
     s.add_argument("--what", default="")
     a = ap.parse_args()
-    return {"summary": cmd_summary, "get": cmd_get, "bex": cmd_bex, "wan": cmd_wan,
+    return {"summary": cmd_summary, "get": cmd_get, "bex": cmd_bex, "wan": cmd_wan, "decrypt": cmd_decrypt,
             "table-a": cmd_table_a, "table-b": cmd_table_b, "table-c": cmd_table_c}[a.cmd](a)
 
 

@@ -19,6 +19,12 @@
 #     I1, R1, I2, R2 (whole, good checksums, nothing malformed); the ESP SPIs are
 #     those announced in ESP_INFO and each side's in_spi; nothing in clear
 #   - both stats JSONs show bex_ok >= 1 for the peer and no failed BEX
+#   - 800 marked pings across UPDATE rekeys (sa-lifetime 3 s): no loss, and
+#     drops auth, replay and no_sa 0 on both gateways; at SIGTERM the capture
+#     shows CLOSE and CLOSE_ACK
+#   - --keylog: both files mode 0600, a line for every SPI on the wire, and
+#     tshark decrypts the WAN ESP with them (the marked ICMP echoes between
+#     the inner addresses, in the BEX's SAs and in SAs after a rekey)
 # Prints "N passed, N failed" last; exit code 0 only when nothing failed. Root only.
 set -euo pipefail
 
@@ -145,7 +151,7 @@ if [ "$HGW_FAIL" -gt 0 ]; then gw_log_tail A 30; gw_log_tail B 30; fi
 # other's HIT as a [peer], no [sa]; the first ping starts the Base Exchange.
 info "HIP-keyed gateways on the same topology"
 fail_before_hip=$HGW_FAIL
-GW_CONF=-hip GW_RUN=-hip
+GW_CONF=-hip GW_RUN=-hip GW_KEYLOG=1
 # short SA lifetime: the gateways rekey (UPDATE, fresh DH) under the traffic below
 HGW_SA_LIFETIME=${HGW_SA_LIFETIME:-3s}
 if write_hip_configs; then
@@ -187,7 +193,8 @@ if write_hip_configs; then
 		iperf_server_stop
 		# make-before-break (RFC 7402 section 6): 800 pings 10 ms apart span
 		# at least two lifetime rekeys; not one may be lost
-		rk_out=$(nsx "$NS_HA" ping -4 -q -c 800 -i 0.01 -W 1 "$HB4" 2>&1) || true
+		# (marked: tshark finds them in the SAs' ESP with the --keylog keys)
+		rk_out=$(nsx "$NS_HA" ping -4 -q -c 800 -i 0.01 -W 1 -p "$MARKER_HEX" "$HB4" 2>&1) || true
 		rk_loss=$(sed -n 's/.* \([0-9.]*\)% packet loss.*/\1/p' <<<"$rk_out")
 		log "  ping IPv4 800 x 10 ms across UPDATE rekeys: loss ${rk_loss:-100}%"
 		check "HIP: no packet lost across UPDATE rekeys (800 pings, loss ${rk_loss:-100}%)" \
@@ -199,6 +206,10 @@ if write_hip_configs; then
 			else
 				fail "HIP: telemetry /hipgw/stats of gw$s: ports, drops, the HIP-keyed SAs"
 			fi
+			for r in auth replay no_sa; do
+				v=$(hip_get "$WORK/telemetry$s$GW_RUN.json" "drops.$r" || echo none)
+				check "HIP: gw$s drops.$r = 0 after the rekey ping stream ($v)" test "$v" = 0
+			done
 		done
 	else
 		fail "HIP: gateways up, hostA reaches hostB through them (IPv4 and IPv6) within 40 s"
@@ -214,7 +225,9 @@ if write_hip_configs; then
 		check "gw$s: SAs rekeyed by UPDATE at least twice (rekeys $rk)" eval 'isnum "$rk" && [ "$rk" -ge 2 ]'
 	done
 	info "WAN capture check (HIP)"
-	hip_wan_check "$CAP_FILE"
+	hip_wan_check "$CAP_FILE" close
+	info "--keylog: the SAs' keys decrypt the WAN capture (tshark)"
+	hip_keylog_check "$CAP_FILE"
 	if [ "$HGW_FAIL" -gt "$fail_before_hip" ]; then gw_log_tail A 40; gw_log_tail B 40; fi
 fi
 finish

@@ -441,18 +441,24 @@ eal_mem_args() {
 }
 
 # Which files gw_start uses: config $WORK/gwX$GW_CONF.ini, log gwX$GW_RUN.log,
-# stats statsX$GW_RUN.json (both empty: gwA.ini, gwA.log, statsA.json).
+# stats statsX$GW_RUN.json (both empty: gwA.ini, gwA.log, statsA.json); with
+# GW_KEYLOG=1 also --keylog $WORK/keylogX$GW_RUN.txt (the SAs' ESP keys).
 GW_CONF=
 GW_RUN=
+GW_KEYLOG=
 
 # gw_start A|B: start hipgw in the gateway namespace, in the background.
 gw_start() {
-	local side=$1 ns lcores
+	local side=$1 ns lcores keylog=()
 	if [ "$side" = A ]; then ns=$NS_GA lcores='0@0,1@1'; else ns=$NS_GB lcores='0@1,1@0'; fi
+	if [ -n "$GW_KEYLOG" ]; then
+		rm -f "$WORK/keylog$side$GW_RUN.txt"
+		keylog=(--keylog "$WORK/keylog$side$GW_RUN.txt")
+	fi
 	# shellcheck disable=SC2046,SC2086
 	ip netns exec "$ns" "$HIPGW" --no-pci --file-prefix "${P}gw$side" --lcores "$lcores" \
 		$(eal_mem_args) ${HGW_EAL_EXTRA:-} -- \
-		--config "$WORK/gw$side$GW_CONF.ini" --stats-json "$WORK/stats$side$GW_RUN.json" \
+		--config "$WORK/gw$side$GW_CONF.ini" --stats-json "$WORK/stats$side$GW_RUN.json" "${keylog[@]}" \
 		</dev/null >"$WORK/gw$side$GW_RUN.log" 2>&1 &
 	eval "GW_PID_$side=$!"
 	HGW_GW_PIDS+=("$!")
@@ -810,18 +816,9 @@ hip_bex_times() {
 		--resp "$WORK/statsB$GW_RUN.json" --resp-peer "$HIP_PEER_OF_B"
 }
 
-# hip_wan_check PCAP: the WAN checks of a HIP-keyed run (hip_report.py wan:
-# only HIP, ESP, ARP and ND; I1, R1, I2 and R2 between the gateways' HITs;
-# whole packets, good checksums, no malformed HIP; ESP SPIs are those the ESP_INFO
-# parameters announced and each side's in_spi, from its telemetry snapshot
-# telemetryX$GW_RUN.json or else its stats JSON), then the cleartext search.
-hip_wan_check() {
-	local pcap=$1 out line st msg hits
-	if [ ! -s "$pcap" ]; then fail "WAN capture exists"; return 0; fi
-	out=$("$PY" "$HIP_REPORT" wan "$pcap" --wan-a "$GA_WAN4" --wan-b "$GB_WAN4" \
-		--hit-a "${HIT_A:-::}" --hit-b "${HIT_B:-::}" --peer-a "$HIP_PEER_OF_A" --peer-b "$HIP_PEER_OF_B" \
-		--stats-a "$WORK/telemetryA$GW_RUN.json" --stats-a "$WORK/statsA$GW_RUN.json" \
-		--stats-b "$WORK/telemetryB$GW_RUN.json" --stats-b "$WORK/statsB$GW_RUN.json" 2>&1) || true
+# report_lines OUTPUT WHAT: count hip_report.py's PASS/FAIL lines, log INFO.
+report_lines() {
+	local line st msg
 	while IFS= read -r line; do
 		st=${line%% *}; msg=${line#* }
 		case $st in
@@ -830,10 +827,43 @@ hip_wan_check() {
 			INFO) log "  $msg" ;;
 			*) log "  $line" ;;
 		esac
-	done <<<"$out"
-	if ! grep -q '^PASS\|^FAIL' <<<"$out" || grep -q '^Traceback' <<<"$out"; then
-		fail "hip_report.py wan ran to its end"
+	done <<<"$1"
+	if ! grep -q '^PASS\|^FAIL' <<<"$1" || grep -q '^Traceback' <<<"$1"; then
+		fail "$2 ran to its end"
 	fi
+}
+
+# hip_keylog_check PCAP: the --keylog files of run $GW_RUN: mode 0600, the
+# 8 esp_sa fields a line, and tshark decrypting the capture's ESP with them
+# (hip_report.py decrypt).
+hip_keylog_check() {
+	local pcap=$1 s f mode out
+	for s in A B; do
+		f="$WORK/keylog$s$GW_RUN.txt"
+		mode=$(stat -c %a "$f" 2>/dev/null || echo none)
+		check "gw$s --keylog file exists with mode 0600 ($mode)" test "$mode" = 600
+	done
+	out=$("$PY" "$HIP_REPORT" decrypt "$pcap" --keylog-a "$WORK/keylogA$GW_RUN.txt" \
+		--keylog-b "$WORK/keylogB$GW_RUN.txt" --wan-a "$GA_WAN4" --wan-b "$GB_WAN4" \
+		--inner-a "$HA4" --inner-b "$HB4" --marker "$MARKER_HEX" 2>&1) || true
+	report_lines "$out" "hip_report.py decrypt"
+}
+
+# hip_wan_check PCAP: the WAN checks of a HIP-keyed run (hip_report.py wan:
+# only HIP, ESP, ARP and ND; I1, R1, I2 and R2 between the gateways' HITs;
+# whole packets, good checksums, no malformed HIP; ESP SPIs are those the ESP_INFO
+# parameters announced and each side's in_spi, from its telemetry snapshot
+# telemetryX$GW_RUN.json or else its stats JSON), then the cleartext search.
+# hip_wan_check PCAP close: also that the association ended with CLOSE, CLOSE_ACK.
+hip_wan_check() {
+	local pcap=$1 out line st msg hits close=()
+	if [ ! -s "$pcap" ]; then fail "WAN capture exists"; return 0; fi
+	[ "${2:-}" = close ] && close=(--expect-close)
+	out=$("$PY" "$HIP_REPORT" wan "$pcap" "${close[@]}" --wan-a "$GA_WAN4" --wan-b "$GB_WAN4" \
+		--hit-a "${HIT_A:-::}" --hit-b "${HIT_B:-::}" --peer-a "$HIP_PEER_OF_A" --peer-b "$HIP_PEER_OF_B" \
+		--stats-a "$WORK/telemetryA$GW_RUN.json" --stats-a "$WORK/statsA$GW_RUN.json" \
+		--stats-b "$WORK/telemetryB$GW_RUN.json" --stats-b "$WORK/statsB$GW_RUN.json" 2>&1) || true
+	report_lines "$out" "hip_report.py wan"
 	hits=$(pcap_hits "$pcap" "$(cleartext_patterns)")
 	check "WAN: no inner address or ping payload marker in clear (raw pcap bytes)" test "${hits:-1}" -eq 0
 }

@@ -342,6 +342,8 @@ write_configs() {
 # Host Identity algorithm and puzzle difficulty of the HIP-keyed runs.
 HGW_HIP_ALGO=${HGW_HIP_ALGO:-ecdsa-p256}
 HGW_PUZZLE_K=${HGW_PUZZLE_K:-10}
+# HGW_ESP_TRANSFORMS (unset: the gateways' default list) sets esp-transforms of
+# both HIP configs, e.g. aes128-cbc-sha256 to try --keylog's CBC lines with tshark.
 # [peer] names: gwA's config calls its peer gwB and the other way round; the
 # stats JSON's hip.peers object uses these names.
 HIP_PEER_OF_A=gwB
@@ -389,6 +391,7 @@ idle = adaptive
 hi = $WORK/gw$side.pem
 puzzle-k = $HGW_PUZZLE_K
 sa-lifetime = ${HGW_SA_LIFETIME:-3600s, 1GiB}
+${HGW_ESP_TRANSFORMS:+esp-transforms = $HGW_ESP_TRANSFORMS}
 
 $(port_sections "$side")
 

@@ -26,6 +26,8 @@ void gw_hip_tick(struct gw_hip *g);
 void gw_hip_close_all(struct gw_hip *g);
 void gw_hip_free(struct gw_hip *g);
 void gw_hip_stats_json(struct gw_hip *g, FILE *f);
+/* The stats document of gw_stats_write_json, with the "hip" object when hip is set. */
+void gw_stats_write_json_hip(struct gw_ctx *ctx, struct gw_hip *hip, FILE *f);
 /* Ask the control lcore to send one ICMPv6 echo request from our HIT to the
  * HIT of [peer] `peer`, in BEET (any thread: telemetry). 0, or -1 when there
  * is no such peer. */

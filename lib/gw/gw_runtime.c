@@ -437,16 +437,7 @@ gw_run(struct gw_ctx *ctx, const struct gw_run_opts *opts)
 			LOG(ERR, "cannot write %s\n", opts->stats_json);
 			ret = -1;
 		} else {
-			gw_stats_write_json(ctx, f);
-			if (hip != NULL) {
-				/* the document's last "}" is replaced by the HIP section */
-				fflush(f);
-				if (fseek(f, -2, SEEK_END) == 0) {
-					fputs(",\n  \"hip\": ", f);
-					gw_hip_stats_json(hip, f);
-					fputs("\n}\n", f);
-				}
-			}
+			gw_stats_write_json_hip(ctx, hip, f);
 			if (fclose(f) != 0)
 				ret = -1;
 		}

@@ -109,6 +109,12 @@ json_str(FILE *f, const char *s)
 void
 gw_stats_write_json(struct gw_ctx *ctx, FILE *f)
 {
+	gw_stats_write_json_hip(ctx, NULL, f);
+}
+
+void
+gw_stats_write_json_hip(struct gw_ctx *ctx, struct gw_hip *hip, FILE *f)
+{
 	static struct snap s;
 	snapshot(ctx, &s);
 	fputs("{\n  \"drops\": {", f);
@@ -131,7 +137,12 @@ gw_stats_write_json(struct gw_ctx *ctx, FILE *f)
 		fprintf(f, ": {\"spi\": %" PRIu32 ", \"packets\": %" PRIu64 ", \"bytes\": %" PRIu64 "}",
 			a->spi, a->packets, a->bytes);
 	}
-	fputs("}\n}\n", f);
+	fputs("}", f);
+	if (hip != NULL) {
+		fputs(",\n  \"hip\": ", f);
+		gw_hip_stats_json(hip, f);
+	}
+	fputs("\n}\n", f);
 }
 
 /* Telemetry /hipgw/stats: the same document as the stats file, as nested dicts. */

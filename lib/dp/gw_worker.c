@@ -436,6 +436,9 @@ inbound_burst(struct worker *w, unsigned pidx, struct rte_mbuf **pkts, uint16_t 
 				drop(w, m, GW_DROP_POLICY);   /* clear traffic never goes inward */
 				continue;
 			}
+			/* gw_ipv4_check verified the header checksum: ESP need not again */
+			m->ol_flags = (m->ol_flags & ~RTE_MBUF_F_RX_IP_CKSUM_MASK) |
+				      RTE_MBUF_F_RX_IP_CKSUM_GOOD;
 			proto = ip->next_proto_id;
 			family = 4;
 			hl = rte_ipv4_hdr_len(ip);

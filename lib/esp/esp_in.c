@@ -354,16 +354,9 @@ in_run(struct esp_sa *sa, IMB_MGR *mgr, unsigned slot, struct rte_mbuf **mb, uin
 			job = IMB_GET_NEXT_JOB(mgr);
 			in_job(sa, job, &pk[idx[k]], K, iv_len);
 			job->user_data = (void *)(uintptr_t)idx[k];
-			job = IMB_SUBMIT_JOB(mgr);
-			while (job != NULL) {
-				if (unlikely(job->status != IMB_STATUS_COMPLETED))
-					drop[(uintptr_t)job->user_data] = GW_DROP_AUTH;
-				job = IMB_GET_COMPLETED_JOB(mgr);
-			}
+			esp_jobs_reap(mgr, IMB_SUBMIT_JOB(mgr), drop, GW_DROP_AUTH);
 		}
-		while ((job = IMB_FLUSH_JOB(mgr)) != NULL)
-			if (unlikely(job->status != IMB_STATUS_COMPLETED))
-				drop[(uintptr_t)job->user_data] = GW_DROP_AUTH;
+		esp_jobs_flush(mgr, drop, GW_DROP_AUTH);
 	}
 
 	/* 3. verify and strip, in arrival order (the window sees them in order) */

@@ -240,4 +240,27 @@ int esp_test_outbound_tampered(struct esp_sa *sa, struct rte_mbuf *m, int mode);
 void esp_test_aes_block(const uint8_t *key, unsigned key_len, const uint8_t in[16],
 			uint8_t out[16]);
 
+/* Collect finished intel-ipsec-mb jobs, starting with `job` (what SUBMIT
+ * returned; may be NULL): a job that did not complete marks its packet
+ * (user_data = burst index) with `reason`. */
+static __rte_always_inline void
+esp_jobs_reap(IMB_MGR *mgr, IMB_JOB *job, uint8_t *drop, uint8_t reason)
+{
+	for (; job != NULL; job = IMB_GET_COMPLETED_JOB(mgr))
+		if (unlikely(job->status != IMB_STATUS_COMPLETED))
+			drop[(uintptr_t)job->user_data] = reason;
+}
+
+/* Flush the manager at the end of a burst, marking failed jobs likewise. */
+static __rte_always_inline void
+esp_jobs_flush(IMB_MGR *mgr, uint8_t *drop, uint8_t reason)
+{
+	IMB_JOB *job;
+
+	while ((job = IMB_FLUSH_JOB(mgr)) != NULL)
+		if (unlikely(job->status != IMB_STATUS_COMPLETED))
+			drop[(uintptr_t)job->user_data] = reason;
+}
+
+
 #endif

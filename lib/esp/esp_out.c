@@ -349,16 +349,9 @@ out_run(struct esp_sa *sa, IMB_MGR *mgr, unsigned slot, struct rte_mbuf **mb, ui
 			job = IMB_GET_NEXT_JOB(mgr);
 			out_job(sa, job, &pk[idx[k]], K, iv_len);
 			job->user_data = (void *)(uintptr_t)idx[k];
-			job = IMB_SUBMIT_JOB(mgr);
-			while (job != NULL) {
-				if (unlikely(job->status != IMB_STATUS_COMPLETED))
-					drop[(uintptr_t)job->user_data] = GW_DROP_MALFORMED;
-				job = IMB_GET_COMPLETED_JOB(mgr);
-			}
+			esp_jobs_reap(mgr, IMB_SUBMIT_JOB(mgr), drop, GW_DROP_MALFORMED);
 		}
-		while ((job = IMB_FLUSH_JOB(mgr)) != NULL)
-			if (unlikely(job->status != IMB_STATUS_COMPLETED))
-				drop[(uintptr_t)job->user_data] = GW_DROP_MALFORMED;
+		esp_jobs_flush(mgr, drop, GW_DROP_MALFORMED);
 		got = nok;
 		nok = 0;
 		for (uint16_t k = 0; k < (uint16_t)got; k++) {

@@ -7,6 +7,7 @@
  */
 #include <ctype.h>
 #include <inttypes.h>
+#include <pthread.h>
 #include <string.h>
 #include <rte_ethdev.h>
 #include <rte_telemetry.h>
@@ -21,7 +22,7 @@ struct snap_port {
 };
 
 struct snap_sa {
-	const char *name;
+	char name[GW_CONF_NAME_MAX];    /* copied: the SA may be retired after the snapshot */
 	uint32_t spi;
 	uint64_t packets, bytes;
 };
@@ -55,6 +56,11 @@ tel_name(const char *name, char *buf, size_t len)
 	return buf;
 }
 
+/* The telemetry thread (one per connected client) reads SA pointers that the
+ * control lcore may retire: under the SA tables' RCU as their one non-lcore
+ * reader, one client at a time. */
+static pthread_mutex_t tel_lock = PTHREAD_MUTEX_INITIALIZER;
+
 static void
 snapshot(struct gw_ctx *ctx, struct snap *s)
 {
@@ -84,7 +90,7 @@ snapshot(struct gw_ctx *ctx, struct snap *s)
 			if (sa == NULL)
 				continue;
 			o = &s->sa[s->n_sa++];
-			o->name = sa->name;
+			snprintf(o->name, sizeof(o->name), "%s", sa->name);
 			o->spi = sa->spi;
 			esp_sa_stats(sa->esp, &o->packets, &o->bytes);
 		}
@@ -155,7 +161,10 @@ tel_stats(const char *cmd __rte_unused, const char *params __rte_unused, struct 
 
 	if (tel_ctx == NULL)
 		return -1;
+	pthread_mutex_lock(&tel_lock);
+	gw_sadb_ext_read_begin(&tel_ctx->sadb);
 	snapshot(tel_ctx, &s);
+	gw_sadb_ext_read_end(&tel_ctx->sadb);
 	rte_tel_data_start_dict(d);
 	drops = rte_tel_data_alloc();
 	rte_tel_data_start_dict(drops);
@@ -198,6 +207,7 @@ tel_stats(const char *cmd __rte_unused, const char *params __rte_unused, struct 
 			rte_tel_data_add_dict_container(d, "hip", hd, 0);
 		}
 	}
+	pthread_mutex_unlock(&tel_lock);
 	return 0;
 }
 

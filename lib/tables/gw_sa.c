@@ -70,11 +70,13 @@ gw_sadb_init(struct gw_sadb *db, unsigned max_sa, unsigned workers, int socket)
 	db->sad = rte_hash_create(&hp);
 	db->spd4 = rte_lpm_create("hipgw_spd4", socket, &c4);
 	db->spd6 = rte_lpm6_create("hipgw_spd6", socket, &c6);
-	rcu_sz = rte_rcu_qsbr_get_memsize(workers);
+	rcu_sz = rte_rcu_qsbr_get_memsize(workers + 1);
 	db->rcu = rte_zmalloc_socket("hipgw_rcu", rcu_sz, RTE_CACHE_LINE_SIZE, socket);
 	if (db->sad == NULL || db->spd4 == NULL || db->spd6 == NULL || db->rcu == NULL ||
-	    rte_rcu_qsbr_init(db->rcu, workers) != 0)
+	    rte_rcu_qsbr_init(db->rcu, workers + 1) != 0 ||
+	    rte_rcu_qsbr_thread_register(db->rcu, workers) != 0)
 		goto fail;
+	db->ext_reader = workers;   /* registered, offline until a read begins */
 	hrc.v = db->rcu;
 	dqp.v = db->rcu;
 	db->dq = rte_rcu_qsbr_dq_create(&dqp);
@@ -84,6 +86,18 @@ gw_sadb_init(struct gw_sadb *db, unsigned max_sa, unsigned workers, int socket)
 fail:
 	gw_sadb_free(db);
 	return -1;
+}
+
+void
+gw_sadb_ext_read_begin(struct gw_sadb *db)
+{
+	rte_rcu_qsbr_thread_online(db->rcu, db->ext_reader);
+}
+
+void
+gw_sadb_ext_read_end(struct gw_sadb *db)
+{
+	rte_rcu_qsbr_thread_offline(db->rcu, db->ext_reader);
 }
 
 void

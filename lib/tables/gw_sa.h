@@ -71,12 +71,15 @@ struct gw_sadb {
 	unsigned n_slots;
 	struct gw_sa *in[GW_SPD_MAX_SA];   /* live in SAs, for stats; control lcore only */
 	unsigned n_in;
-	struct rte_rcu_qsbr *rcu;          /* workers report quiescent states here */
+	struct rte_rcu_qsbr *rcu;          /* workers report quiescent states here; reader
+	                                    * ids 0..workers-1 are the workers, id `workers`
+	                                    * is the one non-lcore reader (telemetry) */
+	unsigned ext_reader;
 	struct rte_rcu_qsbr_dq *dq;        /* out SAs waiting for a grace period before free */
 };
 
-/* Create empty tables for up to max_sa SAs per direction; `workers` RCU readers.
- * Returns 0 or -1. */
+/* Create empty tables for up to max_sa SAs per direction; `workers` RCU readers
+ * plus one for a non-lcore thread (gw_sadb_ext_read_begin). Returns 0 or -1. */
 int gw_sadb_init(struct gw_sadb *db, unsigned max_sa, unsigned workers, int socket);
 /* Free every SA (keys wiped) and the tables. Workers must have stopped. */
 void gw_sadb_free(struct gw_sadb *db);
@@ -94,6 +97,11 @@ int gw_sadb_add_out(struct gw_sadb *db, struct gw_sa *sa,
 int gw_sadb_add_in(struct gw_sadb *db, struct gw_sa *sa);
 /* Remove the inbound SA with this SPI; it is freed after a grace period. */
 int gw_sadb_del_in(struct gw_sadb *db, uint32_t spi);
+/* A thread other than the workers and the control lcore (the telemetry thread)
+ * that reads SA pointers brackets its reads with these: SAs retired meanwhile
+ * are not freed before _end. One such thread at a time (callers serialize). */
+void gw_sadb_ext_read_begin(struct gw_sadb *db);
+void gw_sadb_ext_read_end(struct gw_sadb *db);
 /* Free what the grace periods allow (call from the control lcore now and then). */
 void gw_sadb_reclaim(struct gw_sadb *db);
 /* Mark prefixes as bypass (forwarded in clear, inner -> outer only). */

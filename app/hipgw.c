@@ -2,7 +2,7 @@
  * hipgw: a DPDK site gateway that carries a site's traffic in ESP to its peer.
  *
  *   hipgw [EAL options] -- --config FILE [--stats-json FILE] [--idle-exit MS]
- *                            [--keylog FILE]
+ *                            [--keylog FILE] [--slow-path]
  *   hipgw --check-config FILE
  *
  * Exit codes: 0 clean stop, 1 runtime failure (EAL, ports, memory),
@@ -39,12 +39,15 @@ static void
 usage(FILE *f)
 {
 	fprintf(f, "usage: hipgw [EAL options] -- --config FILE [--stats-json FILE] [--idle-exit MS]\n"
-		   "                                [--keylog FILE]\n"
+		   "                                [--keylog FILE] [--slow-path]\n"
 		   "       hipgw --check-config FILE\n"
 		   "       hipgw keygen --algo ecdsa-p256|ecdsa-p384|rsa3072 --out FILE [--force]\n"
 		   "       hipgw hit FILE\n"
 		   "--keylog FILE appends one line per new HIP-keyed SA (tshark esp_sa fields) with the\n"
-		   "ESP keys in clear; FILE is created mode 0600 and must not be open to others.\n");
+		   "ESP keys in clear; FILE is created mode 0600 and must not be open to others.\n"
+		   "--slow-path is a diagnostic, never for production: the control lcore looks up the SA\n"
+		   "of every data frame (worker -> ring -> control -> ring -> worker), to measure what the\n"
+		   "fast path saves.\n");
 }
 
 /* --keylog FILE: created mode 0600 (or appended to, if it is ours and closed
@@ -126,6 +129,7 @@ main(int argc, char **argv)
 		{ "stats-json", required_argument, NULL, 's' },
 		{ "idle-exit", required_argument, NULL, 'i' },
 		{ "keylog", required_argument, NULL, 'k' },
+		{ "slow-path", no_argument, NULL, 'S' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -169,6 +173,9 @@ main(int argc, char **argv)
 			case 'k':
 				keylog = optarg;
 				break;
+			case 'S':
+				opts.slow_path = true;
+				break;
 			case 'h':
 				usage(stdout);
 				return 0;
@@ -200,7 +207,7 @@ main(int argc, char **argv)
 			fclose(opts.keylog);
 		return 1;
 	}
-	if (gw_create(&ctx, &cfg, err, sizeof(err)) != 0) {
+	if (gw_create(&ctx, &cfg, &opts, err, sizeof(err)) != 0) {
 		fprintf(stderr, "hipgw: %s\n", err);
 		gw_destroy(&ctx);
 		gw_config_wipe(&cfg);

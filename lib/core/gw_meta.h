@@ -6,6 +6,7 @@
 #define HIPGW_META_H
 
 #include <stdint.h>
+#include <string.h>
 #include <rte_mbuf.h>
 #include <rte_mbuf_dyn.h>
 
@@ -21,6 +22,18 @@ enum gw_meta_kind {
 	/* control -> worker */
 	GW_CTRL_TX,            /* complete Ethernet frame: send on port as is */
 	GW_CTRL_OUTBOUND,      /* Ethernet frame as received on inner port `port`: run the outbound path */
+	/* worker -> worker (inbound single writer) and --slow-path round trips */
+	GW_HANDOFF,            /* ESP packet (IP header first) of SPI lk.spi received on outer port
+	                        * `port` by a worker that does not own its SA: the owner runs it */
+	GW_SLOW_LOOKUP,        /* --slow-path: frame as received on `port`; the control lcore
+	                        * looks its SA up, stamps lk and hands it back to a worker */
+};
+
+/* lk.stamp: what the control lcore found for a GW_SLOW_LOOKUP frame */
+enum gw_meta_stamp {
+	GW_STAMP_NONE = 0,     /* not looked up (not IP / ESP, fragment...): the worker looks up itself */
+	GW_STAMP_OUT,          /* lk.act = enum gw_spd_action, slot, lk.sa = the slot's out SA or NULL */
+	GW_STAMP_IN,           /* lk.sa = the in SA of the packet's SPI, or NULL (no SA) */
 };
 
 struct gw_meta {
@@ -29,8 +42,17 @@ struct gw_meta {
 	uint16_t mtu;          /* GW_PUNT_TOO_BIG / GW_PUNT_FRAGMENT: bytes of inner packet that fit */
 	uint8_t family;        /* GW_PUNT_NEIGH: 4 or 6 */
 	uint8_t pad;
-	uint16_t slot;         /* GW_PUNT_NO_SA: SPD out slot */
-	uint8_t ip[16];        /* GW_PUNT_NEIGH: next hop address */
+	uint16_t slot;         /* GW_PUNT_NO_SA, GW_STAMP_OUT: SPD out slot */
+	union {
+		uint8_t ip[16];        /* GW_PUNT_NEIGH: next hop address */
+		struct {
+			uint8_t sa[sizeof(void *)];  /* struct gw_sa * (gw_meta_sa); bytes keep
+			                              * the field's alignment at 2 */
+			uint32_t spi;        /* GW_HANDOFF: SPI, host order */
+			uint8_t stamp;       /* enum gw_meta_stamp */
+			uint8_t act;         /* GW_STAMP_OUT: enum gw_spd_action */
+		} lk;
+	};
 };
 
 extern int gw_meta_offset;
@@ -42,6 +64,21 @@ static inline struct gw_meta *
 gw_meta(struct rte_mbuf *m)
 {
 	return RTE_MBUF_DYNFIELD(m, gw_meta_offset, struct gw_meta *);
+}
+
+/* The SA pointer of lk (slow path stamp). */
+static inline void *
+gw_meta_sa(const struct gw_meta *md)
+{
+	void *p;
+	memcpy(&p, md->lk.sa, sizeof(p));
+	return p;
+}
+
+static inline void
+gw_meta_set_sa(struct gw_meta *md, void *p)
+{
+	memcpy(md->lk.sa, &p, sizeof(p));
 }
 
 #endif

@@ -18,6 +18,13 @@ struct gw_lcore_stats {
 	uint64_t port_rx[GW_MAX_PORTS];   /* packets received per port by this lcore */
 	uint64_t port_tx[GW_MAX_PORTS];   /* packets sent per port by this lcore */
 	uint64_t punted;                  /* packets handed to the control lcore */
+	/* inbound single writer (several workers): ESP packets handed to the
+	 * worker owning their SA, received from other workers, and refused
+	 * because that worker's ring was full (also counted as ring_full drops) */
+	uint64_t handoff_out, handoff_in, handoff_drops;
+	/* --slow-path: frames sent to the control lcore for their SA lookup, and
+	 * stamped frames this worker finished (read by the control lcore) */
+	uint64_t slow_sent, slow_done;
 } __rte_cache_aligned;
 
 /* One slot per lcore id; index with rte_lcore_id(). */

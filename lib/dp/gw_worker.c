@@ -36,14 +36,23 @@ struct hop_cache {
 	struct rte_ether_addr mac;
 };
 
+/* ESP packets waiting to be handed to the worker owning their SA */
+struct handoff_q {
+	uint16_t n;
+	struct rte_mbuf *m[GW_BURST];
+};
+
 struct worker {
 	struct gw_ctx *ctx;
 	struct hop_cache hop;
 	unsigned idx;
+	bool handoff;                   /* several workers: inbound SAs have owners */
+	bool slow;                      /* --slow-path: the control lcore looks SAs up */
 	struct gw_lcore_stats *st;
 	struct txq tx[GW_CONF_MAX_PORTS];
 	struct rte_ip_frag_tbl *frag;
 	struct rte_ip_frag_death_row dr;
+	struct handoff_q ho[GW_MAX_WORKERS];
 };
 
 static inline void
@@ -103,9 +112,9 @@ punt_no_sa(struct worker *w, struct rte_mbuf *m, unsigned port, uint32_t slot)
 
 /* Act on an SPD result: 0 with *sa set (PROTECT) or NULL (BYPASS) to go on;
  * -1 when m was consumed (DISCARD: dropped as policy; no SA yet: punted). */
-static inline int
+static __rte_always_inline int
 spd_resolve(struct worker *w, struct rte_mbuf *m, unsigned pidx, enum gw_spd_action act,
-	    uint32_t slot, struct gw_sa **sa)
+	    uint32_t slot, struct gw_sa **sa, const bool slow)
 {
 	*sa = NULL;
 	if (act == GW_SPD_BYPASS_ACT)
@@ -114,7 +123,10 @@ spd_resolve(struct worker *w, struct rte_mbuf *m, unsigned pidx, enum gw_spd_act
 		drop(w, m, GW_DROP_POLICY);
 		return -1;
 	}
-	*sa = gw_sadb_out(&w->ctx->sadb, slot);
+	if (slow && gw_meta(m)->lk.stamp == GW_STAMP_OUT)
+		*sa = gw_meta_sa(gw_meta(m));      /* held by the control lcore's RCU reader id */
+	else
+		*sa = gw_sadb_out(&w->ctx->sadb, slot);
 	if (*sa == NULL) {
 		punt_no_sa(w, m, pidx, slot);
 		return -1;
@@ -227,8 +239,32 @@ route_and_send(struct worker *w, struct rte_mbuf *m, uint8_t family, const uint8
 
 /* ---------- outbound: inner RX -> ESP -> outer TX ---------- */
 
-static void
-outbound_burst(struct worker *w, unsigned pidx, struct rte_mbuf **pkts, uint16_t n)
+/* SPD lookup, or (slow path) what the control lcore stamped into the mbuf. */
+static __rte_always_inline enum gw_spd_action
+spd4(struct worker *w, struct rte_mbuf *m, uint32_t dst_be, uint32_t *slot, const bool slow)
+{
+	const struct gw_meta *md = gw_meta(m);
+	if (slow && md->lk.stamp == GW_STAMP_OUT) {
+		*slot = md->slot;
+		return md->lk.act;
+	}
+	return gw_spd_lookup4(&w->ctx->sadb, dst_be, slot);
+}
+
+static __rte_always_inline enum gw_spd_action
+spd6(struct worker *w, struct rte_mbuf *m, const uint8_t *dst, uint32_t *slot, const bool slow)
+{
+	const struct gw_meta *md = gw_meta(m);
+	if (slow && md->lk.stamp == GW_STAMP_OUT) {
+		*slot = md->slot;
+		return md->lk.act;
+	}
+	return gw_spd_lookup6(&w->ctx->sadb, dst, slot);
+}
+
+static __rte_always_inline void
+outbound_common(struct worker *w, unsigned pidx, struct rte_mbuf **pkts, uint16_t n,
+		const bool slow)
 {
 	struct gw_ctx *ctx = w->ctx;
 	const struct gw_port *port = &ctx->ports[pidx];
@@ -269,8 +305,8 @@ outbound_burst(struct worker *w, unsigned pidx, struct rte_mbuf **pkts, uint16_t
 				punt(w, m, GW_PUNT_LOCAL, pidx, 0);
 				continue;
 			}
-			act = gw_spd_lookup4(&ctx->sadb, ip->dst_addr, &slot);
-			if (spd_resolve(w, m, pidx, act, slot, &sa) != 0)
+			act = spd4(w, m, ip->dst_addr, &slot, slow);
+			if (spd_resolve(w, m, pidx, act, slot, &sa, slow) != 0)
 				continue;
 			bypass = sa == NULL;
 			if (ip->time_to_live <= 1) {
@@ -311,8 +347,8 @@ outbound_burst(struct worker *w, unsigned pidx, struct rte_mbuf **pkts, uint16_t
 				punt(w, m, GW_PUNT_LOCAL, pidx, 0);
 				continue;
 			}
-			act = gw_spd_lookup6(&ctx->sadb, ip->dst_addr, &slot);
-			if (spd_resolve(w, m, pidx, act, slot, &sa) != 0)
+			act = spd6(w, m, ip->dst_addr, &slot, slow);
+			if (spd_resolve(w, m, pidx, act, slot, &sa, slow) != 0)
 				continue;
 			bypass = sa == NULL;
 			if (ip->hop_limits <= 1) {
@@ -357,6 +393,18 @@ outbound_burst(struct worker *w, unsigned pidx, struct rte_mbuf **pkts, uint16_t
 	}
 }
 
+static void
+outbound_burst(struct worker *w, unsigned pidx, struct rte_mbuf **pkts, uint16_t n)
+{
+	outbound_common(w, pidx, pkts, n, false);
+}
+
+static void
+outbound_burst_slow(struct worker *w, unsigned pidx, struct rte_mbuf **pkts, uint16_t n)
+{
+	outbound_common(w, pidx, pkts, n, true);
+}
+
 /* ---------- inbound: outer RX -> ESP -> inner TX ---------- */
 
 /* Reassemble an ESP fragment. Returns the whole packet (Ethernet at data
@@ -391,20 +439,100 @@ reassemble(struct worker *w, struct rte_mbuf *m, uint8_t family, void *l3)
 	return r;
 }
 
+/* ---------- inbound single writer: handoff between workers ---------- */
+
 static void
-inbound_burst(struct worker *w, unsigned pidx, struct rte_mbuf **pkts, uint16_t n)
+handoff_flush(struct worker *w)
+{
+	for (unsigned o = 0; o < w->ctx->n_workers; o++) {
+		struct handoff_q *q = &w->ho[o];
+		unsigned k;
+		if (q->n == 0)
+			continue;
+		k = rte_ring_sp_enqueue_burst(w->ctx->handoff_ring[o][w->idx], (void **)q->m, q->n,
+					      NULL);
+		w->st->handoff_out += k;
+		if (k < q->n) {
+			w->st->handoff_drops += q->n - k;
+			w->st->drops[GW_DROP_RING_FULL] += q->n - k;
+			rte_pktmbuf_free_bulk(&q->m[k], q->n - k);
+		}
+		q->n = 0;
+	}
+}
+
+/* Queue an ESP packet (IP header first) for worker `owner`. */
+static void
+handoff(struct worker *w, unsigned owner, struct rte_mbuf *m, uint32_t spi, unsigned pidx)
+{
+	struct handoff_q *q = &w->ho[owner];
+	struct gw_meta *md = gw_meta(m);
+	md->kind = GW_HANDOFF;
+	md->port = pidx;
+	md->lk.spi = spi;
+	md->lk.stamp = GW_STAMP_NONE;
+	if (q->n == GW_BURST)
+		handoff_flush(w);
+	q->m[q->n++] = m;
+}
+
+/* Several workers: true when this worker owns sa (claiming it when it has no
+ * owner yet); otherwise *owner is the worker that does. */
+static inline bool
+sa_is_mine(struct worker *w, struct gw_sa *sa, unsigned *owner)
+{
+	int32_t o = __atomic_load_n(&sa->owner, __ATOMIC_RELAXED);
+	if (o == (int32_t)w->idx)
+		return true;
+	if (o < 0 && __atomic_compare_exchange_n(&sa->owner, &o, (int32_t)w->idx, false,
+						 __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+		return true;
+	*owner = (unsigned)o;
+	return false;
+}
+
+static __rte_always_inline void inbound_esp(struct worker *w, unsigned pidx, struct rte_mbuf **dec,
+			const uint32_t *spi, uint16_t nk, const bool slow);
+
+/* ESP packets other workers handed to this one (it owns their SAs). */
+static unsigned
+drain_handoff(struct worker *w)
+{
+	unsigned total = 0;
+	for (unsigned from = 0; from < w->ctx->n_workers; from++) {
+		struct rte_mbuf *pkts[GW_BURST];
+		uint32_t spi[GW_BURST];
+		unsigned n, i = 0;
+		if (from == w->idx)
+			continue;
+		n = rte_ring_sc_dequeue_burst(w->ctx->handoff_ring[w->idx][from], (void **)pkts,
+					      GW_BURST, NULL);
+		w->st->handoff_in += n;
+		total += n;
+		for (unsigned k = 0; k < n; k++)
+			spi[k] = gw_meta(pkts[k])->lk.spi;
+		while (i < n) {            /* runs of the same outer port */
+			unsigned j = i + 1, port = gw_meta(pkts[i])->port;
+			while (j < n && gw_meta(pkts[j])->port == port)
+				j++;
+			inbound_esp(w, port, &pkts[i], &spi[i], j - i, false);
+			i = j;
+		}
+	}
+	return total;
+}
+
+/* ---------- inbound: outer RX -> ESP -> inner TX ---------- */
+
+static __rte_always_inline void
+inbound_common(struct worker *w, unsigned pidx, struct rte_mbuf **pkts, uint16_t n,
+	       const bool slow)
 {
 	struct gw_ctx *ctx = w->ctx;
 	const struct gw_port *port = &ctx->ports[pidx];
 	struct rte_mbuf *dec[GW_BURST];
 	uint32_t spi[GW_BURST];
-	const void *keys[GW_BURST];
-	void *data[GW_BURST];
-	struct esp_sa *esp[GW_BURST];
-	struct gw_sa *sas[GW_BURST];
-	uint8_t res[GW_BURST];
-	uint64_t hits = 0;
-	uint16_t nd = 0, nk = 0;
+	uint16_t nk = 0;
 
 	for (uint16_t i = 0; i < n && i < 4; i++)
 		rte_prefetch0(rte_pktmbuf_mtod(pkts[i], void *));
@@ -512,20 +640,70 @@ inbound_burst(struct worker *w, unsigned pidx, struct rte_mbuf **pkts, uint16_t 
 		rte_pktmbuf_adj(m, sizeof(*eth));
 		dec[nk++] = m;
 	}
-	if (nk == 0)
-		return;
-	for (uint16_t i = 0; i < nk; i++)
-		keys[i] = &spi[i];
-	rte_hash_lookup_bulk_data(ctx->sadb.sad, keys, nk, &hits, data);
+	if (nk > 0)
+		inbound_esp(w, pidx, dec, spi, nk, slow);
+}
+
+static void
+inbound_burst(struct worker *w, unsigned pidx, struct rte_mbuf **pkts, uint16_t n)
+{
+	inbound_common(w, pidx, pkts, n, false);
+}
+
+static void
+inbound_burst_slow(struct worker *w, unsigned pidx, struct rte_mbuf **pkts, uint16_t n)
+{
+	inbound_common(w, pidx, pkts, n, true);
+}
+
+/* dec[0..nk-1]: ESP packets (IP header first) received on outer port pidx with
+ * SPIs spi[] (host order, non-zero), nk <= GW_BURST: SAD lookup (or the slow
+ * path's stamp), handoff to the SA's owner when several workers run, ESP
+ * inbound, policy checks, route and send. */
+static __rte_always_inline void
+inbound_esp(struct worker *w, unsigned pidx, struct rte_mbuf **dec, const uint32_t *spi,
+	    uint16_t nk, const bool slow)
+{
+	struct gw_ctx *ctx = w->ctx;
+	const void *keys[GW_BURST];
+	void *data[GW_BURST];
+	struct esp_sa *esp[GW_BURST];
+	struct gw_sa *sas[GW_BURST];
+	uint8_t res[GW_BURST];
+	uint64_t hits = 0;
+	uint16_t nd = 0;
+
+	if (slow) {
+		for (uint16_t i = 0; i < nk; i++) {
+			const struct gw_meta *md = gw_meta(dec[i]);
+			if (md->lk.stamp == GW_STAMP_IN)
+				data[i] = gw_meta_sa(md);
+			else if (rte_hash_lookup_data(ctx->sadb.sad, &spi[i], &data[i]) < 0)
+				data[i] = NULL;
+			if (data[i] != NULL)
+				hits |= 1ULL << i;
+		}
+	} else {
+		for (uint16_t i = 0; i < nk; i++)
+			keys[i] = &spi[i];
+		rte_hash_lookup_bulk_data(ctx->sadb.sad, keys, nk, &hits, data);
+	}
 	for (uint16_t i = 0; i < nk; i++) {
+		unsigned owner;
 		if (!(hits & (1ULL << i))) {
 			drop(w, dec[i], GW_DROP_NO_SA);
+			continue;
+		}
+		if (unlikely(w->handoff) && !sa_is_mine(w, data[i], &owner)) {
+			handoff(w, owner, dec[i], spi[i], pidx);
 			continue;
 		}
 		sas[nd] = data[i];
 		esp[nd] = sas[nd]->esp;
 		dec[nd++] = dec[i];
 	}
+	if (unlikely(w->handoff))
+		handoff_flush(w);
 	if (nd == 0)
 		return;
 	esp_inbound_burst(esp, dec, res, nd);
@@ -592,6 +770,49 @@ inbound_burst(struct worker *w, unsigned pidx, struct rte_mbuf **pkts, uint16_t 
 	}
 }
 
+/* --slow-path: every received frame goes to the control lcore for its lookup. */
+static void
+slow_send(struct worker *w, unsigned p, struct rte_mbuf **pkts, uint16_t n)
+{
+	unsigned k;
+	for (uint16_t i = 0; i < n; i++) {
+		struct gw_meta *md = gw_meta(pkts[i]);
+		md->kind = GW_SLOW_LOOKUP;
+		md->port = p;
+		md->lk.stamp = GW_STAMP_NONE;
+	}
+	k = rte_ring_sp_enqueue_burst(w->ctx->slow_up[w->idx], (void **)pkts, n, NULL);
+	w->st->slow_sent += k;
+	if (k < n) {
+		w->st->drops[GW_DROP_RING_FULL] += n - k;
+		rte_pktmbuf_free_bulk(&pkts[k], n - k);
+	}
+}
+
+/* --slow-path: frames the control lcore stamped: run them with its lookups,
+ * then count them done (after which the control lcore may let their SAs go). */
+static unsigned
+drain_slow(struct worker *w)
+{
+	struct rte_mbuf *pkts[GW_BURST];
+	unsigned n = rte_ring_sc_dequeue_burst(w->ctx->slow_down[w->idx], (void **)pkts,
+					       GW_BURST, NULL);
+	unsigned i = 0;
+	while (i < n) {                    /* runs of the same port */
+		unsigned j = i + 1, port = gw_meta(pkts[i])->port;
+		while (j < n && gw_meta(pkts[j])->port == port)
+			j++;
+		if (w->ctx->ports[port].role == GW_ROLE_INNER)
+			outbound_burst_slow(w, port, &pkts[i], j - i);
+		else
+			inbound_burst_slow(w, port, &pkts[i], j - i);
+		i = j;
+	}
+	if (n)
+		__atomic_store_n(&w->st->slow_done, w->st->slow_done + n, __ATOMIC_RELEASE);
+	return n;
+}
+
 /* Packets from the control lcore: frames to send, or frames to run outbound. */
 static unsigned
 drain_ctrl(struct worker *w)
@@ -630,6 +851,8 @@ gw_worker_main(void *arg)
 		return -1;
 	w->ctx = ctx;
 	w->idx = a->idx;
+	w->handoff = ctx->handoff;
+	w->slow = ctx->slow_path;
 	w->st = &gw_stats[rte_lcore_id()];
 	w->frag = rte_ip_frag_table_create(256, 16, 4096, hz / 1000 * FRAG_TIMEOUT_MS,
 					   rte_socket_id());
@@ -649,6 +872,10 @@ gw_worker_main(void *arg)
 				continue;
 			got += n;
 			w->st->port_rx[p] += n;
+			if (unlikely(w->slow)) {
+				slow_send(w, p, pkts, n);
+				continue;
+			}
 			if (ctx->ports[p].role == GW_ROLE_INNER)
 				outbound_burst(w, p, pkts, n);
 			else
@@ -656,6 +883,10 @@ gw_worker_main(void *arg)
 		}
 		if (got)
 			ctx->last_rx_tsc = rte_rdtsc();
+		if (unlikely(w->handoff))
+			got += drain_handoff(w);
+		if (unlikely(w->slow))
+			got += drain_slow(w);
 		got += drain_ctrl(w);
 		for (unsigned p = 0; p < ctx->n_ports; p++)
 			tx_flush(w, p);

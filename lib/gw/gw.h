@@ -14,11 +14,15 @@ struct gw_run_opts {
 	uint64_t idle_exit_ms;         /* 0 = never */
 	volatile int *signalled;       /* set non-zero by SIGINT / SIGTERM */
 	FILE *keylog;                  /* --keylog: one tshark esp_sa line per new HIP SA, or NULL */
+	bool slow_path;                /* --slow-path: the control lcore looks up every data
+	                                * frame's SA (a diagnostic; gw_slowpath.c) */
 };
 
-/* Build everything from cfg after rte_eal_init. Returns 0, or -1 with a
- * one-line message in err. On failure, gw_destroy() still cleans up. */
-int gw_create(struct gw_ctx *ctx, const struct gw_config *cfg, char *err, size_t errlen);
+/* Build everything from cfg after rte_eal_init (opts: only slow_path is read
+ * here; NULL = defaults). Returns 0, or -1 with a one-line message in err. On
+ * failure, gw_destroy() still cleans up. */
+int gw_create(struct gw_ctx *ctx, const struct gw_config *cfg, const struct gw_run_opts *opts,
+	      char *err, size_t errlen);
 
 /* Launch workers, run the control loop on this (main) lcore until a signal or
  * idle exit, stop workers and ports, write the stats file. Returns 0 or -1. */

@@ -16,6 +16,11 @@ void gw_sa_out_limits(const struct gw_ctx *ctx, struct gw_sa *sa, int op);
  * (RFC 4301 section 5.2 default). */
 void gw_sa_default_dst(const struct gw_config *cfg, struct gw_sa *sa);
 
+/* --slow-path on the control lcore (gw_slowpath.c): init once before the
+ * workers start; poll from the control loop (frames handled this call). */
+void gw_slow_init(struct gw_ctx *ctx);
+unsigned gw_slow_poll(struct gw_ctx *ctx);
+
 /* HIP keying on the control lcore (gw_hip.c). NULL when the config has no [peer]. */
 struct gw_hip;
 /* keylog: NULL, or a stream that gets one line per new SA in the field order

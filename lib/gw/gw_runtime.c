@@ -101,6 +101,12 @@ port_setup(struct gw_ctx *ctx, unsigned i, const struct gw_conf_port *pc, char *
 		conf.rxmode.mq_mode = RTE_ETH_MQ_RX_RSS;
 		conf.rx_adv_conf.rss_conf.rss_hf = info.flow_type_rss_offloads &
 			(RTE_ETH_RSS_IP | RTE_ETH_RSS_UDP | RTE_ETH_RSS_TCP);
+		/* outer port: hash ESP on its SPI where the NIC can, so that each
+		 * SPI stays on one queue (inbound SAs have a single writer) */
+		if (pc->role == GW_ROLE_OUTER && (info.flow_type_rss_offloads & RTE_ETH_RSS_ESP)) {
+			conf.rx_adv_conf.rss_conf.rss_hf |= RTE_ETH_RSS_ESP;
+			p->rss_spi = true;
+		}
 	}
 	ret = rte_eth_dev_configure(pid, ctx->n_workers, ctx->n_workers, &conf);
 	if (ret != 0)
@@ -119,6 +125,10 @@ port_setup(struct gw_ctx *ctx, unsigned i, const struct gw_conf_port *pc, char *
 			LOG(WARNING, "port %s: %s cannot set MAC; keeping its own\n", pc->name,
 			    info.driver_name);
 	}
+	if (ctx->n_workers > 1 && pc->role == GW_ROLE_OUTER)
+		LOG(INFO, "port %s: %s; %u workers: inbound ESP by %s\n", pc->name, info.driver_name,
+		    ctx->n_workers, p->rss_spi ? "RSS on the ESP SPI (the first worker that receives "
+		    "an SA owns it)" : "software handoff to the SA's owner worker (SPI hash)");
 	if (rte_eth_dev_set_mtu(pid, pc->mtu) != 0)
 		LOG(WARNING, "port %s: %s cannot set MTU %u; keeping its own\n", pc->name,
 		    info.driver_name, pc->mtu);
@@ -289,8 +299,48 @@ table:
 		    c->name);
 }
 
+/* Rings of the inbound handoff (several workers) and of --slow-path. */
+static int
+rings_setup(struct gw_ctx *ctx)
+{
+	for (unsigned w = 0; w < ctx->n_workers; w++) {
+		char name[32];
+		if (ctx->slow_path) {
+			snprintf(name, sizeof(name), "hipgw_su%u", w);
+			ctx->slow_up[w] = rte_ring_create(name, GW_RING_SIZE, rte_socket_id(),
+							  RING_F_SP_ENQ | RING_F_SC_DEQ);
+			snprintf(name, sizeof(name), "hipgw_sd%u", w);
+			ctx->slow_down[w] = rte_ring_create(name, GW_RING_SIZE, rte_socket_id(),
+							    RING_F_SP_ENQ | RING_F_SC_DEQ);
+			if (ctx->slow_up[w] == NULL || ctx->slow_down[w] == NULL)
+				return -1;
+		}
+		for (unsigned from = 0; ctx->handoff && from < ctx->n_workers; from++) {
+			if (from == w)
+				continue;
+			snprintf(name, sizeof(name), "hipgw_ho%u_%u", w, from);
+			ctx->handoff_ring[w][from] = rte_ring_create(name, GW_HANDOFF_RING,
+								     rte_socket_id(),
+								     RING_F_SP_ENQ | RING_F_SC_DEQ);
+			if (ctx->handoff_ring[w][from] == NULL)
+				return -1;
+		}
+	}
+	return 0;
+}
+
+/* Free what is left in a ring (after the workers stopped). */
+static void
+ring_drain(struct rte_ring *r)
+{
+	struct rte_mbuf *m = NULL;
+	while (r != NULL && rte_ring_dequeue(r, (void **)&m) == 0)
+		rte_pktmbuf_free(m);
+}
+
 int
-gw_create(struct gw_ctx *ctx, const struct gw_config *cfg, char *err, size_t errlen)
+gw_create(struct gw_ctx *ctx, const struct gw_config *cfg, const struct gw_run_opts *opts,
+	  char *err, size_t errlen)
 {
 	unsigned lcore, nmbuf;
 
@@ -298,6 +348,8 @@ gw_create(struct gw_ctx *ctx, const struct gw_config *cfg, char *err, size_t err
 	ctx->cfg = cfg;
 	ctx->idle = cfg->idle;
 	ctx->n_workers = cfg->workers;
+	ctx->handoff = ctx->n_workers > 1;
+	ctx->slow_path = opts != NULL && opts->slow_path;
 	if (rte_lcore_count() < cfg->workers + 1)
 		return fail(err, errlen, "%s: %u workers need %u lcores (main = control), EAL has %u; "
 			    "use -l or --lcores", cfg->path, cfg->workers, cfg->workers + 1,
@@ -311,6 +363,10 @@ gw_create(struct gw_ctx *ctx, const struct gw_config *cfg, char *err, size_t err
 		return fail(err, errlen, "cannot initialise mbuf metadata or crypto");
 	nmbuf = cfg->n_ports * ctx->n_workers * (RX_DESC + TX_DESC) +
 		ctx->n_workers * 2 * GW_RING_SIZE + 8192;
+	if (ctx->handoff)
+		nmbuf += ctx->n_workers * (ctx->n_workers - 1) * GW_HANDOFF_RING;
+	if (ctx->slow_path)
+		nmbuf += ctx->n_workers * 2 * GW_RING_SIZE;
 	ctx->pool = rte_pktmbuf_pool_create("hipgw_mbuf", nmbuf, 256, 0,
 					    RTE_MBUF_DEFAULT_BUF_SIZE, rte_socket_id());
 	if (ctx->pool == NULL)
@@ -326,6 +382,8 @@ gw_create(struct gw_ctx *ctx, const struct gw_config *cfg, char *err, size_t err
 		if (ctx->to_ctrl[w] == NULL || ctx->from_ctrl[w] == NULL)
 			return fail(err, errlen, "cannot create rings");
 	}
+	if (rings_setup(ctx) != 0)
+		return fail(err, errlen, "cannot create the handoff / slow-path rings");
 	ctx->neigh = gw_neigh_create("hipgw_neigh", 4096, rte_socket_id());
 	if (ctx->neigh == NULL)
 		return fail(err, errlen, "cannot create the neighbour table");
@@ -338,6 +396,16 @@ gw_create(struct gw_ctx *ctx, const struct gw_config *cfg, char *err, size_t err
 		return -1;
 	if (gw_sadb_init(&ctx->sadb, GW_SPD_MAX_SA, ctx->n_workers, rte_socket_id()) != 0)
 		return fail(err, errlen, "cannot create the SA tables");
+	/* with RSS on the SPI the NIC picks each SA's worker: the first to see it */
+	ctx->sadb.owner_claim = true;
+	for (unsigned i = 0; i < ctx->n_ports; i++)
+		if (ctx->ports[i].role == GW_ROLE_OUTER && !ctx->ports[i].rss_spi)
+			ctx->sadb.owner_claim = false;
+	if (ctx->slow_path) {
+		gw_slow_init(ctx);
+		LOG(WARNING, "--slow-path: the control lcore looks up every data frame's SA "
+		    "(a diagnostic: slow)\n");
+	}
 	for (unsigned i = 0; i < cfg->n_sas; i++)
 		if (sa_setup(ctx, cfg, &cfg->sas[i], err, errlen) != 0)
 			return -1;
@@ -386,6 +454,9 @@ gw_run(struct gw_ctx *ctx, const struct gw_run_opts *opts)
 		uint64_t now;
 		unsigned n = gw_ctrl_poll(ctrl);
 
+		if (ctx->slow_path)
+			n += gw_slow_poll(ctx);
+
 		now = rte_rdtsc();
 		if (hip != NULL && now >= next_hip) {
 			next_hip = now + hz / 1000 * HIP_TICK_MS;
@@ -425,9 +496,11 @@ gw_run(struct gw_ctx *ctx, const struct gw_run_opts *opts)
 	rte_eal_mp_wait_lcore();
 	gw_ctrl_poll(ctrl);   /* drain punted packets */
 	for (unsigned w = 0; w < ctx->n_workers; w++) {
-		struct rte_mbuf *m = NULL;
-		while (rte_ring_dequeue(ctx->from_ctrl[w], (void **)&m) == 0)
-			rte_pktmbuf_free(m);
+		ring_drain(ctx->from_ctrl[w]);
+		ring_drain(ctx->slow_up[w]);
+		ring_drain(ctx->slow_down[w]);
+		for (unsigned from = 0; from < ctx->n_workers; from++)
+			ring_drain(ctx->handoff_ring[w][from]);
 	}
 	for (unsigned i = 0; i < ctx->n_ports; i++)
 		rte_eth_dev_stop(ctx->ports[i].port_id);
@@ -463,6 +536,10 @@ gw_destroy(struct gw_ctx *ctx)
 	for (unsigned w = 0; w < GW_MAX_WORKERS; w++) {
 		rte_ring_free(ctx->to_ctrl[w]);
 		rte_ring_free(ctx->from_ctrl[w]);
+		rte_ring_free(ctx->slow_up[w]);
+		rte_ring_free(ctx->slow_down[w]);
+		for (unsigned from = 0; from < GW_MAX_WORKERS; from++)
+			rte_ring_free(ctx->handoff_ring[w][from]);
 	}
 	rte_mempool_free(ctx->pool);
 	esp_lib_fini();

@@ -2,7 +2,10 @@
  * Counters out: the --stats-json file and DPDK telemetry /hipgw/stats, both
  * from one snapshot, in the shape
  *   {"drops": {reason: n...}, "ports": {name: {"mac","rx","tx","imissed",
- *    "rx_nombuf","oerrors"}}, "sa": {name: {"spi","packets","bytes"}}}
+ *    "rx_nombuf","oerrors"}}, "sa": {name: {"spi","packets","bytes"}},
+ *    "workers": [{"lcore","rx","tx","punted","handoff_out","handoff_in",
+ *    "handoff_drops","slow_sent","slow_done"}, ...one per worker]}
+ * (telemetry: "workers" is a dict "w0", "w1", ...)
  * Totals over all lcores; SA bytes count inner packets.
  */
 #include <ctype.h>
@@ -27,8 +30,20 @@ struct snap_sa {
 	uint64_t packets, bytes;
 };
 
+/* One worker's own counters (gw_lcore_stats): packets received and sent on
+ * all ports, punted to control, inbound handoffs between workers, slow path. */
+struct snap_worker {
+	unsigned lcore;
+	uint64_t rx, tx, punted, handoff_out, handoff_in, handoff_drops, slow_sent, slow_done;
+};
+
+#define SNAP_WORKER_FIELDS(X) X(rx) X(tx) X(punted) X(handoff_out) X(handoff_in) \
+	X(handoff_drops) X(slow_sent) X(slow_done)
+
 struct snap {
 	uint64_t drops[GW_DROP_MAX];
+	struct snap_worker workers[GW_MAX_WORKERS];
+	unsigned n_workers;
 	struct snap_port ports[GW_CONF_MAX_PORTS];
 	unsigned n_ports;
 	struct snap_sa sa[2 * GW_SPD_MAX_SA];
@@ -67,6 +82,21 @@ snapshot(struct gw_ctx *ctx, struct snap *s)
 	memset(s, 0, sizeof(*s));
 	for (unsigned r = GW_DROP_NONE + 1; r < GW_DROP_MAX; r++)
 		s->drops[r] = gw_stats_drop_total(r);
+	for (unsigned w = 0; w < ctx->n_workers; w++) {
+		const struct gw_lcore_stats *st = &gw_stats[ctx->worker_lcore[w]];
+		struct snap_worker *o = &s->workers[s->n_workers++];
+		o->lcore = ctx->worker_lcore[w];
+		for (unsigned p = 0; p < GW_MAX_PORTS; p++) {
+			o->rx += st->port_rx[p];
+			o->tx += st->port_tx[p];
+		}
+		o->punted = st->punted;
+		o->handoff_out = st->handoff_out;
+		o->handoff_in = st->handoff_in;
+		o->handoff_drops = st->handoff_drops;
+		o->slow_sent = st->slow_sent;
+		o->slow_done = st->slow_done;
+	}
 	for (unsigned i = 0; i < ctx->n_ports; i++) {
 		const struct gw_port *p = &ctx->ports[i];
 		struct snap_port *o = &s->ports[s->n_ports++];
@@ -143,7 +173,16 @@ gw_stats_write_json_hip(struct gw_ctx *ctx, struct gw_hip *hip, FILE *f)
 		fprintf(f, ": {\"spi\": %" PRIu32 ", \"packets\": %" PRIu64 ", \"bytes\": %" PRIu64 "}",
 			a->spi, a->packets, a->bytes);
 	}
-	fputs("}", f);
+	fputs("},\n  \"workers\": [", f);
+	for (unsigned w = 0; w < s.n_workers; w++) {
+		const struct snap_worker *o = &s.workers[w];
+		fprintf(f, "%s{\"lcore\": %u", w ? ",\n    " : "\n    ", o->lcore);
+#define X(name) fprintf(f, ", \"" #name "\": %" PRIu64, o->name);
+		SNAP_WORKER_FIELDS(X)
+#undef X
+		fputs("}", f);
+	}
+	fputs("]", f);
 	if (hip != NULL) {
 		fputs(",\n  \"hip\": ", f);
 		gw_hip_stats_json(hip, f);
@@ -200,6 +239,22 @@ tel_stats(const char *cmd __rte_unused, const char *params __rte_unused, struct 
 		rte_tel_data_add_dict_container(sas, tel_name(a->name, nb, sizeof(nb)), sd, 0);
 	}
 	rte_tel_data_add_dict_container(d, "sa", sas, 0);
+	{
+		struct rte_tel_data *ws = rte_tel_data_alloc();
+		rte_tel_data_start_dict(ws);
+		for (unsigned w = 0; w < s.n_workers; w++) {
+			const struct snap_worker *o = &s.workers[w];
+			struct rte_tel_data *wd = rte_tel_data_alloc();
+			rte_tel_data_start_dict(wd);
+			rte_tel_data_add_dict_u64(wd, "lcore", o->lcore);
+#define X(name) rte_tel_data_add_dict_u64(wd, #name, o->name);
+			SNAP_WORKER_FIELDS(X)
+#undef X
+			snprintf(nb, sizeof(nb), "w%u", w);
+			rte_tel_data_add_dict_container(ws, nb, wd, 0);
+		}
+		rte_tel_data_add_dict_container(d, "workers", ws, 0);
+	}
 	if (tel_hip != NULL) {
 		struct rte_tel_data *hd = rte_tel_data_alloc();
 		if (hd != NULL) {

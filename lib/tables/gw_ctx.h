@@ -21,6 +21,7 @@
 #define GW_MAX_WORKERS  16
 #define GW_BURST        32
 #define GW_RING_SIZE    1024
+#define GW_HANDOFF_RING 512             /* per worker pair, inbound single writer */
 
 struct gw_port {
 	char name[GW_CONF_NAME_MAX];
@@ -32,6 +33,7 @@ struct gw_port {
 	struct gw_prefix addrs[GW_CONF_MAX_ADDRS];
 	unsigned n_addrs;
 	uint64_t tx_dropped;            /* frames the PMD refused, summed over lcores by readers */
+	bool rss_spi;                   /* RSS hashes ESP SPIs (RTE_ETH_RSS_ESP): one SPI, one queue */
 };
 
 struct gw_ctx {
@@ -47,6 +49,15 @@ struct gw_ctx {
 	unsigned worker_lcore[GW_MAX_WORKERS];
 	struct rte_ring *to_ctrl[GW_MAX_WORKERS];    /* worker -> control (SP/SC) */
 	struct rte_ring *from_ctrl[GW_MAX_WORKERS];  /* control -> worker (SP/SC) */
+	/* Inbound single writer (n_workers > 1): handoff[to][from] carries ESP
+	 * packets from worker `from` to the worker `to` that owns their SA (SP/SC). */
+	bool handoff;
+	struct rte_ring *handoff_ring[GW_MAX_WORKERS][GW_MAX_WORKERS];
+	/* --slow-path (diagnostic): every frame goes worker -> slow_up[w] -> control
+	 * lcore (SA / SPD lookup, stamped into gw_meta) -> slow_down[w'] -> worker. */
+	bool slow_path;
+	struct rte_ring *slow_up[GW_MAX_WORKERS];    /* SP/SC */
+	struct rte_ring *slow_down[GW_MAX_WORKERS];  /* SP/SC */
 	enum gw_idle idle;
 	volatile bool stop;                          /* set by the control lcore on exit */
 	volatile uint64_t last_rx_tsc;               /* any worker: TSC of the last received burst */

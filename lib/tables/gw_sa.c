@@ -70,13 +70,16 @@ gw_sadb_init(struct gw_sadb *db, unsigned max_sa, unsigned workers, int socket)
 	db->sad = rte_hash_create(&hp);
 	db->spd4 = rte_lpm_create("hipgw_spd4", socket, &c4);
 	db->spd6 = rte_lpm6_create("hipgw_spd6", socket, &c6);
-	rcu_sz = rte_rcu_qsbr_get_memsize(workers + 1);
+	rcu_sz = rte_rcu_qsbr_get_memsize(workers + 2);
 	db->rcu = rte_zmalloc_socket("hipgw_rcu", rcu_sz, RTE_CACHE_LINE_SIZE, socket);
 	if (db->sad == NULL || db->spd4 == NULL || db->spd6 == NULL || db->rcu == NULL ||
-	    rte_rcu_qsbr_init(db->rcu, workers + 1) != 0 ||
-	    rte_rcu_qsbr_thread_register(db->rcu, workers) != 0)
+	    rte_rcu_qsbr_init(db->rcu, workers + 2) != 0 ||
+	    rte_rcu_qsbr_thread_register(db->rcu, workers) != 0 ||
+	    rte_rcu_qsbr_thread_register(db->rcu, workers + 1) != 0)
 		goto fail;
 	db->ext_reader = workers;   /* registered, offline until a read begins */
+	db->ctrl_reader = workers + 1;
+	db->n_workers = workers;
 	hrc.v = db->rcu;
 	dqp.v = db->rcu;
 	db->dq = rte_rcu_qsbr_dq_create(&dqp);
@@ -147,6 +150,8 @@ gw_sadb_set_out(struct gw_sadb *db, unsigned slot, struct gw_sa *sa)
 		return;
 	if (rte_rcu_qsbr_dq_enqueue(db->dq, &old) != 0) {
 		/* queue full: wait for the grace period here (control lcore) */
+		if (db->ctrl_release != NULL)
+			db->ctrl_release(db->ctrl_release_arg);
 		rte_rcu_qsbr_synchronize(db->rcu, RTE_QSBR_THRID_INVALID);
 		sa_release(old);
 	}
@@ -168,6 +173,7 @@ gw_sadb_add_in(struct gw_sadb *db, struct gw_sa *sa)
 	uint32_t spi = sa->spi;
 	if (db->n_in == GW_SPD_MAX_SA)
 		return -1;
+	sa->owner = db->owner_claim ? -1 : (int32_t)gw_spi_owner(spi, db->n_workers);
 	if (rte_hash_add_key_data(db->sad, &spi, sa) < 0)
 		return -1;
 	db->in[db->n_in++] = sa;

@@ -13,6 +13,7 @@
 #include <stdint.h>
 #include <string.h>
 #include <rte_hash.h>
+#include <rte_hash_crc.h>
 #include <rte_lpm.h>
 #include <rte_lpm6.h>
 #include <rte_rcu_qsbr.h>
@@ -26,6 +27,9 @@ struct gw_sa {
 	uint16_t max_inner;             /* out: largest inner IP packet (bytes) that fits the outer MTU */
 	uint16_t mss4, mss6;            /* out: TCP MSS clamp for IPv4 / IPv6 inner SYNs; 0 = off */
 	uint8_t n_src, n_dst;
+	int32_t owner;                  /* in: the one worker that runs this SA's packets (its
+	                                 * anti-replay window has a single writer), or -1
+	                                 * until the first worker that receives it claims it */
 	struct gw_prefix src_ok[GW_CONF_MAX_PREFIXES];  /* in: accepted inner sources */
 	struct gw_prefix dst_ok[GW_CONF_MAX_PREFIXES];  /* in: accepted inner destinations */
 	char name[GW_CONF_NAME_MAX];
@@ -75,6 +79,15 @@ struct gw_sadb {
 	                                    * ids 0..workers-1 are the workers, id `workers`
 	                                    * is the one non-lcore reader (telemetry) */
 	unsigned ext_reader;
+	unsigned ctrl_reader;              /* reader id workers + 1: the control lcore while
+	                                    * --slow-path frames it stamped are in flight */
+	unsigned n_workers;
+	bool owner_claim;                  /* in SAs: owner claimed by the first receiving
+	                                    * worker (RSS on SPI) instead of gw_spi_owner */
+	/* Called by the control lcore before it waits for a grace period itself,
+	 * to release its own reader id (slow path); NULL when unused. */
+	void (*ctrl_release)(void *arg);
+	void *ctrl_release_arg;
 	struct rte_rcu_qsbr_dq *dq;        /* out SAs waiting for a grace period before free */
 };
 
@@ -102,6 +115,14 @@ int gw_sadb_del_in(struct gw_sadb *db, uint32_t spi);
  * are not freed before _end. One such thread at a time (callers serialize). */
 void gw_sadb_ext_read_begin(struct gw_sadb *db);
 void gw_sadb_ext_read_end(struct gw_sadb *db);
+/* The worker (0..n_workers-1) that owns the in SA with this SPI when owners
+ * are not claimed: a CRC32 of the SPI, so any SPI pattern spreads. */
+static inline unsigned
+gw_spi_owner(uint32_t spi, unsigned n_workers)
+{
+	return n_workers <= 1 ? 0 : rte_hash_crc_4byte(spi, 0x9e3779b9u) % n_workers;
+}
+
 /* Free what the grace periods allow (call from the control lcore now and then). */
 void gw_sadb_reclaim(struct gw_sadb *db);
 /* Mark prefixes as bypass (forwarded in clear, inner -> outer only). */

@@ -9,7 +9,9 @@ worker reads its own file and writes its own file).
   numbers split over the two rx pcaps): all delivered, no replay drop, and the
   per-worker counters show the handoff to the SA's owner worker;
 * the same ESP packets on both queues (a genuine replay across queues): each
-  is delivered once and every copy is counted as a replay."""
+  is delivered once and every copy is counted as a replay;
+* --slow-path (the control lcore looks up every frame's SA): the same
+  traffic both ways comes out the same, with one and with two workers."""
 
 import json
 import os
@@ -54,7 +56,7 @@ def write_config(d, sas):
     return path
 
 
-def run2(d, sas, lan_in=((), ()), wan_in=((), ())):
+def run2(d, sas, lan_in=((), ()), wan_in=((), ()), extra=()):
     """Run hipgw with 2 workers; lan_in / wan_in: frames per queue. Returns
     (rc, stderr, stats, {port: [frames of queue 0, frames of queue 1]})."""
     os.makedirs(d, exist_ok=True)
@@ -68,7 +70,7 @@ def run2(d, sas, lan_in=((), ()), wan_in=((), ())):
     eal[i:i + 2] = ["--lcores", lcores()]
     stats_path = os.path.join(d, "stats.json")
     cmd = [gwlib.hipgw_binary()] + eal + ["--", "--config", cfg, "--stats-json", stats_path,
-                                          "--idle-exit", str(gwlib.IDLE_EXIT_MS)]
+                                          "--idle-exit", str(gwlib.IDLE_EXIT_MS)] + list(extra)
     try:
         rc, out, err, to = gwlib.run_process(cmd, d)
     finally:
@@ -165,3 +167,49 @@ def test_replay_across_queues_caught(gwdir):
     assert not problems, "each packet once: " + "\n".join(problems[:10])
     gwlib.check_drops(Drops(st), replay=len(REPLAY_DUP))
     assert worker_sum(st, "handoff_in") > 0, st["workers"]
+
+
+def _both_ways(rng, n_out, n_in):
+    out, inn = gwlib.make_sa_pair(rng, "aes128-gcm16")
+    sent = gwlib.mixed_traffic(rng, n_out, 1000, {4: "10.1.0.0/24", 6: "fd00:1::/64"},
+                               {4: "10.2.0.0/16", 6: "fd00:2::/48"})
+    inner, esp = _inbound_frames(rng, inn, n_in)
+    return out, inn, sent, [gwlib.lan_frame(b) for b in sent], inner, esp
+
+
+def _check_both_ways(st, outs, out, inn, sent, inner):
+    dec = [x for q in outs["wan"] for x in gwlib.decrypt_outbound(out, gwlib.data_frames(q))]
+    assert sorted(x.seq for x in dec) == list(range(1, len(sent) + 1))
+    problems = gwlib.match_forwarded(sent, [x.inner for x in dec], what="outbound packet")
+    got = [gwlib.inner_bytes_of(f) for q in outs["lan"] for f in gwlib.data_frames(q)]
+    problems += gwlib.match_forwarded(inner, got, what="inbound packet")
+    assert not problems, "\n".join(problems[:10])
+    gwlib.check_drops(Drops(st))
+    # every frame went round the control lcore and came back
+    assert worker_sum(st, "slow_sent") == worker_sum(st, "rx") == len(sent) + len(inner), \
+        st["workers"]
+    assert worker_sum(st, "slow_done") == worker_sum(st, "slow_sent"), st["workers"]
+
+
+def test_slow_path_one_worker(gwdir):
+    rng = random.Random(zlib.crc32(b"slow-1"))
+    out, inn, sent, lan, inner, esp = _both_ways(rng, 150, 150)
+    d = os.path.join(gwdir, "w1")
+    os.makedirs(d)
+    cfg = gwlib.write_config(d, [out, inn])
+    r = gwlib.run_hipgw(d, cfg, lan, esp, extra_args=["--slow-path"])
+    gwlib.check_clean_run(r)
+    assert "--slow-path" in r.stderr, "no diagnostic warning: " + r.stderr[-500:]
+    assert len(r.stats["workers"]) == 1
+    _check_both_ways(r.stats, {"lan": [r.lan_out], "wan": [r.wan_out]}, out, inn, sent, inner)
+
+
+def test_slow_path_two_workers(gwdir):
+    rng = random.Random(zlib.crc32(b"slow-2"))
+    out, inn, sent, lan, inner, esp = _both_ways(rng, 200, 200)
+    _, _, st, outs = run2(gwdir, [out, inn], lan_in=(lan[0::2], lan[1::2]),
+                          wan_in=(esp[0::2], esp[1::2]), extra=["--slow-path"])
+    _check_both_ways(st, outs, out, inn, sent, inner)
+    assert st["drops"]["replay"] == 0
+    # the control lcore sends each in SA's frames to its owner: one worker delivers them all
+    assert sorted(len(gwlib.data_frames(q)) for q in outs["lan"]) == [0, len(inner)]

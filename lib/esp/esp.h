@@ -15,7 +15,8 @@
  * - An outbound SA may be used by several lcores at once: sequence numbers are
  *   reserved per burst with one compare-and-swap, so none (and no GCM nonce) is
  *   ever used twice. An inbound SA must be processed by one lcore at a time (the
- *   anti-replay window has a single writer); RSS on the outer addresses does that.
+ *   anti-replay window has a single writer): lib/dp gives each in SA an owner
+ *   worker (gw_sa.owner) and hands packets received elsewhere to it.
  * - esp_sa_create / esp_sa_free / esp_sa_set_seq_limit run on the control lcore;
  *   free an SA only once no worker can still see it (RCU grace period).
  * - Room: outbound prepends at most 64 bytes (IPv6 40 + ESP 8 + IV 16) into the

@@ -494,12 +494,17 @@ sa_is_mine(struct worker *w, struct gw_sa *sa, unsigned *owner)
 static __rte_always_inline void inbound_esp(struct worker *w, unsigned pidx, struct rte_mbuf **dec,
 			const uint32_t *spi, uint16_t nk, const bool slow);
 
-/* ESP packets other workers handed to this one (it owns their SAs). */
+/* ESP packets other workers handed to this one (it owns their SAs): up to
+ * HANDOFF_ROUNDS bursts per sender and loop, since a sender may hand over
+ * more than one burst per loop (one per port). */
+#define HANDOFF_ROUNDS 4
+
 static unsigned
 drain_handoff(struct worker *w)
 {
 	unsigned total = 0;
-	for (unsigned from = 0; from < w->ctx->n_workers; from++) {
+	for (unsigned k = 0; k < w->ctx->n_workers * HANDOFF_ROUNDS; k++) {
+		unsigned from = k % w->ctx->n_workers;
 		struct rte_mbuf *pkts[GW_BURST];
 		uint32_t spi[GW_BURST];
 		unsigned n, i = 0;
@@ -507,6 +512,8 @@ drain_handoff(struct worker *w)
 			continue;
 		n = rte_ring_sc_dequeue_burst(w->ctx->handoff_ring[w->idx][from], (void **)pkts,
 					      GW_BURST, NULL);
+		if (n == 0)
+			continue;
 		w->st->handoff_in += n;
 		total += n;
 		for (unsigned k = 0; k < n; k++)

@@ -28,6 +28,8 @@
  *       dmac=M smac=M sip=A dip=A (frame addresses; default 02:..:01/02,
  *       10.1.0.2 -> 10.2.0.2)  drain=MS (receive time after the last send,
  *       default 200)
+ *     A paced trial offers rate x secs frames (catching up for at most 1 s
+ *     when the generator lost its CPU: tx_secs then exceeds secs).
  *     Answer: scheduled (frames due by the rate), offered (sent + refused),
  *     sent (taken by the TX ring), refused (TX ring full: counted as offered
  *     and lost, as a wire would lose them at a full receiver), received,
@@ -83,6 +85,7 @@ struct trial {
 	uint16_t tx_port, rx_port;
 	double rate;           /* frames per second, 0 = unpaced */
 	uint64_t tx_cycles;    /* sending time */
+	uint64_t target;       /* paced: frames to offer, rate x sending time */
 	uint64_t drain_cycles; /* receiving time after the last send */
 	uint32_t size, tag;
 	uint8_t frame[MAX_FRAME];
@@ -124,6 +127,8 @@ static unsigned int tx_step(struct trial *t, uint64_t now)
 
 	if (t->rate > 0) {
 		uint64_t due = (uint64_t)((double)(now - t->t_start) * t->rate / (double)hz);
+		if (due > t->target)
+			due = t->target;
 		if (due <= t->scheduled)
 			return 0;
 		want = due - t->scheduled;
@@ -146,6 +151,7 @@ static unsigned int tx_step(struct trial *t, uint64_t now)
 	if (sent < n)
 		rte_pktmbuf_free_bulk(m + sent, n - sent);
 	t->scheduled += n;
+	t->t_tx_end = now;
 	t->sent += sent;
 	t->refused += n - sent;
 	return n;
@@ -214,15 +220,26 @@ static unsigned int rx_step(struct trial *t, uint64_t *max_seq)
 	return n;
 }
 
+/* Sending goes on until the paced trial's frames are all offered (a
+ * generator that lost its CPU catches up, for at most a second more), or
+ * until the sending time is over for an unpaced one. */
+static inline bool tx_over(const struct trial *t, uint64_t now)
+{
+	uint64_t end = t->t_start + t->tx_cycles;
+
+	if (t->rate > 0)
+		return t->scheduled >= t->target || now >= end + hz;
+	return now >= end;
+}
+
 static int tx_loop(void *arg)
 {
 	struct trial *t = arg;
-	uint64_t end = t->t_start + t->tx_cycles, now;
+	uint64_t now;
 
-	while (!quit && (now = rte_rdtsc()) < end)
+	while (!quit && !tx_over(t, now = rte_rdtsc()))
 		if (tx_step(t, now) == 0)
 			idle_pause();
-	t->t_tx_end = rte_rdtsc();
 	__atomic_store_n(&t->tx_done, 1, __ATOMIC_RELEASE);
 	return 0;
 }
@@ -247,19 +264,17 @@ static int rx_loop(void *arg)
 static int txrx_loop(void *arg)
 {
 	struct trial *t = arg;
-	uint64_t end = t->t_start + t->tx_cycles, max_seq = 0, now;
+	uint64_t max_seq = 0, now;
 	unsigned int a, b;
 
 	while (!quit) {
 		now = rte_rdtsc();
 		a = 0;
 		if (!t->tx_done) {
-			if (now < end) {
+			if (!tx_over(t, now))
 				a = tx_step(t, now);
-			} else {
-				t->t_tx_end = now;
+			else
 				t->tx_done = 1;
-			}
 		}
 		b = rx_step(t, &max_seq);
 		if (t->tx_done && b == 0 && now > t->t_tx_end + t->drain_cycles)
@@ -411,6 +426,7 @@ static void cmd_trial(char *args, struct trial *t, unsigned int lc_tx, unsigned 
 	t->rx_port = (uint16_t)rx;
 	t->size = (uint32_t)size;
 	t->tx_cycles = (uint64_t)(secs * (double)hz);
+	t->target = (uint64_t)(t->rate * secs + 0.5);
 	t->drain_cycles = (uint64_t)(drain_ms / 1000.0 * (double)hz);
 	t->tag = TAG_MAGIC | (++trial_id & 0xffff);
 	t->lat_min = UINT64_MAX;
@@ -418,7 +434,7 @@ static void cmd_trial(char *args, struct trial *t, unsigned int lc_tx, unsigned 
 	memset(hist, 0, sizeof(*hist) * (FINE_N + COARSE_N + 1));
 	build_frame(t, dmac, smac, sip, dip);
 
-	t->t_start = rte_rdtsc();
+	t->t_start = t->t_tx_end = rte_rdtsc();
 	if (lc_tx == rte_get_main_lcore()) {
 		txrx_loop(t);
 	} else if (lc_tx == lc_rx) {
@@ -431,7 +447,10 @@ static void cmd_trial(char *args, struct trial *t, unsigned int lc_tx, unsigned 
 		rte_eal_wait_lcore(lc_rx);
 	}
 
+	/* sending time: the nominal one, or up to the last send when later */
 	double tx_secs = (double)(t->t_tx_end - t->t_start) / (double)hz;
+	if (tx_secs < secs)
+		tx_secs = secs;
 	uint64_t offered = t->sent + t->refused;
 	printf("{\"tx\": %u, \"rx\": %u, \"size\": %u, \"rate\": %.0f, \"scheduled\": %" PRIu64
 	       ", \"offered\": %" PRIu64 ", \"sent\": %" PRIu64 ", \"refused\": %" PRIu64

@@ -511,8 +511,10 @@ int main(int argc, char **argv)
 			goto usage;
 		}
 	}
-	signal(SIGINT, on_signal);
-	signal(SIGTERM, on_signal);
+	/* no SA_RESTART: a signal also ends the fgets() of the command loop */
+	struct sigaction sa = {.sa_handler = on_signal};
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);
 	prctl(PR_SET_TIMERSLACK, 1000UL); /* 1 us: short sleeps stay short */
 	hz = rte_get_tsc_hz();

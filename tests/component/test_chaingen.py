@@ -170,6 +170,14 @@ def test_search_counts_a_short_generator_as_failure():
     assert any(chain.verdict(args, t) == "FAIL (generator short)" for t in trials)
 
 
+def test_search_goes_below_the_resolution_until_something_passes():
+    chain = load_chain()
+    args = chain.parse_args([])
+    best, top, trials = chain.search(args, FakeChain(threshold=10000), 64)   # 0.5 % of the top
+    assert 10000 - args.resolution * top <= best <= 10000
+    assert best > 0
+
+
 def test_search_reports_zero_when_nothing_passes():
     chain = load_chain()
     args = chain.parse_args([])

@@ -1247,6 +1247,38 @@ test_peer_restart(void **state)
 	sides_down();
 }
 
+/* hip_host_forget: the initiator drops its association without a packet; its
+ * SAs go (sa_down), and its next connect is a new Base Exchange that the
+ * responder takes as a restarted peer's (old SAs down, new ones up) */
+static void
+test_forget(void **state)
+{
+	uint32_t old_in;
+
+	(void)state;
+	pair_up(&k_p256, &k_p384, &P_DEFAULT);
+	bex(0, 1);
+	assert_int_equal(state_of(0, 1), HIP_STATE_ESTABLISHED);
+	old_in = S[1].in.spi;
+	assert_int_equal(hip_host_forget(S[0].h, &S[1], now), 0);
+	assert_int_equal(qn, 0);                          /* nothing sent */
+	assert_int_equal(state_of(0, 1), HIP_STATE_UNASSOCIATED);
+	assert_int_equal(S[0].sa_down_n, 1);
+	assert_int_equal(S[0].down_spi[0], 0x1000);
+	assert_int_equal(hip_host_forget(S[0].h, &S[2], now), -1);   /* not a peer */
+	S[0].next_spi = 0x5000;
+	bex(0, 1);
+	assert_int_equal(S[0].sa_up_n, 2);
+	assert_int_equal(S[1].sa_up_n, 2);
+	assert_int_equal(S[1].sa_down_n, 1);
+	assert_int_equal(S[1].down_spi[0], old_in);
+	assert_mirror(0, 1, 13);
+	assert_int_equal(S[0].in.spi, 0x5000);
+	assert_int_equal(stats(1).bex_ok, 2);
+	assert_int_equal(stats(1).dropped, 0);
+	sides_down();
+}
+
 /* lifetime rekeys from the timer, staggered (greater HIT first) */
 static void
 test_lifetime_rekey(void **state)
@@ -2386,6 +2418,7 @@ main(void)
 		cmocka_unit_test(test_update_rekey),
 		cmocka_unit_test(test_lifetime_rekey),
 		cmocka_unit_test(test_peer_restart),
+		cmocka_unit_test(test_forget),
 		cmocka_unit_test(test_rekey_no_in_up),
 		cmocka_unit_test(test_close),
 		cmocka_unit_test(test_replayed_i2),

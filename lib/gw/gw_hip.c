@@ -763,6 +763,11 @@ gw_hip_stats_tel(struct gw_hip *g, struct rte_tel_data *d)
 	rte_tel_data_add_dict_u64(d, "bex_ok", s.bex_ok);
 	rte_tel_data_add_dict_u64(d, "bex_failed", s.bex_failed);
 	rte_tel_data_add_dict_u64(d, "updates", s.updates);
+	rte_tel_data_add_dict_u64(d, "i1_rx", s.i1_rx);
+	rte_tel_data_add_dict_u64(d, "r1_tx", s.r1_tx);
+	rte_tel_data_add_dict_u64(d, "i2_rx", s.i2_rx);
+	rte_tel_data_add_dict_u64(d, "r2_tx", s.r2_tx);
+	rte_tel_data_add_dict_u64(d, "unknown_peer", s.drop_unknown_peer);
 	if (peers == NULL)
 		return;
 	rte_tel_data_start_dict(peers);
@@ -803,7 +808,8 @@ gw_hip_stats_json(struct gw_hip *g, FILE *f)
 	hip_hit_to_str(g->hi.hit, hit, sizeof(hit));
 	fprintf(f, "{\"hit\": \"%s\", \"puzzle_k\": %u, \"rx\": %" PRIu64 ", \"tx\": %" PRIu64
 		", \"dropped\": %" PRIu64 ", \"bex_ok\": %" PRIu64 ", \"bex_failed\": %" PRIu64
-		", \"updates\": %" PRIu64 ", \"drops\": {\"malformed\": %" PRIu64
+		", \"updates\": %" PRIu64 ", \"i1_rx\": %" PRIu64 ", \"r1_tx\": %" PRIu64
+		", \"i2_rx\": %" PRIu64 ", \"r2_tx\": %" PRIu64 ", \"drops\": {\"malformed\": %" PRIu64
 		", \"checksum\": %" PRIu64 ", \"unknown_peer\": %" PRIu64 ", \"not_for_us\": %" PRIu64
 		", \"state\": %" PRIu64 ", \"critical\": %" PRIu64 ", \"puzzle\": %" PRIu64
 		", \"r1_gen\": %" PRIu64 ", \"policy\": %" PRIu64 ", \"hit_mismatch\": %" PRIu64
@@ -811,7 +817,7 @@ gw_hip_stats_json(struct gw_hip *g, FILE *f)
 		", \"internal\": %" PRIu64 "}, \"retransmits\": %" PRIu64 ", \"i2_dup\": %" PRIu64
 		", \"notify_tx\": %" PRIu64 ", \"notify_rx\": %" PRIu64 ", \"peers\": {",
 		hit, s.puzzle_k, s.rx, s.tx, s.dropped, s.bex_ok, s.bex_failed, s.updates,
-		s.drop_malformed, s.drop_checksum, s.drop_unknown_peer, s.drop_not_for_us,
+		s.i1_rx, s.r1_tx, s.i2_rx, s.r2_tx, s.drop_malformed, s.drop_checksum, s.drop_unknown_peer, s.drop_not_for_us,
 		s.drop_state, s.drop_critical, s.drop_puzzle, s.drop_r1_gen, s.drop_policy,
 		s.drop_hit_mismatch, s.drop_mac, s.drop_sig, s.drop_replay, s.drop_internal,
 		s.retransmits, s.i2_dup, s.notify_tx, s.notify_rx);

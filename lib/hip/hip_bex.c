@@ -368,7 +368,7 @@ hip_bex_in_r1(struct hip_host *h, const uint8_t *pkt, const struct hip_hdr *hdr,
 	if ((hdr->controls & HIP_CONTROL_ANONYMOUS) != 0)
 		return hip_drop(h, &h->st.drop_policy, HIP_E_HOST_POLICY);
 	/* the responder's identity: HOST_ID must hash to its HIT */
-	if (hip_hi_decode(hid.algorithm, hid.hi, hid.hi_len, &peer) != 0)
+	if (hip_peer_hi_decode(a, hid.algorithm, hid.hi, hid.hi_len, &peer) != 0)
 		return hip_drop(h, &h->st.drop_malformed, HIP_E_PARAM_VALUE);
 	if (memcmp(peer.hit, hdr->hit_sender, HIP_HIT_LEN) != 0) {
 		hip_hi_free(&peer);
@@ -674,7 +674,7 @@ hip_bex_in_i2(struct hip_host *h, const uint8_t *pkt, const struct hip_hdr *hdr,
 	} else {
 		inner = *p->host_id;
 	}
-	if (hip_host_id_parse(&inner, &hid) != 0 || hip_hi_decode(hid.algorithm, hid.hi, hid.hi_len, &peer) != 0)
+	if (hip_host_id_parse(&inner, &hid) != 0 || hip_peer_hi_decode(a, hid.algorithm, hid.hi, hid.hi_len, &peer) != 0)
 		goto fail;
 	if (memcmp(peer.hit, hdr->hit_sender, HIP_HIT_LEN) != 0) {
 		why = &h->st.drop_hit_mismatch;

@@ -209,6 +209,7 @@ hip_host_free(struct hip_host *h)
 		struct hip_assoc *a = h->peers[x];
 
 		hip_assoc_reset(a);
+		hip_hi_free(&a->hi_cache);
 		OPENSSL_cleanse(a, sizeof(*a));
 		free(a);
 	}

@@ -1276,6 +1276,23 @@ test_forget(void **state)
 	assert_int_equal(S[0].in.spi, 0x5000);
 	assert_int_equal(stats(1).bex_ok, 2);
 	assert_int_equal(stats(1).dropped, 0);
+	/* the peers' keys are cached now (hip_peer_hi_decode): signatures are
+	 * still checked with them. A bad R1 signature, then a bad I2 signature,
+	 * are dropped; the retransmissions get through. */
+	assert_int_equal(hip_host_forget(S[0].h, &S[1], now), 0);
+	mutate(HIP_R1, HIP_PARAM_HIP_SIGNATURE_2, 20, 0x01);
+	assert_int_equal(hip_host_connect(S[0].h, &S[1], now), 0);
+	deliver_all();
+	assert_int_equal(stats(0).drop_sig, 1);
+	assert_int_equal(state_of(0, 1), HIP_STATE_I1_SENT);
+	mutate(HIP_I2, HIP_PARAM_HIP_SIGNATURE, 20, 0x01);
+	advance(600 * MS);
+	deliver_all();
+	assert_int_equal(stats(1).drop_sig, 1);
+	assert_int_equal(state_of(0, 1), HIP_STATE_I2_SENT);
+	run(5000);
+	assert_int_equal(state_of(0, 1), HIP_STATE_ESTABLISHED);
+	assert_int_equal(stats(1).bex_ok, 3);
 	sides_down();
 }
 

@@ -609,6 +609,16 @@ cmd_bex(void)
 		hip_host_free(inits[i].h);
 		hip_hi_free(&inits[i].hi);
 	}
+	for (unsigned k = 0; k < 3; k++)
+		free(all[k].v);
+	for (unsigned i = 0; i < O.threads; i++) {
+		free(thrs[i].r1_to_i2.v);
+		free(thrs[i].r2_to_esp.v);
+		free(thrs[i].tbe.v);
+		close(thrs[i].rx_fd);
+		close(thrs[i].hip_fd);
+		close(thrs[i].esp_fd);
+	}
 	return 0;
 }
 
@@ -769,6 +779,7 @@ cmd_flood(void)
 		if (out != stdout)
 			fclose(out);
 	}
+	free(flood_hits);
 	return 0;
 }
 

@@ -43,6 +43,8 @@
 #define GW_HIP_PING_MAX     16          /* HIT echo requests sent per peer per tick */
 #define GW_HIP_ECHO_ID      0x4847      /* ICMPv6 echo identifier of our HIT pings */
 #define GW_HIP_ECHO_DATA    32          /* bytes of echo payload */
+#define GW_HIP_DROP_LOG_MAX 8           /* dropped HIP packets logged per second, */
+#define GW_HIP_DROP_LOG_NS  (1000ULL * 1000 * 1000)   /* the rest counted (an I1 flood) */
 
 struct gw_peer {
 	struct gw_hip *g;
@@ -79,6 +81,9 @@ struct gw_hip {
 	unsigned n_retire;
 	bool closing;                   /* shutdown: keep SAs (and their counters) for the stats */
 	FILE *keylog;                   /* --keylog stream (owned by the caller), or NULL */
+	uint64_t drop_log_since;        /* start of the current drop-log second */
+	unsigned drop_log_n;            /* drops logged in it */
+	uint64_t drop_log_skipped;      /* drops not logged in it */
 };
 
 static uint64_t
@@ -565,6 +570,34 @@ hit_ping_run(struct gw_hip *g, uint64_t now)
 
 /* ---- control-lcore hooks ---- */
 
+/* A log line for a dropped HIP packet, at most GW_HIP_DROP_LOG_MAX a second:
+ * a flood of bad packets must not turn into a log write (syscalls) per packet
+ * on the control lcore. The hip counters count every drop. */
+static void
+drop_log_flush(struct gw_hip *g, uint64_t now)
+{
+	if (now - g->drop_log_since < GW_HIP_DROP_LOG_NS)
+		return;
+	if (g->drop_log_skipped != 0)
+		LOG(INFO, "%" PRIu64 " more HIP packets dropped in the last %.1f s (not logged; "
+		    "see the hip counters)\n", g->drop_log_skipped, (now - g->drop_log_since) / 1e9);
+	g->drop_log_since = now;
+	g->drop_log_n = 0;
+	g->drop_log_skipped = 0;
+}
+
+static void
+log_drop(struct gw_hip *g, uint32_t len, int rc)
+{
+	drop_log_flush(g, now_ns());
+	if (g->drop_log_n < GW_HIP_DROP_LOG_MAX) {
+		g->drop_log_n++;
+		LOG(INFO, "HIP packet of %u bytes dropped: %s (%d)\n", len, hip_host_strerror(rc), rc);
+	} else {
+		g->drop_log_skipped++;
+	}
+}
+
 static void
 hook_hip_input(void *arg, struct rte_mbuf *m, unsigned port)
 {
@@ -598,7 +631,7 @@ hook_hip_input(void *arg, struct rte_mbuf *m, unsigned port)
 	rc = hip_host_input(g->host, &src, &dst, l3 + hl, tl - hl, now_ns());
 	report_first_esp(g);
 	if (rc < 0)
-		LOG(INFO, "HIP packet of %u bytes dropped: %s (%d)\n", tl - hl, hip_host_strerror(rc), rc);
+		log_drop(g, tl - hl, rc);
 	rte_pktmbuf_free(m);
 	return;
 bad:
@@ -700,6 +733,7 @@ gw_hip_tick(struct gw_hip *g)
 
 	hip_host_tick(g->host, now);
 	report_first_esp(g);
+	drop_log_flush(g, now);
 	if (!g->closing)
 		hit_ping_run(g, now);
 	for (unsigned i = 0; i < g->n_retire;) {

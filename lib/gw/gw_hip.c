@@ -779,11 +779,30 @@ gw_hip_free(struct gw_hip *g)
 	free(g);
 }
 
+/* One peer's counters and last BEX times (us) into the dict pd. */
+static void
+peer_tel(const struct gw_peer *p, struct rte_tel_data *pd)
+{
+	rte_tel_data_start_dict(pd);
+	rte_tel_data_add_dict_u64(pd, "bex_ok", p->bex_ok);
+	rte_tel_data_add_dict_u64(pd, "bex_failed", p->bex_failed);
+	rte_tel_data_add_dict_u64(pd, "rekeys", p->rekeys);
+	rte_tel_data_add_dict_u64(pd, "in_spi", p->in_spi);
+	rte_tel_data_add_dict_u64(pd, "tbe_us", p->last.tbe / 1000);
+	rte_tel_data_add_dict_u64(pd, "i1_to_r1_us", p->last.i1_to_r1 / 1000);
+	rte_tel_data_add_dict_u64(pd, "r1_to_i2_us", p->last.r1_to_i2 / 1000);
+	rte_tel_data_add_dict_u64(pd, "i2_to_r2_us", p->last.i2_to_r2 / 1000);
+	rte_tel_data_add_dict_u64(pd, "r2_to_esp_us", p->last.r2_to_esp / 1000);
+	rte_tel_data_add_dict_u64(pd, "hit_echo_tx", p->hit_echo_tx);
+	rte_tel_data_add_dict_u64(pd, "hit_echo_rx", p->hit_echo_rx);
+	rte_tel_data_add_dict_u64(pd, "hit_echo_answered", p->hit_echo_answered);
+}
+
 void
-gw_hip_stats_tel(struct gw_hip *g, struct rte_tel_data *d)
+gw_hip_stats_tel(struct gw_hip *g, struct rte_tel_data *d, bool with_peers)
 {
 	struct hip_host_stats s;
-	struct rte_tel_data *peers = rte_tel_data_alloc();
+	struct rte_tel_data *peers;
 	char hit[64], nb[GW_CONF_NAME_MAX];
 
 	hip_host_stats(g->host, &s);
@@ -802,7 +821,7 @@ gw_hip_stats_tel(struct gw_hip *g, struct rte_tel_data *d)
 	rte_tel_data_add_dict_u64(d, "i2_rx", s.i2_rx);
 	rte_tel_data_add_dict_u64(d, "r2_tx", s.r2_tx);
 	rte_tel_data_add_dict_u64(d, "unknown_peer", s.drop_unknown_peer);
-	if (peers == NULL)
+	if (!with_peers || (peers = rte_tel_data_alloc()) == NULL)
 		return;
 	rte_tel_data_start_dict(peers);
 	for (unsigned i = 0; i < g->n_peers && i < RTE_TEL_MAX_DICT_ENTRIES; i++) {
@@ -811,25 +830,25 @@ gw_hip_stats_tel(struct gw_hip *g, struct rte_tel_data *d)
 		size_t k;
 		if (pd == NULL)
 			break;
-		rte_tel_data_start_dict(pd);
-		rte_tel_data_add_dict_u64(pd, "bex_ok", p->bex_ok);
-		rte_tel_data_add_dict_u64(pd, "bex_failed", p->bex_failed);
-		rte_tel_data_add_dict_u64(pd, "rekeys", p->rekeys);
-		rte_tel_data_add_dict_u64(pd, "in_spi", p->in_spi);
-		rte_tel_data_add_dict_u64(pd, "tbe_us", p->last.tbe / 1000);
-		rte_tel_data_add_dict_u64(pd, "i1_to_r1_us", p->last.i1_to_r1 / 1000);
-		rte_tel_data_add_dict_u64(pd, "r1_to_i2_us", p->last.r1_to_i2 / 1000);
-		rte_tel_data_add_dict_u64(pd, "i2_to_r2_us", p->last.i2_to_r2 / 1000);
-		rte_tel_data_add_dict_u64(pd, "r2_to_esp_us", p->last.r2_to_esp / 1000);
-		rte_tel_data_add_dict_u64(pd, "hit_echo_tx", p->hit_echo_tx);
-		rte_tel_data_add_dict_u64(pd, "hit_echo_rx", p->hit_echo_rx);
-		rte_tel_data_add_dict_u64(pd, "hit_echo_answered", p->hit_echo_answered);
+		peer_tel(p, pd);
 		for (k = 0; p->conf->name[k] && k + 1 < sizeof(nb); k++)
 			nb[k] = isalnum((unsigned char)p->conf->name[k]) ? p->conf->name[k] : '_';
 		nb[k] = 0;
 		rte_tel_data_add_dict_container(peers, nb, pd, 0);
 	}
 	rte_tel_data_add_dict_container(d, "peers", peers, 0);
+}
+
+int
+gw_hip_peer_tel(struct gw_hip *g, const char *name, struct rte_tel_data *d)
+{
+	for (unsigned i = 0; i < g->n_peers; i++) {
+		if (strcmp(g->peers[i].conf->name, name) == 0) {
+			peer_tel(&g->peers[i], d);
+			return 0;
+		}
+	}
+	return -1;
 }
 
 void

@@ -133,6 +133,7 @@ struct side {
 	uint32_t next_spi;
 	uint64_t rng;
 	unsigned sa_up_n, sa_in_up_n, sa_down_n, bex_ok_n, bex_fail_n, sent;
+	unsigned sa_up_at_r2;            /* sa_up calls before the last R2 we sent */
 	struct hip_sa_keys out, in, early_in;
 	uint32_t old_in, down_spi[4];
 	unsigned sa_up_ev, sa_in_up_ev;
@@ -162,6 +163,8 @@ cb_send(void *ctx, const struct gw_addr *src, const struct gw_addr *dst, const u
 
 	s->sent++;
 	assert_true(len >= 40 && len <= 2048 && len % 8 == 0);
+	if ((pkt[2] & 0x7f) == HIP_R2)
+		s->sa_up_at_r2 = s->sa_up_n;
 	assert_memory_equal(src, &s->addr, sizeof(*src));
 	if (trace != NULL) {
 		if (trace_len + len + 8 > trace_cap) {
@@ -674,6 +677,8 @@ one_suite(struct hip_hi *a, struct hip_hi *b, uint8_t group, uint16_t esp, uint1
 	assert_int_equal(stats(1).r1_tx, 1);
 	assert_int_equal(stats(1).r2_tx, 1);
 	assert_int_equal(S[0].nvec + S[1].nvec, 0);   /* vectors only in deterministic mode */
+	/* the responder's SAs were up before its R2 left: ESP sent on R2 finds them */
+	assert_int_equal(S[1].sa_up_at_r2, 1);
 	sides_down();
 }
 

@@ -8,6 +8,7 @@ so hipgw replaces the SAs. Behaviour only: no timing is asserted."""
 
 import json
 import os
+import shutil
 import signal
 import subprocess
 import time
@@ -95,6 +96,7 @@ def test_initiator_completes_bex_against_hipgw(netns, tmp_path):
         if gw.poll() is None:
             gw.send_signal(signal.SIGINT)
         log = gw.communicate(timeout=30)[0].decode(errors="replace")
+        shutil.rmtree("/var/run/dpdk/" + prefix, ignore_errors=True)
     assert gw.returncode == 0, log
     st = json.loads(stats.read_text())
     hip = st["hip"]

@@ -246,11 +246,11 @@ cmd_test() {
 
 cmd_clean() {
 	local ns
-	for ns in $(ip netns list 2>/dev/null | awk '{print $1}' | grep -E '^hgw(t)?-' || true); do
+	for ns in $(ip netns list 2>/dev/null | awk '{print $1}' | grep -E '^hgw(t|b)?-' || true); do
 		ip netns pids "$ns" 2>/dev/null | xargs -r kill -KILL 2>/dev/null || true
 		ip netns del "$ns" 2>/dev/null || true
 	done
-	rm -rf /var/run/dpdk/hgw-* /var/run/dpdk/hgwt-* 2>/dev/null || true
+	rm -rf /var/run/dpdk/hgw-* /var/run/dpdk/hgwt-* /var/run/dpdk/hgwb* 2>/dev/null || true
 	rm -rf "$BUILD" "$BUILD_ASAN"
 	say "clean: build dirs and leftover namespaces removed"
 }

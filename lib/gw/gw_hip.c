@@ -43,6 +43,8 @@
 #define GW_HIP_PING_MAX     16          /* HIT echo requests sent per peer per tick */
 #define GW_HIP_ECHO_ID      0x4847      /* ICMPv6 echo identifier of our HIT pings */
 #define GW_HIP_ECHO_DATA    32          /* bytes of echo payload */
+#define GW_HIP_DROP_LOG_MAX 8           /* dropped HIP packets logged per second, */
+#define GW_HIP_DROP_LOG_NS  (1000ULL * 1000 * 1000)   /* the rest counted (an I1 flood) */
 
 struct gw_peer {
 	struct gw_hip *g;
@@ -79,6 +81,9 @@ struct gw_hip {
 	unsigned n_retire;
 	bool closing;                   /* shutdown: keep SAs (and their counters) for the stats */
 	FILE *keylog;                   /* --keylog stream (owned by the caller), or NULL */
+	uint64_t drop_log_since;        /* start of the current drop-log second */
+	unsigned drop_log_n;            /* drops logged in it */
+	uint64_t drop_log_skipped;      /* drops not logged in it */
 };
 
 static uint64_t
@@ -565,6 +570,34 @@ hit_ping_run(struct gw_hip *g, uint64_t now)
 
 /* ---- control-lcore hooks ---- */
 
+/* A log line for a dropped HIP packet, at most GW_HIP_DROP_LOG_MAX a second:
+ * a flood of bad packets must not turn into a log write (syscalls) per packet
+ * on the control lcore. The hip counters count every drop. */
+static void
+drop_log_flush(struct gw_hip *g, uint64_t now)
+{
+	if (now - g->drop_log_since < GW_HIP_DROP_LOG_NS)
+		return;
+	if (g->drop_log_skipped != 0)
+		LOG(INFO, "%" PRIu64 " more HIP packets dropped in the last %.1f s (not logged; "
+		    "see the hip counters)\n", g->drop_log_skipped, (now - g->drop_log_since) / 1e9);
+	g->drop_log_since = now;
+	g->drop_log_n = 0;
+	g->drop_log_skipped = 0;
+}
+
+static void
+log_drop(struct gw_hip *g, uint32_t len, int rc)
+{
+	drop_log_flush(g, now_ns());
+	if (g->drop_log_n < GW_HIP_DROP_LOG_MAX) {
+		g->drop_log_n++;
+		LOG(INFO, "HIP packet of %u bytes dropped: %s (%d)\n", len, hip_host_strerror(rc), rc);
+	} else {
+		g->drop_log_skipped++;
+	}
+}
+
 static void
 hook_hip_input(void *arg, struct rte_mbuf *m, unsigned port)
 {
@@ -598,7 +631,7 @@ hook_hip_input(void *arg, struct rte_mbuf *m, unsigned port)
 	rc = hip_host_input(g->host, &src, &dst, l3 + hl, tl - hl, now_ns());
 	report_first_esp(g);
 	if (rc < 0)
-		LOG(INFO, "HIP packet of %u bytes dropped: %s (%d)\n", tl - hl, hip_host_strerror(rc), rc);
+		log_drop(g, tl - hl, rc);
 	rte_pktmbuf_free(m);
 	return;
 bad:
@@ -700,6 +733,7 @@ gw_hip_tick(struct gw_hip *g)
 
 	hip_host_tick(g->host, now);
 	report_first_esp(g);
+	drop_log_flush(g, now);
 	if (!g->closing)
 		hit_ping_run(g, now);
 	for (unsigned i = 0; i < g->n_retire;) {
@@ -745,11 +779,30 @@ gw_hip_free(struct gw_hip *g)
 	free(g);
 }
 
+/* One peer's counters and last BEX times (us) into the dict pd. */
+static void
+peer_tel(const struct gw_peer *p, struct rte_tel_data *pd)
+{
+	rte_tel_data_start_dict(pd);
+	rte_tel_data_add_dict_u64(pd, "bex_ok", p->bex_ok);
+	rte_tel_data_add_dict_u64(pd, "bex_failed", p->bex_failed);
+	rte_tel_data_add_dict_u64(pd, "rekeys", p->rekeys);
+	rte_tel_data_add_dict_u64(pd, "in_spi", p->in_spi);
+	rte_tel_data_add_dict_u64(pd, "tbe_us", p->last.tbe / 1000);
+	rte_tel_data_add_dict_u64(pd, "i1_to_r1_us", p->last.i1_to_r1 / 1000);
+	rte_tel_data_add_dict_u64(pd, "r1_to_i2_us", p->last.r1_to_i2 / 1000);
+	rte_tel_data_add_dict_u64(pd, "i2_to_r2_us", p->last.i2_to_r2 / 1000);
+	rte_tel_data_add_dict_u64(pd, "r2_to_esp_us", p->last.r2_to_esp / 1000);
+	rte_tel_data_add_dict_u64(pd, "hit_echo_tx", p->hit_echo_tx);
+	rte_tel_data_add_dict_u64(pd, "hit_echo_rx", p->hit_echo_rx);
+	rte_tel_data_add_dict_u64(pd, "hit_echo_answered", p->hit_echo_answered);
+}
+
 void
-gw_hip_stats_tel(struct gw_hip *g, struct rte_tel_data *d)
+gw_hip_stats_tel(struct gw_hip *g, struct rte_tel_data *d, bool with_peers)
 {
 	struct hip_host_stats s;
-	struct rte_tel_data *peers = rte_tel_data_alloc();
+	struct rte_tel_data *peers;
 	char hit[64], nb[GW_CONF_NAME_MAX];
 
 	hip_host_stats(g->host, &s);
@@ -763,7 +816,12 @@ gw_hip_stats_tel(struct gw_hip *g, struct rte_tel_data *d)
 	rte_tel_data_add_dict_u64(d, "bex_ok", s.bex_ok);
 	rte_tel_data_add_dict_u64(d, "bex_failed", s.bex_failed);
 	rte_tel_data_add_dict_u64(d, "updates", s.updates);
-	if (peers == NULL)
+	rte_tel_data_add_dict_u64(d, "i1_rx", s.i1_rx);
+	rte_tel_data_add_dict_u64(d, "r1_tx", s.r1_tx);
+	rte_tel_data_add_dict_u64(d, "i2_rx", s.i2_rx);
+	rte_tel_data_add_dict_u64(d, "r2_tx", s.r2_tx);
+	rte_tel_data_add_dict_u64(d, "unknown_peer", s.drop_unknown_peer);
+	if (!with_peers || (peers = rte_tel_data_alloc()) == NULL)
 		return;
 	rte_tel_data_start_dict(peers);
 	for (unsigned i = 0; i < g->n_peers && i < RTE_TEL_MAX_DICT_ENTRIES; i++) {
@@ -772,25 +830,25 @@ gw_hip_stats_tel(struct gw_hip *g, struct rte_tel_data *d)
 		size_t k;
 		if (pd == NULL)
 			break;
-		rte_tel_data_start_dict(pd);
-		rte_tel_data_add_dict_u64(pd, "bex_ok", p->bex_ok);
-		rte_tel_data_add_dict_u64(pd, "bex_failed", p->bex_failed);
-		rte_tel_data_add_dict_u64(pd, "rekeys", p->rekeys);
-		rte_tel_data_add_dict_u64(pd, "in_spi", p->in_spi);
-		rte_tel_data_add_dict_u64(pd, "tbe_us", p->last.tbe / 1000);
-		rte_tel_data_add_dict_u64(pd, "i1_to_r1_us", p->last.i1_to_r1 / 1000);
-		rte_tel_data_add_dict_u64(pd, "r1_to_i2_us", p->last.r1_to_i2 / 1000);
-		rte_tel_data_add_dict_u64(pd, "i2_to_r2_us", p->last.i2_to_r2 / 1000);
-		rte_tel_data_add_dict_u64(pd, "r2_to_esp_us", p->last.r2_to_esp / 1000);
-		rte_tel_data_add_dict_u64(pd, "hit_echo_tx", p->hit_echo_tx);
-		rte_tel_data_add_dict_u64(pd, "hit_echo_rx", p->hit_echo_rx);
-		rte_tel_data_add_dict_u64(pd, "hit_echo_answered", p->hit_echo_answered);
+		peer_tel(p, pd);
 		for (k = 0; p->conf->name[k] && k + 1 < sizeof(nb); k++)
 			nb[k] = isalnum((unsigned char)p->conf->name[k]) ? p->conf->name[k] : '_';
 		nb[k] = 0;
 		rte_tel_data_add_dict_container(peers, nb, pd, 0);
 	}
 	rte_tel_data_add_dict_container(d, "peers", peers, 0);
+}
+
+int
+gw_hip_peer_tel(struct gw_hip *g, const char *name, struct rte_tel_data *d)
+{
+	for (unsigned i = 0; i < g->n_peers; i++) {
+		if (strcmp(g->peers[i].conf->name, name) == 0) {
+			peer_tel(&g->peers[i], d);
+			return 0;
+		}
+	}
+	return -1;
 }
 
 void
@@ -803,7 +861,8 @@ gw_hip_stats_json(struct gw_hip *g, FILE *f)
 	hip_hit_to_str(g->hi.hit, hit, sizeof(hit));
 	fprintf(f, "{\"hit\": \"%s\", \"puzzle_k\": %u, \"rx\": %" PRIu64 ", \"tx\": %" PRIu64
 		", \"dropped\": %" PRIu64 ", \"bex_ok\": %" PRIu64 ", \"bex_failed\": %" PRIu64
-		", \"updates\": %" PRIu64 ", \"drops\": {\"malformed\": %" PRIu64
+		", \"updates\": %" PRIu64 ", \"i1_rx\": %" PRIu64 ", \"r1_tx\": %" PRIu64
+		", \"i2_rx\": %" PRIu64 ", \"r2_tx\": %" PRIu64 ", \"drops\": {\"malformed\": %" PRIu64
 		", \"checksum\": %" PRIu64 ", \"unknown_peer\": %" PRIu64 ", \"not_for_us\": %" PRIu64
 		", \"state\": %" PRIu64 ", \"critical\": %" PRIu64 ", \"puzzle\": %" PRIu64
 		", \"r1_gen\": %" PRIu64 ", \"policy\": %" PRIu64 ", \"hit_mismatch\": %" PRIu64
@@ -811,7 +870,7 @@ gw_hip_stats_json(struct gw_hip *g, FILE *f)
 		", \"internal\": %" PRIu64 "}, \"retransmits\": %" PRIu64 ", \"i2_dup\": %" PRIu64
 		", \"notify_tx\": %" PRIu64 ", \"notify_rx\": %" PRIu64 ", \"peers\": {",
 		hit, s.puzzle_k, s.rx, s.tx, s.dropped, s.bex_ok, s.bex_failed, s.updates,
-		s.drop_malformed, s.drop_checksum, s.drop_unknown_peer, s.drop_not_for_us,
+		s.i1_rx, s.r1_tx, s.i2_rx, s.r2_tx, s.drop_malformed, s.drop_checksum, s.drop_unknown_peer, s.drop_not_for_us,
 		s.drop_state, s.drop_critical, s.drop_puzzle, s.drop_r1_gen, s.drop_policy,
 		s.drop_hit_mismatch, s.drop_mac, s.drop_sig, s.drop_replay, s.drop_internal,
 		s.retransmits, s.i2_dup, s.notify_tx, s.notify_rx);

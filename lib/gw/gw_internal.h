@@ -39,7 +39,12 @@ void gw_stats_write_json_hip(struct gw_ctx *ctx, struct gw_hip *hip, FILE *f);
 int gw_hip_hit_ping(struct gw_hip *g, const char *peer);
 struct rte_tel_data;
 /* The same figures for DPDK telemetry (times in us: telemetry has no floats here). */
-void gw_hip_stats_tel(struct gw_hip *g, struct rte_tel_data *d);
+/* The hip counters as a telemetry dict; with_peers adds "peers" (one dict per
+ * [peer]: with many peers the whole reply can exceed DPDK telemetry's 16 KB). */
+void gw_hip_stats_tel(struct gw_hip *g, struct rte_tel_data *d, bool with_peers);
+/* One [peer]'s counters and last BEX times (telemetry /hipgw/hip_peer,NAME).
+ * 0, or -1 when no [peer] has that name. */
+int gw_hip_peer_tel(struct gw_hip *g, const char *name, struct rte_tel_data *d);
 /* Telemetry /hipgw/stats gains a "hip" object while g is set (NULL: none). */
 void gw_telemetry_set_hip(struct gw_hip *g);
 

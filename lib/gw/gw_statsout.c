@@ -258,7 +258,7 @@ tel_stats(const char *cmd __rte_unused, const char *params __rte_unused, struct 
 	if (tel_hip != NULL) {
 		struct rte_tel_data *hd = rte_tel_data_alloc();
 		if (hd != NULL) {
-			gw_hip_stats_tel(tel_hip, hd);
+			gw_hip_stats_tel(tel_hip, hd, true);
 			rte_tel_data_add_dict_container(d, "hip", hd, 0);
 		}
 	}
@@ -283,10 +283,38 @@ tel_hit_ping(const char *cmd, const char *params, struct rte_tel_data *d)
 	return 0;
 }
 
+/* /hipgw/hip: the "hip" object of /hipgw/stats without "peers" (small at any
+ * number of peers: /hipgw/stats can outgrow telemetry's 16 KB reply). */
+static int
+tel_hip_counters(const char *cmd, const char *params, struct rte_tel_data *d)
+{
+	(void)cmd;
+	(void)params;
+	if (tel_hip == NULL)
+		return -1;
+	gw_hip_stats_tel(tel_hip, d, false);
+	return 0;
+}
+
+/* /hipgw/hip_peer,PEER: hip.peers.PEER of /hipgw/stats, for one [peer]. */
+static int
+tel_hip_peer(const char *cmd, const char *params, struct rte_tel_data *d)
+{
+	(void)cmd;
+	if (tel_hip == NULL || params == NULL || params[0] == '\0')
+		return -1;
+	return gw_hip_peer_tel(tel_hip, params, d);
+}
+
 int
 gw_telemetry_register(struct gw_ctx *ctx)
 {
 	tel_ctx = ctx;
+	if (rte_telemetry_register_cmd("/hipgw/hip", tel_hip_counters,
+		"HIP counters of /hipgw/stats without the per-peer part. No parameters.") != 0 ||
+	    rte_telemetry_register_cmd("/hipgw/hip_peer", tel_hip_peer,
+		"HIP counters and last BEX times of one peer. Parameter: the [peer] name.") != 0)
+		return -1;
 	if (rte_telemetry_register_cmd("/hipgw/hit_ping", tel_hit_ping,
 		"HIP: send one ICMPv6 echo request from our HIT to a peer's HIT (BEET). "
 		"Parameter: the [peer] name.") != 0)

@@ -368,7 +368,7 @@ hip_bex_in_r1(struct hip_host *h, const uint8_t *pkt, const struct hip_hdr *hdr,
 	if ((hdr->controls & HIP_CONTROL_ANONYMOUS) != 0)
 		return hip_drop(h, &h->st.drop_policy, HIP_E_HOST_POLICY);
 	/* the responder's identity: HOST_ID must hash to its HIT */
-	if (hip_hi_decode(hid.algorithm, hid.hi, hid.hi_len, &peer) != 0)
+	if (hip_peer_hi_decode(a, hid.algorithm, hid.hi, hid.hi_len, &peer) != 0)
 		return hip_drop(h, &h->st.drop_malformed, HIP_E_PARAM_VALUE);
 	if (memcmp(peer.hit, hdr->hit_sender, HIP_HIT_LEN) != 0) {
 		hip_hi_free(&peer);
@@ -674,7 +674,7 @@ hip_bex_in_i2(struct hip_host *h, const uint8_t *pkt, const struct hip_hdr *hdr,
 	} else {
 		inner = *p->host_id;
 	}
-	if (hip_host_id_parse(&inner, &hid) != 0 || hip_hi_decode(hid.algorithm, hid.hi, hid.hi_len, &peer) != 0)
+	if (hip_host_id_parse(&inner, &hid) != 0 || hip_peer_hi_decode(a, hid.algorithm, hid.hi, hid.hi_len, &peer) != 0)
 		goto fail;
 	if (memcmp(peer.hit, hdr->hit_sender, HIP_HIT_LEN) != 0) {
 		why = &h->st.drop_hit_mismatch;
@@ -749,17 +749,22 @@ hip_bex_in_i2(struct hip_host *h, const uint8_t *pkt, const struct hip_hdr *hdr,
 		a->r2.len = (size_t)len;
 	}
 	hip_state_set(a, HIP_STATE_R2_SENT, now);
-	hip_send(h, dst, src, a->r2.b, a->r2.len);
-	h->st.r2_tx++;
-	a->times.i2_to_r2 = hip_mono_ns() - t0;
+	/* SAs first, then R2: the initiator may send ESP as soon as it has R2,
+	 * and that packet must find our inbound SA in place */
 	{
 		struct hip_sa_keys sin, sout;
 
 		hip_bex_sa_keys(a, &a->keys, a->spi_in, a->spi_out, &sin, &sout);
-		hip_assoc_established(a, &sout, &sin, now);
+		if (h->cfg.io.sa_up != NULL)
+			h->cfg.io.sa_up(h->cfg.io.ctx, a->user, &sout, &sin, 0);
 		OPENSSL_cleanse(&sin, sizeof(sin));
 		OPENSSL_cleanse(&sout, sizeof(sout));
 	}
+	hip_send(h, dst, src, a->r2.b, a->r2.len);
+	h->st.r2_tx++;
+	a->times.i2_to_r2 = hip_mono_ns() - t0;
+	hip_assoc_schedule_rekey(a, now);
+	hip_assoc_report_bex(a);   /* the responder's part is done with R2 (hip_assoc_established) */
 	return 0;
 
 fail:

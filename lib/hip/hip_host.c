@@ -209,6 +209,7 @@ hip_host_free(struct hip_host *h)
 		struct hip_assoc *a = h->peers[x];
 
 		hip_assoc_reset(a);
+		hip_hi_free(&a->hi_cache);
 		OPENSSL_cleanse(a, sizeof(*a));
 		free(a);
 	}
@@ -448,6 +449,21 @@ hip_host_first_esp(struct hip_host *h, void *peer_user, uint64_t now_ns)
 	a->times.r2_to_esp = now_ns - a->t_r2_in;
 	a->times.tbe = now_ns - a->t_i1_out;
 	hip_assoc_report_bex(a);
+}
+
+int
+hip_host_forget(struct hip_host *h, void *peer_user, uint64_t now_ns)
+{
+	struct hip_assoc *a = h == NULL ? NULL : hip_peer_by_user(h, peer_user);
+
+	if (a == NULL)
+		return -1;
+	if (a->bex_done_pending)
+		hip_assoc_report_bex(a);   /* done, but no first ESP packet was reported */
+	hip_assoc_sa_down(a);
+	hip_assoc_reset(a);
+	hip_state_set(a, HIP_STATE_UNASSOCIATED, now_ns);
+	return 0;
 }
 
 void

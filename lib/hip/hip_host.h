@@ -143,6 +143,15 @@ int hip_host_rekey(struct hip_host *h, void *peer_user, uint64_t now_ns);
 /* The first ESP packet towards the peer left (for the seed paper's times). */
 void hip_host_first_esp(struct hip_host *h, void *peer_user, uint64_t now_ns);
 
+/* Drop the association with a peer here, without a packet to it, as a host
+ * that restarted and lost its state would (RFC 7401 section 4.4.2; the peer
+ * takes our next I2 as a restarted peer's, section 6.9): its SAs are handed
+ * back with sa_down, the state becomes UNASSOCIATED, and a later
+ * hip_host_connect starts a new Base Exchange. For test and benchmark
+ * initiators (perf/bex-bench); a gateway ends associations with CLOSE.
+ * Returns 0, or -1 for an unknown peer. */
+int hip_host_forget(struct hip_host *h, void *peer_user, uint64_t now_ns);
+
 /* Send CLOSE to every established peer (shutdown). */
 void hip_host_close_all(struct hip_host *h, uint64_t now_ns);
 

@@ -95,6 +95,11 @@ struct hip_assoc {
 
 	/* the peer, once authenticated (R1 at the initiator, I2 at the responder) */
 	struct hip_hi peer_hi;
+	/* The peer's HOST_ID as last decoded and checked (hip_peer_hi_decode):
+	 * kept across associations, so that a Base Exchange with a peer seen
+	 * before does not decode and check its key again (an RSA-3072 public
+	 * key check costs more than the rest of the I2). Freed with the host. */
+	struct hip_hi hi_cache;
 	uint8_t peer_host_id[HIP_HOST_ID_TLV_MAX];  /* responder's HOST_ID TLV as in R1 */
 	size_t peer_host_id_len;
 
@@ -278,6 +283,13 @@ void hip_state_tick(struct hip_assoc *a, uint64_t now);
 const struct gw_addr *hip_assoc_dst(const struct hip_assoc *a);
 /* Forget the association's crypto state (keys wiped, DH freed). */
 void hip_assoc_reset(struct hip_assoc *a);
+/* Decode a HOST_ID of association a's peer into *out (hip_hi_decode), or
+ * take it from a->hi_cache when the algorithm and bytes are the same as
+ * last time (the key was decoded and checked then; *out shares its EVP_PKEY,
+ * reference counted). Only a key that hashes to the peer's HIT is cached.
+ * Returns 0, or -1 when hip_hi_decode refuses it. */
+int hip_peer_hi_decode(struct hip_assoc *a, uint16_t algo, const uint8_t *b, size_t len,
+		       struct hip_hi *out);
 /* The BEX failed: E-FAILED, bex_done(false). */
 void hip_assoc_fail(struct hip_assoc *a, uint64_t now);
 /* An established association: install SAs, set timers. */

@@ -19,6 +19,7 @@
  */
 #include <string.h>
 #include <openssl/crypto.h>
+#include <openssl/evp.h>
 
 #include "hip_internal.h"
 
@@ -113,6 +114,26 @@ hip_assoc_reset(struct hip_assoc *a)
 	a->dh_group = 0;
 	a->hip_cipher = 0;
 	a->esp_transform = 0;
+}
+
+int
+hip_peer_hi_decode(struct hip_assoc *a, uint16_t algo, const uint8_t *b, size_t len,
+		   struct hip_hi *out)
+{
+	struct hip_hi *c = &a->hi_cache;
+
+	if (c->pkey != NULL && c->algo == algo && c->hi_len == len && memcmp(c->hi, b, len) == 0 &&
+	    EVP_PKEY_up_ref(c->pkey) == 1) {
+		*out = *c;
+		return 0;
+	}
+	if (hip_hi_decode(algo, b, len, out) != 0)
+		return -1;
+	if (memcmp(out->hit, a->peer_hit, HIP_HIT_LEN) == 0 && EVP_PKEY_up_ref(out->pkey) == 1) {
+		hip_hi_free(c);
+		*c = *out;
+	}
+	return 0;
 }
 
 void

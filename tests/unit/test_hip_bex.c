@@ -133,6 +133,7 @@ struct side {
 	uint32_t next_spi;
 	uint64_t rng;
 	unsigned sa_up_n, sa_in_up_n, sa_down_n, bex_ok_n, bex_fail_n, sent;
+	unsigned sa_up_at_r2;            /* sa_up calls before the last R2 we sent */
 	struct hip_sa_keys out, in, early_in;
 	uint32_t old_in, down_spi[4];
 	unsigned sa_up_ev, sa_in_up_ev;
@@ -162,6 +163,8 @@ cb_send(void *ctx, const struct gw_addr *src, const struct gw_addr *dst, const u
 
 	s->sent++;
 	assert_true(len >= 40 && len <= 2048 && len % 8 == 0);
+	if ((pkt[2] & 0x7f) == HIP_R2)
+		s->sa_up_at_r2 = s->sa_up_n;
 	assert_memory_equal(src, &s->addr, sizeof(*src));
 	if (trace != NULL) {
 		if (trace_len + len + 8 > trace_cap) {
@@ -674,6 +677,8 @@ one_suite(struct hip_hi *a, struct hip_hi *b, uint8_t group, uint16_t esp, uint1
 	assert_int_equal(stats(1).r1_tx, 1);
 	assert_int_equal(stats(1).r2_tx, 1);
 	assert_int_equal(S[0].nvec + S[1].nvec, 0);   /* vectors only in deterministic mode */
+	/* the responder's SAs were up before its R2 left: ESP sent on R2 finds them */
+	assert_int_equal(S[1].sa_up_at_r2, 1);
 	sides_down();
 }
 
@@ -1244,6 +1249,55 @@ test_peer_restart(void **state)
 	assert_int_not_equal(S[1].in.spi, old_in);
 	assert_mirror(0, 1, 13);
 	assert_int_equal(S[0].in.spi, 0x5000);
+	sides_down();
+}
+
+/* hip_host_forget: the initiator drops its association without a packet; its
+ * SAs go (sa_down), and its next connect is a new Base Exchange that the
+ * responder takes as a restarted peer's (old SAs down, new ones up) */
+static void
+test_forget(void **state)
+{
+	uint32_t old_in;
+
+	(void)state;
+	pair_up(&k_p256, &k_p384, &P_DEFAULT);
+	bex(0, 1);
+	assert_int_equal(state_of(0, 1), HIP_STATE_ESTABLISHED);
+	old_in = S[1].in.spi;
+	assert_int_equal(hip_host_forget(S[0].h, &S[1], now), 0);
+	assert_int_equal(qn, 0);                          /* nothing sent */
+	assert_int_equal(state_of(0, 1), HIP_STATE_UNASSOCIATED);
+	assert_int_equal(S[0].sa_down_n, 1);
+	assert_int_equal(S[0].down_spi[0], 0x1000);
+	assert_int_equal(hip_host_forget(S[0].h, &S[2], now), -1);   /* not a peer */
+	S[0].next_spi = 0x5000;
+	bex(0, 1);
+	assert_int_equal(S[0].sa_up_n, 2);
+	assert_int_equal(S[1].sa_up_n, 2);
+	assert_int_equal(S[1].sa_down_n, 1);
+	assert_int_equal(S[1].down_spi[0], old_in);
+	assert_mirror(0, 1, 13);
+	assert_int_equal(S[0].in.spi, 0x5000);
+	assert_int_equal(stats(1).bex_ok, 2);
+	assert_int_equal(stats(1).dropped, 0);
+	/* the peers' keys are cached now (hip_peer_hi_decode): signatures are
+	 * still checked with them. A bad R1 signature, then a bad I2 signature,
+	 * are dropped; the retransmissions get through. */
+	assert_int_equal(hip_host_forget(S[0].h, &S[1], now), 0);
+	mutate(HIP_R1, HIP_PARAM_HIP_SIGNATURE_2, 20, 0x01);
+	assert_int_equal(hip_host_connect(S[0].h, &S[1], now), 0);
+	deliver_all();
+	assert_int_equal(stats(0).drop_sig, 1);
+	assert_int_equal(state_of(0, 1), HIP_STATE_I1_SENT);
+	mutate(HIP_I2, HIP_PARAM_HIP_SIGNATURE, 20, 0x01);
+	advance(600 * MS);
+	deliver_all();
+	assert_int_equal(stats(1).drop_sig, 1);
+	assert_int_equal(state_of(0, 1), HIP_STATE_I2_SENT);
+	run(5000);
+	assert_int_equal(state_of(0, 1), HIP_STATE_ESTABLISHED);
+	assert_int_equal(stats(1).bex_ok, 3);
 	sides_down();
 }
 
@@ -2386,6 +2440,7 @@ main(void)
 		cmocka_unit_test(test_update_rekey),
 		cmocka_unit_test(test_lifetime_rekey),
 		cmocka_unit_test(test_peer_restart),
+		cmocka_unit_test(test_forget),
 		cmocka_unit_test(test_rekey_no_in_up),
 		cmocka_unit_test(test_close),
 		cmocka_unit_test(test_replayed_i2),

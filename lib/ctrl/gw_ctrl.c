@@ -3,6 +3,7 @@
  */
 #include <string.h>
 #include <rte_cycles.h>
+#include <rte_ethdev.h>
 #include <rte_malloc.h>
 #include <rte_ring.h>
 
@@ -23,8 +24,17 @@ void
 ctrl_tx(struct gw_ctrl *c, struct rte_mbuf *m, unsigned port)
 {
 	struct gw_meta *md = gw_meta(m);
+	const struct gw_port *p = &c->ctx->ports[port];
 	md->kind = GW_CTRL_TX;
 	md->port = port;
+	if (p->ctrl_txq >= 0) {
+		/* the control lcore is the only user of this queue */
+		if (rte_eth_tx_burst(p->port_id, p->ctrl_txq, &m, 1) == 0) {
+			__atomic_fetch_add(&c->ctx->ports[port].tx_dropped, 1, __ATOMIC_RELAXED);
+			rte_pktmbuf_free(m);
+		}
+		return;
+	}
 	if (rte_ring_sp_enqueue(c->ctx->from_ctrl[0], m) != 0)
 		ctrl_drop(c, m, GW_DROP_RING_FULL);
 }

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
+#include <rte_bus.h>
 #include <rte_cycles.h>
 #include <rte_dev.h>
 #include <rte_ethdev.h>
@@ -72,6 +73,21 @@ port_attach(const struct gw_conf_port *pc, char *err, size_t errlen)
 	return pid;
 }
 
+/* Whether the control lcore may have a TX queue of its own on this port: on a
+ * NIC every TX queue goes to the wire, and net_null / net_pcap have
+ * independent TX queues; but net_af_packet and net_tap open one kernel socket
+ * per queue pair (an RX socket nobody reads would keep frames of the kernel's
+ * fanout), and net_memif / virtio-user hand each queue to a peer that may
+ * read only the first. */
+static bool
+ctrl_txq_ok(const struct rte_eth_dev_info *info)
+{
+	const char *bus = info->device != NULL ? rte_bus_name(rte_dev_bus(info->device)) : NULL;
+	if (bus != NULL && strcmp(bus, "pci") == 0)
+		return true;
+	return strcmp(info->driver_name, "net_null") == 0 || strcmp(info->driver_name, "net_pcap") == 0;
+}
+
 static int
 port_setup(struct gw_ctx *ctx, unsigned i, const struct gw_conf_port *pc, char *err, size_t errlen)
 {
@@ -108,7 +124,12 @@ port_setup(struct gw_ctx *ctx, unsigned i, const struct gw_conf_port *pc, char *
 			p->rss_spi = true;
 		}
 	}
-	ret = rte_eth_dev_configure(pid, ctx->n_workers, ctx->n_workers, &conf);
+	/* one more TX queue, where the PMD has it, for what the control lcore
+	 * sends (R1s under an I1 flood, ARP/ND, ICMP): then that costs the
+	 * workers nothing; otherwise it goes through worker 0's ring */
+	p->ctrl_txq = info.max_tx_queues > ctx->n_workers && ctrl_txq_ok(&info) ?
+		(int)ctx->n_workers : -1;
+	ret = rte_eth_dev_configure(pid, ctx->n_workers, ctx->n_workers + (p->ctrl_txq >= 0), &conf);
 	if (ret != 0)
 		return fail(err, errlen, "port %s: configure failed: %s", pc->name, rte_strerror(-ret));
 	rte_eth_dev_adjust_nb_rx_tx_desc(pid, &nrx, &ntx);
@@ -118,6 +139,13 @@ port_setup(struct gw_ctx *ctx, unsigned i, const struct gw_conf_port *pc, char *
 		    rte_eth_tx_queue_setup(pid, q, ntx, s, NULL) != 0)
 			return fail(err, errlen, "port %s: queue %u setup failed", pc->name, q);
 	}
+	if (p->ctrl_txq >= 0 &&
+	    rte_eth_tx_queue_setup(pid, p->ctrl_txq, ntx, rte_eth_dev_socket_id(pid), NULL) != 0)
+		return fail(err, errlen, "port %s: TX queue %d (control lcore) setup failed", pc->name,
+			    p->ctrl_txq);
+	LOG(INFO, "port %s: control lcore sends %s\n", pc->name,
+	    p->ctrl_txq >= 0 ? "on its own TX queue" : "through worker 0 (no spare TX queue; "
+	    "net_af_packet: qpairs=workers+1 gives one)");
 	if (pc->has_mac) {
 		struct rte_ether_addr mac;
 		memcpy(mac.addr_bytes, pc->mac, 6);

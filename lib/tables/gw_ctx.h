@@ -34,6 +34,8 @@ struct gw_port {
 	unsigned n_addrs;
 	uint64_t tx_dropped;            /* frames the PMD refused, summed over lcores by readers */
 	bool rss_spi;                   /* RSS hashes ESP SPIs (RTE_ETH_RSS_ESP): one SPI, one queue */
+	int ctrl_txq;                   /* the control lcore's own TX queue, -1: it sends through
+	                                 * worker 0's ring (the PMD has no queue to spare) */
 };
 
 struct gw_ctx {

@@ -269,9 +269,16 @@ outbound_burst(struct worker *w, unsigned pidx, struct rte_mbuf **pkts, uint16_t
 				punt(w, m, GW_PUNT_LOCAL, pidx, 0);
 				continue;
 			}
-			act = gw_spd_lookup4(&ctx->sadb, ip->dst_addr, &slot);
-			if (spd_resolve(w, m, pidx, act, slot, &sa) != 0)
-				continue;
+			if (gw_sadb_gen_out4(&ctx->sadb, ip->dst_addr, &sa)) {
+				if (sa == NULL) {            /* [sa-gen] SA not installed yet */
+					drop(w, m, GW_DROP_NO_SA);
+					continue;
+				}
+			} else {
+				act = gw_spd_lookup4(&ctx->sadb, ip->dst_addr, &slot);
+				if (spd_resolve(w, m, pidx, act, slot, &sa) != 0)
+					continue;
+			}
 			bypass = sa == NULL;
 			if (ip->time_to_live <= 1) {
 				w->st->drops[GW_DROP_TTL]++;
@@ -550,8 +557,8 @@ inbound_burst(struct worker *w, unsigned pidx, struct rte_mbuf **pkts, uint16_t 
 			family = 4;
 			src = (uint8_t *)&ip->src_addr;
 			dst = (uint8_t *)&ip->dst_addr;
-			if (!gw_prefixes_match(sa->src_ok, sa->n_src, 4, src) ||
-			    !gw_prefixes_match(sa->dst_ok, sa->n_dst, 4, dst)) {
+			if (!gw_prefixes_match(gw_sa_src_ok(sa), sa->n_src, 4, src) ||
+			    !gw_prefixes_match(gw_sa_dst_ok(sa), sa->n_dst, 4, dst)) {
 				esp_sa_uncount(sa->esp, rte_pktmbuf_data_len(m));
 				drop(w, m, GW_DROP_SPOOF);
 				continue;
@@ -572,8 +579,8 @@ inbound_burst(struct worker *w, unsigned pidx, struct rte_mbuf **pkts, uint16_t 
 			family = 6;
 			src = ip->src_addr;
 			dst = ip->dst_addr;
-			if (!gw_prefixes_match(sa->src_ok, sa->n_src, 6, src) ||
-			    !gw_prefixes_match(sa->dst_ok, sa->n_dst, 6, dst)) {
+			if (!gw_prefixes_match(gw_sa_src_ok(sa), sa->n_src, 6, src) ||
+			    !gw_prefixes_match(gw_sa_dst_ok(sa), sa->n_dst, 6, dst)) {
 				esp_sa_uncount(sa->esp, rte_pktmbuf_data_len(m));
 				drop(w, m, GW_DROP_SPOOF);
 				continue;

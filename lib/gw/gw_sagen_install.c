@@ -63,7 +63,8 @@ gw_sagen_setup(struct gw_ctx *ctx, char *err, size_t errlen)
 	t->stride_in = RTE_ALIGN_CEIL(offsetof(struct gw_sa, ok) +
 				      (1u + pr->tmpl_in.n_dst) * sizeof(struct gw_prefix), 16);
 	if (g->out) {
-		t->idx_bytes = ((size_t)1 << bits) * sizeof(uint32_t);
+		t->idx_bytes = ((size_t)1 << bits) * sizeof(t->idx[0]);
+		t->tmpl_out = &pr->tmpl_out;
 		t->out_bytes = (size_t)g->count * t->stride_out;
 		t->idx = rte_zmalloc("hipgw_sagen_idx", t->idx_bytes, RTE_CACHE_LINE_SIZE);
 		t->out = rte_zmalloc("hipgw_sagen_out", t->out_bytes, RTE_CACHE_LINE_SIZE);
@@ -133,7 +134,7 @@ install_one(struct gw_ctx *ctx, uint32_t i)
 			}
 			__atomic_store_n(&t->idx[gw_sagen_perm(g->prefix_seed,
 							       g->prefix_len - g->block.len, i)],
-					 i + 1, __ATOMIC_RELEASE);
+					 sa->esp, __ATOMIC_RELEASE);
 		} else {
 			sa->ok[0] = pfx;
 			if (rte_hash_add_key_data(ctx->sadb.sad, &sa->spi, sa) < 0) {

@@ -92,7 +92,9 @@ struct gw_sadb_gen {
 	uint32_t count;                 /* SAs per generated direction; 0 = no [sa-gen] */
 	uint32_t net, mask;             /* the block, host order */
 	uint8_t plen;                   /* length of each SA's prefix */
-	uint32_t *idx;                  /* per /plen network of the block: out SA index + 1, 0 = none */
+	struct esp_sa **idx;            /* per /plen network of the block: its out SA's ESP state,
+					 * NULL = none (yet) */
+	const struct gw_sa *tmpl_out;   /* what every generated out SA shares (MTU, MSS clamp) */
 	uint8_t *out, *in;              /* count SAs each (NULL: direction not generated) */
 	uint32_t stride_out, stride_in; /* bytes between consecutive SAs */
 	size_t idx_bytes, out_bytes, in_bytes;
@@ -172,21 +174,24 @@ gw_spd_lookup6(const struct gw_sadb *db, const uint8_t *dst, uint32_t *slot)
 }
 
 /* [sa-gen] out: true when the IPv4 destination dst_be (network order) lies in
- * the generated block; *sa is then its SA, or NULL while that SA is not
- * installed yet (or was never generated: fail closed). Workers. */
+ * the generated block; *esp is then its SA's ESP state and *sa the policy all
+ * generated out SAs share, or both NULL while that SA is not installed yet
+ * (or was never generated: fail closed). One table read: no per-SA struct
+ * gw_sa in the way. Workers. */
 static inline bool
-gw_sadb_gen_out4(const struct gw_sadb *db, uint32_t dst_be, struct gw_sa **sa)
+gw_sadb_gen_out4(const struct gw_sadb *db, uint32_t dst_be, const struct gw_sa **sa,
+		 struct esp_sa **esp)
 {
 	const struct gw_sadb_gen *g = &db->gen;
-	uint32_t d, i;
+	uint32_t d;
 
 	if (likely(g->idx == NULL))
 		return false;
 	d = rte_be_to_cpu_32(dst_be);
 	if ((d & g->mask) != g->net)
 		return false;
-	i = __atomic_load_n(&g->idx[(uint64_t)(d - g->net) >> (32 - g->plen)], __ATOMIC_ACQUIRE);
-	*sa = i != 0 ? gw_sadb_gen_sa(g, true, i - 1) : NULL;
+	*esp = __atomic_load_n(&g->idx[(uint64_t)(d - g->net) >> (32 - g->plen)], __ATOMIC_ACQUIRE);
+	*sa = *esp != NULL ? g->tmpl_out : NULL;
 	return true;
 }
 

@@ -384,6 +384,8 @@ gw_run(struct gw_ctx *ctx, const struct gw_run_opts *opts)
 	if (ctx->cfg->sagen.before_start)
 		while (gw_sagen_step(ctx) > 0)
 			;
+	/* --idle-exit counts from here, not from before that install */
+	start = next_tick = next_hip = rte_rdtsc();
 	for (unsigned w = 0; w < ctx->n_workers; w++) {
 		args[w].ctx = ctx;
 		args[w].idx = w;

@@ -85,3 +85,19 @@ def ip_str(v):
 def ip_int(s):
     a = [int(x) for x in s.split(".")]
     return (a[0] << 24) | (a[1] << 16) | (a[2] << 8) | a[3]
+
+
+def prefix_array(count, block, block_len, prefix_len, prefix_seed):
+    """prefix_ints with numpy (the same values), as a uint64 array."""
+    import numpy as np
+    p = Perm(prefix_seed, prefix_len - block_len)
+    v = np.arange(count, dtype=np.uint64)
+    if p.bits == 0:
+        v[:] = 0
+    else:
+        mask, sh = np.uint64(p.mask), np.uint64(p.sh)
+        with np.errstate(over="ignore"):
+            for m, a in p.rounds:
+                v = (v * np.uint64(m) + np.uint64(a)) & mask
+                v ^= v >> sh
+    return np.uint64(block) + (v << np.uint64(32 - prefix_len))

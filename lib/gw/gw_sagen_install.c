@@ -79,7 +79,6 @@ gw_sagen_setup(struct gw_ctx *ctx, char *err, size_t errlen)
 			 "(hugepages? -m?)", ctx->cfg->path, g->line, g->name, g->count);
 		return -1;
 	}
-	pr->heap_before = gw_heap_allocated();
 	LOG(INFO, "[sa-gen %s]: %u SAs (%s), tables %zu bytes; installing after start, %u per pass\n",
 	    g->name, g->count, g->out && g->in ? "both" : g->out ? "out" : "in",
 	    t->idx_bytes + t->out_bytes + t->in_bytes, g->batch);
@@ -156,9 +155,11 @@ gw_sagen_step(struct gw_ctx *ctx)
 	const struct gw_conf_sagen *g = &ctx->cfg->sagen;
 	struct gw_sagen_progress *pr = &ctx->sagen;
 	uint32_t start = pr->next, end, i;
+	size_t heap0;
 
 	if (g->count == 0 || pr->done || pr->failed)
 		return 0;
+	heap0 = gw_heap_allocated();
 	if (pr->next == 0)
 		pr->tsc_start = rte_rdtsc();
 	end = pr->next + g->batch < g->count ? pr->next + g->batch : g->count;
@@ -167,10 +168,10 @@ gw_sagen_step(struct gw_ctx *ctx)
 			__atomic_store_n(&pr->failed, 1, __ATOMIC_RELEASE);
 			break;
 		}
+	pr->heap_bytes += gw_heap_allocated() - heap0;
 	__atomic_store_n(&pr->next, i, __ATOMIC_RELEASE);
 	if (i == g->count || pr->failed) {
 		pr->tsc_end = rte_rdtsc();
-		pr->heap_after = gw_heap_allocated();
 		__atomic_store_n(&pr->done, 1, __ATOMIC_RELEASE);
 		LOG(NOTICE, "[sa-gen %s]: %u of %u SAs installed in %.3f s\n", g->name, i, g->count,
 		    (double)(pr->tsc_end - pr->tsc_start) / (double)rte_get_tsc_hz());

@@ -67,8 +67,8 @@ sagen_snapshot(const struct gw_ctx *ctx, struct sagen_snap *s)
 		s->sas_per_s = sas * 1000000000ull / s->elapsed_ns;
 	s->tables_bytes = t->idx_bytes + t->out_bytes + t->in_bytes;
 	s->sad_bytes = g->in ? ctx->sadb.sad_bytes : 0;
-	if (s->done && pr->heap_after > pr->heap_before)
-		s->heap_bytes = pr->heap_after - pr->heap_before;
+	if (s->done)
+		s->heap_bytes = pr->heap_bytes;
 	if (s->done && sas > 0)
 		s->bytes_per_sa = (s->heap_bytes + s->tables_bytes + s->sad_bytes) / sas;
 }
@@ -325,8 +325,9 @@ tel_hit_ping(const char *cmd, const char *params, struct rte_tel_data *d)
 }
 
 /* /hipgw/sa_gen: [sa-gen] progress (installed count, elapsed ns, SAs/s) and
- * memory: heap_bytes = DPDK heap allocated while installing (the ESP states,
- * rte_malloc overhead included), tables_bytes = the index table and the SA
+ * memory: heap_bytes = DPDK heap the install batches allocated (the ESP
+ * states, rte_malloc overhead included; rte_malloc_get_socket_stats around
+ * each batch), tables_bytes = the index table and the SA
  * arrays (sizes), sad_bytes = the SAD hash (heap delta of its creation; it
  * also holds room for the static SAs), bytes_per_sa = their sum / SAs. */
 static int

@@ -41,7 +41,9 @@ struct gw_sagen_progress {
 	uint32_t done;                  /* 1 once every SA is installed */
 	uint32_t failed;                /* 1 when an install failed (logged; the rest stay out) */
 	uint64_t tsc_start, tsc_end;    /* before the first and after the last batch */
-	size_t heap_before, heap_after; /* DPDK heap allocated before / after installing */
+	size_t heap_bytes;              /* DPDK heap the install batches allocated (sum of
+					 * each batch's heap delta: other lcores' allocations
+					 * between batches are not in it) */
 	int outer_port;                 /* index of the outer port of `local` */
 	struct gw_sa tmpl_out, tmpl_in; /* fields every generated SA of a direction shares */
 };

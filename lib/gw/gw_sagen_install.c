@@ -136,6 +136,12 @@ install_one(struct gw_ctx *ctx, uint32_t i)
 					 sa->esp, __ATOMIC_RELEASE);
 		} else {
 			sa->ok[0] = pfx;
+			/* a HIP SA may have drawn this SPI meanwhile: never replace it */
+			if (rte_hash_lookup(ctx->sadb.sad, &sa->spi) >= 0) {
+				LOG(ERR, "[sa-gen %s]: SA %u: SPI 0x%x is already in use\n", g->name, i,
+				    p.spi);
+				goto out;
+			}
 			if (rte_hash_add_key_data(ctx->sadb.sad, &sa->spi, sa) < 0) {
 				LOG(ERR, "[sa-gen %s]: SA %u (SPI 0x%x): SAD full\n", g->name, i, p.spi);
 				goto out;

@@ -57,6 +57,16 @@
  *                                 before the unit. A limit left out does not
  *                                 apply (the sequence-number space still does);
  *                                 default 3600s, 1GiB
+ *   mbufs = N                     packet buffers in the pool, 4096..16777216;
+ *                                 default: enough for every port queue and
+ *                                 ring (about 14000 with one worker). Raise it
+ *                                 for net_pcap infinite_rx, which holds the
+ *                                 whole pcap in buffers
+ *   mbuf-size = 2176              data room per buffer including the 128-byte
+ *                                 headroom, bytes, 512..65535; default 2176.
+ *                                 Smaller buffers save memory for pcap-driven
+ *                                 benchmarks of small frames; a frame larger
+ *                                 than a buffer arrives chained
  *
  * [port NAME]                     1..8 sections; hipgw creates the ports in file
  *                                 order; at least one inner and one outer port
@@ -141,6 +151,43 @@
  *                                 inner to outer; host bits zero; none equal to an
  *                                 out SA's or a peer's prefix. Without a match
  *                                 (SA, peer or bypass) a packet is dropped.
+ *
+ * [sa-gen NAME]                   0..1 sections. BENCHMARKING / LAB FEATURE: the
+ *                                 keys follow from a seed written here, so anyone
+ *                                 who reads the config reads the traffic, and GCM
+ *                                 nonces repeat after a restart. `count` SAs per
+ *                                 direction generated from seeds (definitions
+ *                                 in lib/conf/gw_sagen.h: splitmix64), installed
+ *                                 by the control lcore in batches after the
+ *                                 workers started (telemetry /hipgw/sa_gen)
+ *   count = 1000                  required; SAs per direction, 1..4194304
+ *   direction = out|in|both       required; both: SA i exists in both
+ *                                 directions with the same SPI, prefix and keys
+ *   suite = NAME                  required; as in [sa]
+ *   local = IP                    required; outer address of an outer port
+ *   remote = IP                   required; the peer, same family as local
+ *   prefixes = A.B.C.D/LEN        required; IPv4 block the SAs' prefixes are
+ *                                 drawn from: SA i's prefix is the i-th of a
+ *                                 pseudo-random permutation of the block's
+ *                                 /prefix-len networks. out: destinations sent
+ *                                 through SA i (the block must not overlap a
+ *                                 port's network, an out SA's, a peer's or a
+ *                                 bypass prefix); in: inner sources accepted
+ *   prefix-len = 24               length of each SA's prefix, block length
+ *                                 ..32, at most 24 more than the block's (a
+ *                                 direct table of 2^(prefix-len - block
+ *                                 length) entries); default 24
+ *   spi-seed = 1                  seeds, 0..4294967295, decimal or 0x hex;
+ *   prefix-seed = 1               default 1 each. SPIs are distinct, >= 256,
+ *   key-seed = 1                  and must not be an [sa]'s of that direction
+ *   replay-window = 1024          in SAs, as in [sa]; default 1024
+ *   batch = 1024                  SAs installed per control-loop pass, 1..65536;
+ *                                 default 1024
+ *   install = after-start         after-start: by the control lcore while the
+ *                                 workers forward (traffic to an SA not yet
+ *                                 installed is dropped as no_sa); before-start:
+ *                                 all of them before the workers start (tests);
+ *                                 default after-start
  * -----------------------------------------------------------------------------
  *
  * How: the file is read into memory and pre-scanned here line by line (line
@@ -167,6 +214,7 @@
 #include <rte_cfgfile.h>
 
 #include "gw_config.h"
+#include "gw_sagen.h"
 
 #define GW_CONF_FILE_MAX   (16u << 20)   /* biggest config file read, bytes */
 #define GW_CONF_WORKERS_MAX 16
@@ -185,27 +233,35 @@
 #define GW_CONF_LIFETIME_S_MAX         (720u * 3600u)  /* 720h = 30 days */
 #define GW_CONF_LIFETIME_BYTES_MIN     1024ull         /* 1 KiB */
 #define GW_CONF_LIFETIME_BYTES_MAX     (1ull << 50)    /* 1024 TiB */
+#define GW_CONF_MBUFS_MIN      4096u
+#define GW_CONF_MBUFS_MAX      (1u << 24)
+#define GW_CONF_MBUF_SIZE_MIN  512u
+#define GW_CONF_MBUF_SIZE_MAX  65535u
+#define GW_CONF_SAGEN_BATCH_DEFAULT 1024u
+#define GW_CONF_SAGEN_BATCH_MAX     65536u
 
-#define MAX_SECTIONS (2 + GW_CONF_MAX_PORTS + GW_CONF_MAX_SAS + GW_CONF_MAX_PEERS)
+#define MAX_SECTIONS (3 + GW_CONF_MAX_PORTS + GW_CONF_MAX_SAS + GW_CONF_MAX_PEERS)
 #define ECHO "%.80s"          /* user text quoted in messages, bounded */
 
 /* ---------- tables --------------------------------------------------------- */
 
-enum sec_type { SEC_GATEWAY, SEC_PORT, SEC_SA, SEC_POLICY, SEC_PEER };
+enum sec_type { SEC_GATEWAY, SEC_PORT, SEC_SA, SEC_POLICY, SEC_PEER, SEC_SAGEN };
 
 static const char *const sec_type_names[] = {
 	[SEC_GATEWAY] = "gateway", [SEC_PORT] = "port", [SEC_SA] = "sa", [SEC_POLICY] = "policy",
-	[SEC_PEER] = "peer",
+	[SEC_PEER] = "peer", [SEC_SAGEN] = "sa-gen",
 };
 
 enum key_id {
 	K_WORKERS, K_IDLE, K_HI, K_PUZZLE_K, K_ESP_TRANSFORMS, K_DH_GROUPS, K_HIP_CIPHERS,
-	K_SA_LIFETIME,
+	K_SA_LIFETIME, K_MBUFS, K_MBUF_SIZE,
 	K_DEVICE, K_ROLE, K_ADDRESS, K_MAC, K_NEIGHBORS, K_ROUTES, K_GATEWAY, K_MTU, K_MSS,
 	K_DIRECTION, K_SPI, K_SUITE, K_KEY, K_AUTH_KEY, K_LOCAL, K_REMOTE, K_PREFIXES,
 	K_LOCAL_PREFIXES, K_ESN, K_STATE, K_REPLAY,
 	K_BYPASS,
 	K_HIT, K_LOCATOR, K_PEER_LOCAL, K_PEER_PREFIXES,
+	K_G_COUNT, K_G_DIRECTION, K_G_SUITE, K_G_LOCAL, K_G_REMOTE, K_G_SPI_SEED, K_G_PREFIXES,
+	K_G_PREFIX_LEN, K_G_PREFIX_SEED, K_G_KEY_SEED, K_G_REPLAY, K_G_BATCH, K_G_INSTALL,
 	K_MAX
 };
 
@@ -221,6 +277,8 @@ static const struct {
 	[K_DH_GROUPS] = { "dh-groups", SEC_GATEWAY },
 	[K_HIP_CIPHERS] = { "hip-ciphers", SEC_GATEWAY },
 	[K_SA_LIFETIME] = { "sa-lifetime", SEC_GATEWAY },
+	[K_MBUFS] = { "mbufs", SEC_GATEWAY },
+	[K_MBUF_SIZE] = { "mbuf-size", SEC_GATEWAY },
 	[K_DEVICE] = { "device", SEC_PORT },
 	[K_ROLE] = { "role", SEC_PORT },
 	[K_ADDRESS] = { "address", SEC_PORT },
@@ -247,6 +305,19 @@ static const struct {
 	[K_LOCATOR] = { "locator", SEC_PEER },
 	[K_PEER_LOCAL] = { "local", SEC_PEER },
 	[K_PEER_PREFIXES] = { "prefixes", SEC_PEER },
+	[K_G_COUNT] = { "count", SEC_SAGEN },
+	[K_G_DIRECTION] = { "direction", SEC_SAGEN },
+	[K_G_SUITE] = { "suite", SEC_SAGEN },
+	[K_G_LOCAL] = { "local", SEC_SAGEN },
+	[K_G_REMOTE] = { "remote", SEC_SAGEN },
+	[K_G_SPI_SEED] = { "spi-seed", SEC_SAGEN },
+	[K_G_PREFIXES] = { "prefixes", SEC_SAGEN },
+	[K_G_PREFIX_LEN] = { "prefix-len", SEC_SAGEN },
+	[K_G_PREFIX_SEED] = { "prefix-seed", SEC_SAGEN },
+	[K_G_KEY_SEED] = { "key-seed", SEC_SAGEN },
+	[K_G_REPLAY] = { "replay-window", SEC_SAGEN },
+	[K_G_BATCH] = { "batch", SEC_SAGEN },
+	[K_G_INSTALL] = { "install", SEC_SAGEN },
 };
 
 static const char *const suite_names[GW_SUITE_MAX] = {
@@ -768,11 +839,11 @@ prescan_header(struct loader *L, unsigned line, char *s, struct sec **cur)
 			break;
 	if (i == sizeof(sec_type_names) / sizeof(sec_type_names[0]))
 		return fail(L, line, "unknown section type '" ECHO "' (expected [gateway], [port NAME], "
-			    "[sa NAME], [peer NAME] or [policy])", type);
+			    "[sa NAME], [peer NAME], [sa-gen NAME] or [policy])", type);
 	t = (enum sec_type)i;
 	if ((t == SEC_GATEWAY || t == SEC_POLICY) && *name != '\0')
 		return fail(L, line, "[%s] takes no name", type);
-	if (t == SEC_PORT || t == SEC_SA || t == SEC_PEER) {
+	if (t == SEC_PORT || t == SEC_SA || t == SEC_PEER || t == SEC_SAGEN) {
 		size_t nl = strlen(name);
 
 		if (nl == 0)
@@ -790,9 +861,10 @@ prescan_header(struct loader *L, unsigned line, char *s, struct sec **cur)
 		if (L->secs[j].type == t && strcmp(L->secs[j].name, name) == 0)
 			return fail(L, line, "duplicate section [%s%s%s] (first on line %u)", type,
 				    *name ? " " : "", name, L->secs[j].line);
-	if (t == SEC_PORT || t == SEC_SA || t == SEC_PEER) {
+	if (t == SEC_PORT || t == SEC_SA || t == SEC_PEER || t == SEC_SAGEN) {
 		unsigned n = 0, max = t == SEC_PORT ? GW_CONF_MAX_PORTS :
-				      t == SEC_SA ? GW_CONF_MAX_SAS : GW_CONF_MAX_PEERS;
+				      t == SEC_SA ? GW_CONF_MAX_SAS :
+				      t == SEC_SAGEN ? 1 : GW_CONF_MAX_PEERS;
 
 		for (unsigned j = 0; j < L->n_secs; j++)
 			n += L->secs[j].type == t;
@@ -1125,6 +1197,19 @@ parse_gateway(struct loader *L, const struct sec *sec)
 		case K_SA_LIFETIME:
 			if (parse_lifetime(L, line, v, &cfg->sa_lifetime_s, &cfg->sa_lifetime_bytes) != 0)
 				return -1;
+			break;
+		case K_MBUFS:
+			if (parse_uint(v, false, &x) != 0 || x < GW_CONF_MBUFS_MIN || x > GW_CONF_MBUFS_MAX)
+				return fail(L, line, "mbufs: '" ECHO "' is not a number %u..%u", v,
+					    GW_CONF_MBUFS_MIN, GW_CONF_MBUFS_MAX);
+			cfg->mbufs = (uint32_t)x;
+			break;
+		case K_MBUF_SIZE:
+			if (parse_uint(v, false, &x) != 0 || x < GW_CONF_MBUF_SIZE_MIN ||
+			    x > GW_CONF_MBUF_SIZE_MAX)
+				return fail(L, line, "mbuf-size: '" ECHO "' is not a number %u..%u", v,
+					    GW_CONF_MBUF_SIZE_MIN, GW_CONF_MBUF_SIZE_MAX);
+			cfg->mbuf_size = (uint32_t)x;
 			break;
 		}
 	}
@@ -1588,6 +1673,143 @@ parse_policy(struct loader *L, const struct sec *sec)
 
 /* ---------- whole-file checks ------------------------------------------------- */
 
+/* A seed: 0..2^32-1, decimal or 0x hex. */
+static int
+parse_seed(struct loader *L, unsigned line, const char *what, const char *v, uint64_t *out)
+{
+	if (parse_uint(v, true, out) != 0 || *out > UINT32_MAX)
+		return fail(L, line, "%s: '" ECHO "' is not a number 0..4294967295 (decimal or 0x hex)",
+			    what, v);
+	return 0;
+}
+
+/* [sa-gen NAME] (gw_sagen.h): a benchmarking / lab feature. */
+static int
+parse_sagen(struct loader *L, const struct sec *sec)
+{
+	static const char *const dir_names[] = { "out", "in", "both" };
+	struct gw_conf_sagen *g = &L->cfg->sagen;
+	unsigned order[K_MAX], n = keys_in_order(sec, order);
+	const unsigned *kl = sec->key_line;
+	char s[PFX_STRLEN];
+	unsigned bits;
+
+	snprintf(g->name, sizeof(g->name), "%s", sec->name);
+	g->line = sec->line;
+	g->prefix_len = 24;
+	g->replay_window = GW_CONF_REPLAY_DEFAULT;
+	g->batch = GW_CONF_SAGEN_BATCH_DEFAULT;
+	g->spi_seed = g->prefix_seed = g->key_seed = 1;
+	for (unsigned i = 0; i < n; i++) {
+		unsigned k = order[i], line = kl[k], u;
+		const char *v = value(L, sec, k);
+		uint64_t x;
+
+		if (v == NULL)
+			return fail(L, line, "internal error: value lost");
+		switch (k) {
+		case K_G_COUNT:
+			if (parse_uint(v, false, &x) != 0 || x < 1 || x > GW_CONF_SAGEN_MAX)
+				return fail(L, line, "count: '" ECHO "' is not a number 1..%u", v,
+					    GW_CONF_SAGEN_MAX);
+			g->count = (uint32_t)x;
+			break;
+		case K_G_DIRECTION:
+			if (parse_choice(L, line, "direction", v, dir_names, 3, &u) != 0)
+				return -1;
+			g->out = u != 1;
+			g->in = u != 0;
+			break;
+		case K_G_SUITE:
+			if (parse_choice(L, line, "suite", v, suite_names, GW_SUITE_MAX, &u) != 0)
+				return -1;
+			g->suite = (enum gw_suite)u;
+			break;
+		case K_G_LOCAL:
+			if (parse_unicast(L, line, "local", v, &g->local) != 0)
+				return -1;
+			break;
+		case K_G_REMOTE:
+			if (parse_unicast(L, line, "remote", v, &g->remote) != 0)
+				return -1;
+			break;
+		case K_G_SPI_SEED:
+			if (parse_seed(L, line, "spi-seed", v, &g->spi_seed) != 0)
+				return -1;
+			break;
+		case K_G_PREFIX_SEED:
+			if (parse_seed(L, line, "prefix-seed", v, &g->prefix_seed) != 0)
+				return -1;
+			break;
+		case K_G_KEY_SEED:
+			if (parse_seed(L, line, "key-seed", v, &g->key_seed) != 0)
+				return -1;
+			break;
+		case K_G_PREFIXES:
+			if (parse_prefix(L, line, "prefixes", v, &g->block, false) != 0)
+				return -1;
+			if (g->block.a.family != 4)
+				return fail(L, line, "prefixes: '" ECHO "' is not an IPv4 block (generated "
+					    "prefixes are IPv4)", v);
+			break;
+		case K_G_PREFIX_LEN:
+			if (parse_uint(v, false, &x) != 0 || x < 1 || x > 32)
+				return fail(L, line, "prefix-len: '" ECHO "' is not a number 1..32", v);
+			g->prefix_len = (uint8_t)x;
+			break;
+		case K_G_REPLAY:
+			if (parse_uint(v, false, &x) != 0 || x > GW_CONF_REPLAY_MAX || x % 64 != 0)
+				return fail(L, line, "replay-window: '" ECHO "' is not 0 or a multiple of 64 "
+					    "up to %d", v, GW_CONF_REPLAY_MAX);
+			g->replay_window = (uint32_t)x;
+			break;
+		case K_G_BATCH:
+			if (parse_uint(v, false, &x) != 0 || x < 1 || x > GW_CONF_SAGEN_BATCH_MAX)
+				return fail(L, line, "batch: '" ECHO "' is not a number 1..%u", v,
+					    GW_CONF_SAGEN_BATCH_MAX);
+			g->batch = (uint32_t)x;
+			break;
+		case K_G_INSTALL: {
+			static const char *const when[] = { "after-start", "before-start" };
+
+			if (parse_choice(L, line, "install", v, when, 2, &u) != 0)
+				return -1;
+			g->before_start = u == 1;
+			break;
+		}
+		}
+	}
+	static const unsigned required[] = { K_G_COUNT, K_G_DIRECTION, K_G_SUITE, K_G_LOCAL,
+					     K_G_REMOTE, K_G_PREFIXES };
+	for (unsigned i = 0; i < sizeof(required) / sizeof(required[0]); i++)
+		if (kl[required[i]] == 0)
+			return missing(L, sec, required[i]);
+	if (g->local.family != g->remote.family)
+		return fail(L, kl[K_G_REMOTE], "remote: %s is IPv%u but local is IPv%u",
+			    addr_str(&g->remote, s), g->remote.family, g->local.family);
+	if (addr_eq(&g->local, &g->remote))
+		return fail(L, kl[K_G_REMOTE], "remote: same address as local");
+	if (g->prefix_len < g->block.len)
+		return fail(L, kl[K_G_PREFIX_LEN] ? kl[K_G_PREFIX_LEN] : kl[K_G_PREFIXES],
+			    "prefix-len: /%u is shorter than the block %s", g->prefix_len,
+			    prefix_str(&g->block, s));
+	bits = g->prefix_len - g->block.len;
+	if (bits > GW_CONF_SAGEN_MAX_BITS)
+		return fail(L, kl[K_G_PREFIX_LEN] ? kl[K_G_PREFIX_LEN] : kl[K_G_PREFIXES],
+			    "prefix-len: %s holds 2^%u /%u networks, at most 2^%u (the index "
+			    "table has one entry per network)", prefix_str(&g->block, s), bits,
+			    g->prefix_len, GW_CONF_SAGEN_MAX_BITS);
+	if ((uint64_t)g->count > (1ull << bits))
+		return fail(L, kl[K_G_COUNT], "count: %u SAs need as many /%u networks, %s holds %llu",
+			    g->count, g->prefix_len, prefix_str(&g->block, s),
+			    (unsigned long long)(1ull << bits));
+	if (!g->in && kl[K_G_REPLAY] != 0)
+		return fail(L, kl[K_G_REPLAY], "replay-window: only for direction = in or both");
+	return 0;
+}
+
+
+
 static const struct sec *
 sec_of(const struct loader *L, enum sec_type t, unsigned idx)
 {
@@ -1745,6 +1967,76 @@ cross_check_peers(struct loader *L)
 	return 0;
 }
 
+/* A generated SPI that a static [sa] of the same direction also uses. */
+static int
+sagen_spi_check(struct loader *L, enum gw_dir dir)
+{
+	const struct gw_config *cfg = L->cfg;
+	const struct gw_conf_sagen *g = &cfg->sagen;
+	uint32_t j = 0;
+
+	unsigned n = 0;
+
+	for (unsigned x = 0; x < cfg->n_sas; x++)
+		n += cfg->sas[x].dir == dir;
+	for (uint32_t i = 0; i < g->count && n > 0; i++) {
+		uint32_t spi = gw_sagen_spi_next(g, &j);
+
+		for (unsigned x = 0; x < cfg->n_sas; x++)
+			if (cfg->sas[x].dir == dir && cfg->sas[x].spi == spi)
+				return fail(L, key_line(L, SEC_SA, x, K_SPI),
+					    "spi: 0x%x is also the SPI of generated %s SA %u of "
+					    "[sa-gen %s] (change its spi-seed)", spi, gw_dir_name(dir),
+					    i, g->name);
+	}
+	return 0;
+}
+
+static int
+cross_check_sagen(struct loader *L)
+{
+	const struct gw_config *cfg = L->cfg;
+	const struct gw_conf_sagen *g = &cfg->sagen;
+	const struct gw_prefix *b = &g->block;
+	unsigned pl = key_line(L, SEC_SAGEN, 0, K_G_PREFIXES);
+	char a[PFX_STRLEN], c[PFX_STRLEN];
+
+	if (g->count == 0)
+		return 0;
+	if (port_with_addr(cfg, &g->local, true) == NULL)
+		return fail(L, key_line(L, SEC_SAGEN, 0, K_G_LOCAL),
+			    "local: %s is not an address of an outer port", addr_str(&g->local, a));
+	for (unsigned i = 0; i < cfg->n_ports; i++)
+		for (unsigned x = 0; x < cfg->ports[i].n_addrs; x++)
+			if (gw_prefix_overlap(b, &cfg->ports[i].addrs[x]))
+				return fail(L, pl, "prefixes: %s overlaps the network %s of port %s",
+					    prefix_str(b, a), prefix_str(&cfg->ports[i].addrs[x], c),
+					    cfg->ports[i].name);
+	if (g->out) {
+		for (unsigned i = 0; i < cfg->n_sas; i++)
+			for (unsigned y = 0; y < cfg->sas[i].n_prefixes && cfg->sas[i].dir == GW_DIR_OUT; y++)
+				if (gw_prefix_overlap(b, &cfg->sas[i].prefixes[y]))
+					return fail(L, pl, "prefixes: %s overlaps %s of out SA %s (line %u)",
+						    prefix_str(b, a), prefix_str(&cfg->sas[i].prefixes[y], c),
+						    cfg->sas[i].name, key_line(L, SEC_SA, i, K_PREFIXES));
+		for (unsigned i = 0; i < cfg->n_peers; i++)
+			for (unsigned y = 0; y < cfg->peers[i].n_prefixes; y++)
+				if (gw_prefix_overlap(b, &cfg->peers[i].prefixes[y]))
+					return fail(L, pl, "prefixes: %s overlaps %s of [peer %s]",
+						    prefix_str(b, a), prefix_str(&cfg->peers[i].prefixes[y], c),
+						    cfg->peers[i].name);
+		for (unsigned y = 0; y < cfg->n_bypass; y++)
+			if (gw_prefix_overlap(b, &cfg->bypass[y]))
+				return fail(L, pl, "prefixes: %s overlaps the bypass prefix %s",
+					    prefix_str(b, a), prefix_str(&cfg->bypass[y], c));
+	}
+	if (g->out && sagen_spi_check(L, GW_DIR_OUT) != 0)
+		return -1;
+	if (g->in && sagen_spi_check(L, GW_DIR_IN) != 0)
+		return -1;
+	return 0;
+}
+
 static int
 cross_check(struct loader *L)
 {
@@ -1853,7 +2145,9 @@ cross_check(struct loader *L)
 						    "bypass: %s is also a prefix of out SA %s",
 						    prefix_str(&cfg->bypass[x], a), sa->name);
 		}
-	return cross_check_peers(L);
+	if (cross_check_peers(L) != 0)
+		return -1;
+	return cross_check_sagen(L);
 }
 
 /* ---------- entry points ----------------------------------------------------- */
@@ -1997,6 +2291,7 @@ gw_config_load(const char *path, struct gw_config *cfg, char *err, size_t errlen
 			s->idx = cfg->n_sas++;
 		else if (s->type == SEC_PEER)
 			s->idx = cfg->n_peers++;
+		/* SEC_SAGEN: at most one, idx 0 */
 	}
 	for (unsigned i = 0; i < L->n_secs; i++) {
 		const struct sec *s = &L->secs[i];
@@ -2008,6 +2303,7 @@ gw_config_load(const char *path, struct gw_config *cfg, char *err, size_t errlen
 		case SEC_SA: r = parse_sa(L, s); break;
 		case SEC_POLICY: r = parse_policy(L, s); break;
 		case SEC_PEER: r = parse_peer(L, s); break;
+		case SEC_SAGEN: r = parse_sagen(L, s); break;
 		}
 		if (r != 0)
 			goto out;

@@ -111,6 +111,25 @@ struct gw_conf_sa {
 	unsigned line;
 };
 
+/* [sa-gen NAME]: a benchmarking / lab feature (gw_sagen.h): `count` SAs per
+ * direction whose SPIs, inner prefixes and keys are generated from seeds. */
+#define GW_CONF_SAGEN_MAX      (1u << 22)   /* SAs per direction */
+#define GW_CONF_SAGEN_MAX_BITS 24           /* prefix-len - block length: index table <= 2^24 */
+struct gw_conf_sagen {
+	char name[GW_CONF_NAME_MAX];
+	uint32_t count;                        /* 0 = no [sa-gen] section; else 1..GW_CONF_SAGEN_MAX */
+	bool out, in;                          /* directions generated (`both`: both) */
+	enum gw_suite suite;
+	struct gw_addr local, remote;          /* outer addresses, as in [sa] */
+	uint64_t spi_seed, prefix_seed, key_seed;   /* 0..2^32-1 each */
+	struct gw_prefix block;                /* IPv4 block the prefixes are drawn from */
+	uint8_t prefix_len;                    /* length of each SA's prefix; default 24 */
+	uint32_t replay_window;                /* in SAs; default 1024 */
+	uint32_t batch;                        /* SAs installed per control-loop pass */
+	bool before_start;                     /* install = before-start: all before the workers run */
+	unsigned line;
+};
+
 /* A HIP peer gateway ([peer NAME]): SAs towards it are keyed by HIP. */
 struct gw_conf_peer {
 	char name[GW_CONF_NAME_MAX];           /* "siteB" of [peer siteB] */
@@ -151,6 +170,9 @@ struct gw_config {
 	uint64_t sa_lifetime_bytes;            /* rekey after; 0 = no byte limit; default 1 GiB */
 	struct gw_conf_peer peers[GW_CONF_MAX_PEERS];
 	unsigned n_peers;                      /* in file order */
+	struct gw_conf_sagen sagen;            /* at most one [sa-gen]; count 0 = none */
+	uint32_t mbufs;                        /* packet buffers; 0 = default (from ports, workers) */
+	uint32_t mbuf_size;                    /* data room per buffer incl. headroom, bytes; 0 = default */
 };
 
 /* Load and validate the config at `path` into `cfg` (zeroed first).

@@ -114,7 +114,7 @@ punt_no_sa(struct worker *w, struct rte_mbuf *m, unsigned port, uint32_t slot)
  * -1 when m was consumed (DISCARD: dropped as policy; no SA yet: punted). */
 static __rte_always_inline int
 spd_resolve(struct worker *w, struct rte_mbuf *m, unsigned pidx, enum gw_spd_action act,
-	    uint32_t slot, struct gw_sa **sa, const bool slow)
+	    uint32_t slot, const struct gw_sa **sa, const bool slow)
 {
 	*sa = NULL;
 	if (act == GW_SPD_BYPASS_ACT)
@@ -239,6 +239,26 @@ route_and_send(struct worker *w, struct rte_mbuf *m, uint8_t family, const uint8
 
 /* ---------- outbound: inner RX -> ESP -> outer TX ---------- */
 
+/* [sa-gen]: a first pass over the burst reads the block's table for IPv4
+ * destinations in the generated block and prefetches their SAs' ESP lines, so
+ * that the ESP stage finds them in cache (with a million SAs they are in DRAM). */
+static void
+gen_prefetch(const struct gw_sadb *db, struct rte_mbuf **pkts, uint16_t n)
+{
+	for (uint16_t i = 0; i < n; i++) {
+		const struct rte_ether_hdr *eth = rte_pktmbuf_mtod(pkts[i], struct rte_ether_hdr *);
+		const struct rte_ipv4_hdr *ip = (const struct rte_ipv4_hdr *)(eth + 1);
+		const struct gw_sa *sa;
+		struct esp_sa *e;
+
+		if (eth->ether_type != rte_cpu_to_be_16(RTE_ETHER_TYPE_IPV4) ||
+		    rte_pktmbuf_data_len(pkts[i]) < sizeof(*eth) + sizeof(*ip))
+			continue;
+		if (gw_sadb_gen_out4(db, ip->dst_addr, &sa, &e) && e != NULL)
+			esp_sa_prefetch(e, true);
+	}
+}
+
 /* SPD lookup, or (slow path) what the control lcore stamped into the mbuf. */
 static __rte_always_inline enum gw_spd_action
 spd4(struct worker *w, struct rte_mbuf *m, uint32_t dst_be, uint32_t *slot, const bool slow)
@@ -269,19 +289,23 @@ outbound_common(struct worker *w, unsigned pidx, struct rte_mbuf **pkts, uint16_
 	struct gw_ctx *ctx = w->ctx;
 	const struct gw_port *port = &ctx->ports[pidx];
 	struct esp_sa *esp[GW_BURST * 2];
-	struct gw_sa *sas[GW_BURST * 2];
 	struct rte_mbuf *enc[GW_BURST * 2];
 	uint8_t res[GW_BURST * 2];
 	uint16_t ne = 0;
 
+	struct esp_sa *last = NULL;
+
 	for (uint16_t i = 0; i < n && i < 4; i++)
 		rte_prefetch0(rte_pktmbuf_mtod(pkts[i], void *));
+	if (ctx->sadb.gen.idx != NULL)
+		gen_prefetch(&ctx->sadb, pkts, n);
 
 	for (uint16_t i = 0; i < n; i++) {
 		struct rte_mbuf *m = pkts[i];
 		struct rte_ether_hdr *eth = rte_pktmbuf_mtod(m, struct rte_ether_hdr *);
 		uint32_t len = rte_pktmbuf_data_len(m);
-		struct gw_sa *sa;
+		const struct gw_sa *sa;
+		struct esp_sa *e = NULL;
 		enum gw_spd_action act;
 		uint32_t slot;
 		bool bypass;
@@ -305,9 +329,20 @@ outbound_common(struct worker *w, unsigned pidx, struct rte_mbuf **pkts, uint16_
 				punt(w, m, GW_PUNT_LOCAL, pidx, 0);
 				continue;
 			}
-			act = spd4(w, m, ip->dst_addr, &slot, slow);
-			if (spd_resolve(w, m, pidx, act, slot, &sa, slow) != 0)
-				continue;
+			if (!slow && gw_sadb_gen_out4(&ctx->sadb, ip->dst_addr, &sa, &e)) {
+				if (sa == NULL) {            /* [sa-gen] SA not installed yet */
+					drop(w, m, GW_DROP_NO_SA);
+					continue;
+				}                            /* gen_prefetch warmed it */
+			} else {
+				act = spd4(w, m, ip->dst_addr, &slot, slow);
+				if (spd_resolve(w, m, pidx, act, slot, &sa, slow) != 0)
+					continue;
+				if (sa != NULL && sa->esp != last) {  /* its ESP lines, well before the burst */
+					e = last = sa->esp;
+					esp_sa_prefetch(e, true);
+				}
+			}
 			bypass = sa == NULL;
 			if (ip->time_to_live <= 1) {
 				w->st->drops[GW_DROP_TTL]++;
@@ -376,15 +411,14 @@ outbound_common(struct worker *w, unsigned pidx, struct rte_mbuf **pkts, uint16_
 			drop(w, m, GW_DROP_POLICY);
 			continue;
 		}
-		esp[ne] = sa->esp;
-		sas[ne] = sa;
+		esp[ne] = sa->esp != NULL ? sa->esp : e;   /* generated: the shared policy has none */
 		enc[ne++] = m;
 	}
 	if (ne == 0)
 		return;
 	esp_outbound_burst(esp, enc, res, ne);
 	for (uint16_t i = 0; i < ne; i++) {
-		const struct gw_addr *r = esp_sa_remote(sas[i]->esp);
+		const struct gw_addr *r = esp_sa_remote(esp[i]);
 		if (res[i] != GW_DROP_NONE) {
 			drop(w, enc[i], res[i]);
 			continue;
@@ -695,6 +729,9 @@ inbound_esp(struct worker *w, unsigned pidx, struct rte_mbuf **dec, const uint32
 			keys[i] = &spi[i];
 		rte_hash_lookup_bulk_data(ctx->sadb.sad, keys, nk, &hits, data);
 	}
+	for (uint16_t i = 0; i < nk; i++)     /* the SAs, before the pass that reads them */
+		if (hits & (1ULL << i))
+			rte_prefetch0(data[i]);
 	for (uint16_t i = 0; i < nk; i++) {
 		unsigned owner;
 		if (!(hits & (1ULL << i))) {
@@ -735,8 +772,8 @@ inbound_esp(struct worker *w, unsigned pidx, struct rte_mbuf **dec, const uint32
 			family = 4;
 			src = (uint8_t *)&ip->src_addr;
 			dst = (uint8_t *)&ip->dst_addr;
-			if (!gw_prefixes_match(sa->src_ok, sa->n_src, 4, src) ||
-			    !gw_prefixes_match(sa->dst_ok, sa->n_dst, 4, dst)) {
+			if (!gw_prefixes_match(gw_sa_src_ok(sa), sa->n_src, 4, src) ||
+			    !gw_prefixes_match(gw_sa_dst_ok(sa), sa->n_dst, 4, dst)) {
 				esp_sa_uncount(sa->esp, rte_pktmbuf_data_len(m));
 				drop(w, m, GW_DROP_SPOOF);
 				continue;
@@ -757,8 +794,8 @@ inbound_esp(struct worker *w, unsigned pidx, struct rte_mbuf **dec, const uint32
 			family = 6;
 			src = ip->src_addr;
 			dst = ip->dst_addr;
-			if (!gw_prefixes_match(sa->src_ok, sa->n_src, 6, src) ||
-			    !gw_prefixes_match(sa->dst_ok, sa->n_dst, 6, dst)) {
+			if (!gw_prefixes_match(gw_sa_src_ok(sa), sa->n_src, 6, src) ||
+			    !gw_prefixes_match(gw_sa_dst_ok(sa), sa->n_dst, 6, dst)) {
 				esp_sa_uncount(sa->esp, rte_pktmbuf_data_len(m));
 				drop(w, m, GW_DROP_SPOOF);
 				continue;

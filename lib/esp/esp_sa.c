@@ -388,6 +388,37 @@ esp_sa_stats(const struct esp_sa *sa, uint64_t *packets, uint64_t *bytes)
 		*bytes = b;
 }
 
+static __rte_always_inline void
+sa_prefetch(const struct esp_sa *sa, bool out, unsigned slot)
+{
+	const uint8_t *b = (const uint8_t *)sa;
+	const uint8_t *k = b + offsetof(struct esp_sa, k);
+	const size_t hdr = RTE_ALIGN_CEIL(sizeof(*sa), RTE_CACHE_LINE_SIZE);
+
+	if (out) {
+		rte_prefetch0_write(b);                  /* seq: compare-and-swap per run */
+		rte_prefetch0(b + RTE_CACHE_LINE_SIZE);  /* outer header template */
+	} else {
+		rte_prefetch0(b);
+		rte_prefetch0(b + hdr + (size_t)esp_nslots * sizeof(struct esp_sa_stats));  /* window */
+	}
+	rte_prefetch0_write(b + hdr + (size_t)slot * sizeof(struct esp_sa_stats));
+	/* GCM: round keys (AES-128 176 bytes, AES-256 240), then HashKey^8 ..
+	 * HashKey^1 at the end of gcm_key_data (intel-ipsec-mb's VAES layout),
+	 * what packets up to a few hundred bytes use; CBC: its encrypt schedule */
+	rte_prefetch0(k);
+	rte_prefetch0(k + 64);
+	rte_prefetch0(k + 128);                  /* (AES-256's last round keys: one line late) */
+	rte_prefetch0(k + sizeof(struct gcm_key_data) - 128);
+	rte_prefetch0(k + sizeof(struct gcm_key_data) - 64);
+}
+
+void
+esp_sa_prefetch(const struct esp_sa *sa, bool out)
+{
+	sa_prefetch(sa, out, esp_slot[esp_lcore_idx()]);
+}
+
 /* Dispatch: split the burst into runs of one SA (usually the whole burst) and
  * hand each to the SA's suite-specialised run function, so no per-packet
  * branch on the suite. Outbound also warms the headroom line the outer
@@ -407,6 +438,8 @@ dispatch(struct esp_sa *const sa[], struct rte_mbuf *mb[], uint8_t drop[], uint1
 		rte_prefetch0(d);
 		if (out)
 			rte_prefetch0_write(d - RTE_CACHE_LINE_SIZE);
+		else if (k == 0 || sa[k] != sa[k - 1])
+			sa_prefetch(sa[k], false, slot);   /* the worker prefetched out SAs already */
 	}
 	while (i < n) {
 		uint16_t j = i + 1;

@@ -266,8 +266,7 @@ make_sa(struct gw_peer *p, const struct hip_sa_keys *k, enum gw_dir dir)
 	if (dir == GW_DIR_OUT) {
 		gw_sa_out_limits(ctx, sa, op);
 	} else {
-		memcpy(sa->src_ok, p->conf->prefixes, sizeof(sa->src_ok));
-		sa->n_src = p->conf->n_prefixes;
+		gw_sa_set_src(sa, p->conf->prefixes, p->conf->n_prefixes);
 		gw_sa_default_dst(ctx->cfg, sa);
 	}
 	return sa;

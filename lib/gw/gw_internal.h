@@ -21,6 +21,15 @@ void gw_sa_default_dst(const struct gw_config *cfg, struct gw_sa *sa);
 void gw_slow_init(struct gw_ctx *ctx);
 unsigned gw_slow_poll(struct gw_ctx *ctx);
 
+/* [sa-gen] (gw_sagen_install.c). Setup: the generated SAs' tables, before the
+ * workers start (0, or -1 with a message). Step: install the next batch
+ * (control lcore, workers running); returns how many SA indexes it did, 0
+ * when there is nothing (left) to do. */
+int gw_sagen_setup(struct gw_ctx *ctx, char *err, size_t errlen);
+unsigned gw_sagen_step(struct gw_ctx *ctx);
+/* Bytes allocated from the DPDK heaps, all sockets (rte_malloc stats). */
+size_t gw_heap_allocated(void);
+
 /* HIP keying on the control lcore (gw_hip.c). NULL when the config has no [peer]. */
 struct gw_hip;
 /* keylog: NULL, or a stream that gets one line per new SA in the field order

@@ -247,9 +247,9 @@ gw_sa_default_dst(const struct gw_config *cfg, struct gw_sa *sa)
 		if (pc->role != GW_ROLE_INNER)
 			continue;
 		for (unsigned a = 0; a < pc->n_addrs && sa->n_dst < GW_CONF_MAX_PREFIXES; a++)
-			prefix_network(&sa->dst_ok[sa->n_dst++], &pc->addrs[a]);
+			prefix_network(&sa->ok[sa->n_src + sa->n_dst++], &pc->addrs[a]);
 		for (unsigned r = 0; r < pc->n_routes && sa->n_dst < GW_CONF_MAX_PREFIXES; r++)
-			sa->dst_ok[sa->n_dst++] = pc->routes[r].dst;
+			sa->ok[sa->n_src + sa->n_dst++] = pc->routes[r].dst;
 	}
 }
 
@@ -309,10 +309,10 @@ sa_setup(struct gw_ctx *ctx, const struct gw_config *cfg, const struct gw_conf_s
 		    sa->name, sa->spi, sa->max_inner, sa->mss4, sa->mss6);
 		return 0;
 	}
-	memcpy(sa->src_ok, c->prefixes, sizeof(sa->src_ok));
-	sa->n_src = c->n_prefixes;
+	gw_sa_set_src(sa, c->prefixes, c->n_prefixes);
 	if (c->n_local_prefixes > 0) {
-		memcpy(sa->dst_ok, c->local_prefixes, sizeof(sa->dst_ok));
+		memcpy(sa->ok + sa->n_src, c->local_prefixes,
+		       c->n_local_prefixes * sizeof(c->local_prefixes[0]));
 		sa->n_dst = c->n_local_prefixes;
 	} else {
 		gw_sa_default_dst(cfg, sa);
@@ -395,7 +395,10 @@ gw_create(struct gw_ctx *ctx, const struct gw_config *cfg, const struct gw_run_o
 		nmbuf += ctx->n_workers * (ctx->n_workers - 1) * GW_HANDOFF_RING;
 	if (ctx->slow_path)
 		nmbuf += ctx->n_workers * 2 * GW_RING_SIZE;
+	if (cfg->mbufs != 0)
+		nmbuf = cfg->mbufs;          /* [gateway] mbufs: e.g. for net_pcap infinite_rx */
 	ctx->pool = rte_pktmbuf_pool_create("hipgw_mbuf", nmbuf, 256, 0,
+					    cfg->mbuf_size ? (uint16_t)cfg->mbuf_size :
 					    RTE_MBUF_DEFAULT_BUF_SIZE, rte_socket_id());
 	if (ctx->pool == NULL)
 		return fail(err, errlen, "cannot allocate %u mbufs (hugepages? try -m or --no-huge)", nmbuf);
@@ -422,7 +425,8 @@ gw_create(struct gw_ctx *ctx, const struct gw_config *cfg, const struct gw_run_o
 	}
 	if (routes_setup(ctx, cfg, err, errlen) != 0)
 		return -1;
-	if (gw_sadb_init(&ctx->sadb, GW_SPD_MAX_SA, ctx->n_workers, rte_socket_id()) != 0)
+	if (gw_sadb_init(&ctx->sadb, GW_SPD_MAX_SA, cfg->sagen.in ? cfg->sagen.count : 0,
+			 ctx->n_workers, rte_socket_id()) != 0)
 		return fail(err, errlen, "cannot create the SA tables");
 	/* with RSS on the SPI the NIC picks each SA's worker: the first to see it */
 	ctx->sadb.owner_claim = true;
@@ -437,6 +441,8 @@ gw_create(struct gw_ctx *ctx, const struct gw_config *cfg, const struct gw_run_o
 	for (unsigned i = 0; i < cfg->n_sas; i++)
 		if (sa_setup(ctx, cfg, &cfg->sas[i], err, errlen) != 0)
 			return -1;
+	if (gw_sagen_setup(ctx, err, errlen) != 0)
+		return -1;
 	if (gw_sadb_add_bypass(&ctx->sadb, cfg->bypass, cfg->n_bypass) != 0)
 		return fail(err, errlen, "cannot install bypass prefixes");
 	for (unsigned i = 0; i < ctx->n_ports; i++) {
@@ -471,6 +477,11 @@ gw_run(struct gw_ctx *ctx, const struct gw_run_opts *opts)
 		}
 		gw_telemetry_set_hip(hip);
 	}
+	if (ctx->cfg->sagen.before_start)
+		while (gw_sagen_step(ctx) > 0)
+			;
+	/* --idle-exit counts from here, not from before that install */
+	start = next_tick = next_hip = rte_rdtsc();
 	for (unsigned w = 0; w < ctx->n_workers; w++) {
 		args[w].ctx = ctx;
 		args[w].idx = w;
@@ -484,6 +495,7 @@ gw_run(struct gw_ctx *ctx, const struct gw_run_opts *opts)
 
 		if (ctx->slow_path)
 			n += gw_slow_poll(ctx);
+		n += gw_sagen_step(ctx);      /* [sa-gen]: one batch per pass while workers run */
 
 		now = rte_rdtsc();
 		if (hip != NULL && now >= next_hip) {

@@ -51,6 +51,85 @@ struct snap {
 };
 
 static struct gw_ctx *tel_ctx;
+
+/* [sa-gen] figures (control lcore writes the progress, we read it). */
+struct sagen_snap {
+	uint32_t count, installed, dirs;
+	bool done, failed;
+	uint64_t elapsed_ns, sas_per_s;
+	uint64_t tables_bytes, sad_bytes, heap_bytes, bytes_per_sa;
+};
+
+static void
+sagen_snapshot(const struct gw_ctx *ctx, struct sagen_snap *s)
+{
+	const struct gw_conf_sagen *g = &ctx->cfg->sagen;
+	const struct gw_sagen_progress *pr = &ctx->sagen;
+	const struct gw_sadb_gen *t = &ctx->sadb.gen;
+	uint64_t hz = rte_get_tsc_hz(), t1, sas;
+
+	memset(s, 0, sizeof(*s));
+	s->count = g->count;
+	s->dirs = (unsigned)g->out + (unsigned)g->in;
+	s->installed = __atomic_load_n(&pr->next, __ATOMIC_ACQUIRE);
+	s->done = __atomic_load_n(&pr->done, __ATOMIC_ACQUIRE) != 0;
+	s->failed = __atomic_load_n(&pr->failed, __ATOMIC_ACQUIRE) != 0;
+	if (pr->tsc_start != 0) {
+		t1 = s->done ? pr->tsc_end : rte_rdtsc();
+		s->elapsed_ns = (t1 - pr->tsc_start) * 1000000000ull / hz;
+	}
+	sas = (uint64_t)s->installed * s->dirs;
+	if (s->elapsed_ns > 0)
+		s->sas_per_s = sas * 1000000000ull / s->elapsed_ns;
+	s->tables_bytes = t->idx_bytes + t->out_bytes + t->in_bytes;
+	s->sad_bytes = g->in ? ctx->sadb.sad_bytes : 0;
+	if (s->done)
+		s->heap_bytes = pr->heap_bytes;
+	if (s->done && sas > 0)
+		s->bytes_per_sa = (s->heap_bytes + s->tables_bytes + s->sad_bytes) / sas;
+}
+
+/* Packets and inner bytes over every generated SA: O(count), for the stats file. */
+static void
+sagen_counters(const struct gw_ctx *ctx, uint64_t *pk, uint64_t *by)
+{
+	const struct gw_sadb_gen *t = &ctx->sadb.gen;
+	uint32_t n = __atomic_load_n(&ctx->sagen.next, __ATOMIC_ACQUIRE);
+
+	*pk = *by = 0;
+	for (uint32_t i = 0; i < n; i++)
+		for (int d = 0; d < 2; d++) {
+			const struct gw_sa *sa;
+			uint64_t p, b;
+
+			if ((d == 0 ? t->out : t->in) == NULL)
+				continue;
+			sa = gw_sadb_gen_sa(t, d == 0, i);
+			if (sa->esp == NULL)
+				continue;
+			esp_sa_stats(sa->esp, &p, &b);
+			*pk += p;
+			*by += b;
+		}
+}
+
+static void
+sagen_tel(const struct sagen_snap *s, const char *name, struct rte_tel_data *d)
+{
+	rte_tel_data_add_dict_string(d, "name", name);
+	rte_tel_data_add_dict_u64(d, "count", s->count);
+	rte_tel_data_add_dict_u64(d, "directions", s->dirs);
+	rte_tel_data_add_dict_u64(d, "installed", s->installed);
+	rte_tel_data_add_dict_u64(d, "installed_sas", (uint64_t)s->installed * s->dirs);
+	rte_tel_data_add_dict_u64(d, "done", s->done);
+	rte_tel_data_add_dict_u64(d, "failed", s->failed);
+	rte_tel_data_add_dict_u64(d, "elapsed_ns", s->elapsed_ns);
+	rte_tel_data_add_dict_u64(d, "sas_per_s", s->sas_per_s);
+	rte_tel_data_add_dict_u64(d, "heap_bytes", s->heap_bytes);
+	rte_tel_data_add_dict_u64(d, "tables_bytes", s->tables_bytes);
+	rte_tel_data_add_dict_u64(d, "sad_bytes", s->sad_bytes);
+	rte_tel_data_add_dict_u64(d, "bytes_per_sa", s->bytes_per_sa);
+}
 static struct gw_hip *volatile tel_hip;
 
 void
@@ -183,6 +262,22 @@ gw_stats_write_json_hip(struct gw_ctx *ctx, struct gw_hip *hip, FILE *f)
 		fputs("}", f);
 	}
 	fputs("]", f);
+	if (ctx->cfg->sagen.count > 0) {
+		struct sagen_snap g;
+		uint64_t pk, by;
+
+		sagen_snapshot(ctx, &g);
+		sagen_counters(ctx, &pk, &by);
+		fputs(",\n  \"sa_gen\": {\"name\": ", f);
+		json_str(f, ctx->cfg->sagen.name);
+		fprintf(f, ", \"count\": %" PRIu32 ", \"directions\": %" PRIu32 ", \"installed\": %"
+			PRIu32 ", \"done\": %d, \"failed\": %d, \"elapsed_ns\": %" PRIu64
+			", \"sas_per_s\": %" PRIu64 ", \"heap_bytes\": %" PRIu64 ", \"tables_bytes\": %"
+			PRIu64 ", \"sad_bytes\": %" PRIu64 ", \"bytes_per_sa\": %" PRIu64
+			", \"packets\": %" PRIu64 ", \"bytes\": %" PRIu64 "}",
+			g.count, g.dirs, g.installed, g.done, g.failed, g.elapsed_ns, g.sas_per_s,
+			g.heap_bytes, g.tables_bytes, g.sad_bytes, g.bytes_per_sa, pk, by);
+	}
 	if (hip != NULL) {
 		fputs(",\n  \"hip\": ", f);
 		gw_hip_stats_json(hip, f);
@@ -255,6 +350,17 @@ tel_stats(const char *cmd __rte_unused, const char *params __rte_unused, struct 
 		}
 		rte_tel_data_add_dict_container(d, "workers", ws, 0);
 	}
+	if (tel_ctx->cfg->sagen.count > 0) {
+		struct rte_tel_data *gd = rte_tel_data_alloc();
+		struct sagen_snap g;
+
+		if (gd != NULL) {
+			sagen_snapshot(tel_ctx, &g);
+			rte_tel_data_start_dict(gd);
+			sagen_tel(&g, tel_name(tel_ctx->cfg->sagen.name, nb, sizeof(nb)), gd);
+			rte_tel_data_add_dict_container(d, "sa_gen", gd, 0);
+		}
+	}
 	if (tel_hip != NULL) {
 		struct rte_tel_data *hd = rte_tel_data_alloc();
 		if (hd != NULL) {
@@ -306,6 +412,26 @@ tel_hip_peer(const char *cmd, const char *params, struct rte_tel_data *d)
 	return gw_hip_peer_tel(tel_hip, params, d);
 }
 
+/* /hipgw/sa_gen: [sa-gen] progress (installed count, elapsed ns, SAs/s) and
+ * memory: heap_bytes = DPDK heap the install batches allocated (the ESP
+ * states, rte_malloc overhead included; rte_malloc_get_socket_stats around
+ * each batch), tables_bytes = the index table and the SA
+ * arrays (sizes), sad_bytes = the SAD hash (heap delta of its creation; it
+ * also holds room for the static SAs), bytes_per_sa = their sum / SAs. */
+static int
+tel_sagen(const char *cmd __rte_unused, const char *params __rte_unused, struct rte_tel_data *d)
+{
+	struct sagen_snap g;
+	char nb[GW_CONF_NAME_MAX];
+
+	if (tel_ctx == NULL || tel_ctx->cfg->sagen.count == 0)
+		return -1;
+	sagen_snapshot(tel_ctx, &g);
+	rte_tel_data_start_dict(d);
+	sagen_tel(&g, tel_name(tel_ctx->cfg->sagen.name, nb, sizeof(nb)), d);
+	return 0;
+}
+
 int
 gw_telemetry_register(struct gw_ctx *ctx)
 {
@@ -313,7 +439,10 @@ gw_telemetry_register(struct gw_ctx *ctx)
 	if (rte_telemetry_register_cmd("/hipgw/hip", tel_hip_counters,
 		"HIP counters of /hipgw/stats without the per-peer part. No parameters.") != 0 ||
 	    rte_telemetry_register_cmd("/hipgw/hip_peer", tel_hip_peer,
-		"HIP counters and last BEX times of one peer. Parameter: the [peer] name.") != 0)
+		"HIP counters and last BEX times of one peer. Parameter: the [peer] name.") != 0 ||
+	    rte_telemetry_register_cmd("/hipgw/sa_gen", tel_sagen,
+		"[sa-gen] progress and memory: count, installed, elapsed_ns, sas_per_s, "
+		"bytes_per_sa. No parameters.") != 0)
 		return -1;
 	if (rte_telemetry_register_cmd("/hipgw/hit_ping", tel_hit_ping,
 		"HIP: send one ICMPv6 echo request from our HIT to a peer's HIT (BEET). "

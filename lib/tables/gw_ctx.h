@@ -38,6 +38,20 @@ struct gw_port {
 	                                 * worker 0's ring (the PMD has no queue to spare) */
 };
 
+/* [sa-gen] installer progress: the control lcore writes, telemetry reads. */
+struct gw_sagen_progress {
+	uint32_t next;                  /* next SA index to install (all directions) */
+	uint32_t spi_j;                 /* position in the SPI sequence (gw_sagen_spi_next) */
+	uint32_t done;                  /* 1 once every SA is installed */
+	uint32_t failed;                /* 1 when an install failed (logged; the rest stay out) */
+	uint64_t tsc_start, tsc_end;    /* before the first and after the last batch */
+	size_t heap_bytes;              /* DPDK heap the install batches allocated (sum of
+					 * each batch's heap delta: other lcores' allocations
+					 * between batches are not in it) */
+	int outer_port;                 /* index of the outer port of `local` */
+	struct gw_sa tmpl_out, tmpl_in; /* fields every generated SA of a direction shares */
+};
+
 struct gw_ctx {
 	const struct gw_config *cfg;
 	struct gw_port ports[GW_CONF_MAX_PORTS];
@@ -63,6 +77,7 @@ struct gw_ctx {
 	enum gw_idle idle;
 	volatile bool stop;                          /* set by the control lcore on exit */
 	volatile uint64_t last_rx_tsc;               /* any worker: TSC of the last received burst */
+	struct gw_sagen_progress sagen;
 };
 
 /* True when `ip` (family 4/6) is one of port p's own addresses. */

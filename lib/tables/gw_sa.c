@@ -39,12 +39,29 @@ hash_free_in(void *p, void *key_data)
 	sa_release(key_data);
 }
 
-int
-gw_sadb_init(struct gw_sadb *db, unsigned max_sa, unsigned workers, int socket)
+/* Bytes allocated from the DPDK heaps (all sockets). */
+static size_t
+heap_allocated(void)
 {
+	size_t n = 0;
+
+	for (unsigned s = 0; s < rte_socket_count(); s++) {
+		struct rte_malloc_socket_stats st;
+
+		if (rte_malloc_get_socket_stats(rte_socket_id_by_idx(s), &st) == 0)
+			n += st.heap_allocsz_bytes;
+	}
+	return n;
+}
+
+int
+gw_sadb_init(struct gw_sadb *db, unsigned max_sa, unsigned gen_in, unsigned workers, int socket)
+{
+	/* generated in SAs: a quarter more room, the cuckoo hash fills up before 100 % */
+	uint64_t entries = (uint64_t)(max_sa < 64 ? 64 : max_sa) + gen_in + gen_in / 4;
 	struct rte_hash_parameters hp = {
 		.name = "hipgw_sad",
-		.entries = max_sa < 64 ? 64 : max_sa,
+		.entries = (uint32_t)entries,
 		.key_len = sizeof(uint32_t),
 		.hash_func = rte_hash_crc,
 		.socket_id = socket,
@@ -66,8 +83,12 @@ gw_sadb_init(struct gw_sadb *db, unsigned max_sa, unsigned workers, int socket)
 	};
 	size_t rcu_sz;
 
+	size_t heap0;
+
 	memset(db, 0, sizeof(*db));
+	heap0 = heap_allocated();
 	db->sad = rte_hash_create(&hp);
+	db->sad_bytes = heap_allocated() - heap0;
 	db->spd4 = rte_lpm_create("hipgw_spd4", socket, &c4);
 	db->spd6 = rte_lpm6_create("hipgw_spd6", socket, &c6);
 	rcu_sz = rte_rcu_qsbr_get_memsize(workers + 2);
@@ -113,6 +134,17 @@ gw_sadb_free(struct gw_sadb *db)
 	/* in SAs: still in the hash; free them here, not through the hash */
 	for (unsigned i = 0; i < db->n_in; i++)
 		sa_release(db->in[i]);
+	/* [sa-gen]: the SAs live in two arrays; their ESP states were allocated one by one */
+	for (uint32_t i = 0; i < db->gen.count; i++) {
+		if (db->gen.out != NULL)
+			esp_sa_free(gw_sadb_gen_sa(&db->gen, true, i)->esp);
+		if (db->gen.in != NULL)
+			esp_sa_free(gw_sadb_gen_sa(&db->gen, false, i)->esp);
+	}
+	rte_free(db->gen.idx);
+	rte_free(db->gen.out);
+	rte_free(db->gen.in);
+	memset(&db->gen, 0, sizeof(db->gen));
 	db->n_slots = db->n_in = 0;
 	if (db->dq != NULL)
 		rte_rcu_qsbr_dq_delete(db->dq);   /* reclaims what is queued */

@@ -25,6 +25,7 @@
 #include <cmocka.h>
 
 #include "gw_config.h"
+#include "gw_sagen.h"
 
 #ifndef HIPGW_TEST_DATA
 #define HIPGW_TEST_DATA "tests/data"
@@ -912,6 +913,7 @@ struct err_case {
 
 #define HEX16 "0x" K16
 #define GW_HI "[gateway]\nhi = @HI@\n"
+#define SAGEN "[sa-gen g]\ncount = 1000\ndirection = both\nsuite = aes128-gcm16\nlocal = 192.0.2.1\nremote = 192.0.2.2\n"
 #define WAN4 "[port wan]\ndevice = net_null1\nrole = outer\naddress = 192.0.2.1/24\n"
 #define PEER_B_AT(mark) "[peer siteB]" mark "\nhit = " HIT_B "\nlocator = 198.51.100.1\nprefixes = 10.2.0.0/16\n"
 #define PEER_B PEER_B_AT("")
@@ -1268,6 +1270,53 @@ static const struct err_case err_cases[] = {
 	  "prefixes: 10.0.0.0/8 overlaps 10.2.0.0/16 of [peer siteB] (line 14)" },
 	{ "bypass_is_peer_prefix", GW_HI LAN WAN PEER_B "[policy]\nbypass = 10.2.0.0/16 ;!\n", -1,
 	  "bypass: 10.2.0.0/16 is also a prefix of [peer siteB]" },
+	/* [sa-gen] (benchmarking / lab feature) */
+	{ "sagen_no_name", LAN WAN "[sa-gen] ;!\n", -1, "section [sa-gen] needs a name" },
+	{ "sagen_two", LAN WAN SAGEN "prefixes = 16.0.0.0/12\n[sa-gen h] ;!\n", -1,
+	  "too many [sa-gen] sections (at most 1)" },
+	{ "sagen_missing_prefixes", LAN WAN "[sa-gen g] ;!\ncount = 5\ndirection = out\n"
+	  "suite = aes128-gcm16\nlocal = 192.0.2.1\nremote = 192.0.2.2\n", -1,
+	  "[sa-gen g]: missing key 'prefixes'" },
+	{ "sagen_count_zero", LAN WAN "[sa-gen g]\ncount = 0 ;!\n", -1, "count: '0' is not a number 1..4194304" },
+	{ "sagen_count_big", LAN WAN "[sa-gen g]\ncount = 4194305 ;!\n", -1, "count: '4194305' is not" },
+	{ "sagen_direction", LAN WAN "[sa-gen g]\ndirection = up ;!\n", -1,
+	  "direction: 'up' is not one of out | in | both" },
+	{ "sagen_v6_block", LAN WAN SAGEN "prefixes = fd00:9::/32 ;!\n", -1,
+	  "prefixes: 'fd00:9::/32' is not an IPv4 block" },
+	{ "sagen_block_host_bits", LAN WAN SAGEN "prefixes = 16.0.0.1/12 ;!\n", -1,
+	  "prefixes: '16.0.0.1/12' has host bits set" },
+	{ "sagen_too_small", LAN WAN SAGEN "prefixes = 16.0.0.0/16\n", 10,
+	  "count: 1000 SAs need as many /24 networks, 16.0.0.0/16 holds 256" },
+	{ "sagen_count_line", LAN WAN "[sa-gen g]\ncount = 300 ;!\ndirection = out\nsuite = aes128-gcm16\n"
+	  "local = 192.0.2.1\nremote = 192.0.2.2\nprefixes = 16.0.0.0/16\n", -1,
+	  "count: 300 SAs need as many /24 networks" },
+	{ "sagen_plen_short", LAN WAN SAGEN "prefixes = 16.0.0.0/12\nprefix-len = 8 ;!\n", -1,
+	  "prefix-len: /8 is shorter than the block 16.0.0.0/12" },
+	{ "sagen_plen_table", LAN WAN SAGEN "prefixes = 16.0.0.0/4\nprefix-len = 32 ;!\n", -1,
+	  "prefix-len: 16.0.0.0/4 holds 2^28 /32 networks, at most 2^24" },
+	{ "sagen_seed", LAN WAN SAGEN "prefixes = 16.0.0.0/12\nkey-seed = 4294967296 ;!\n", -1,
+	  "key-seed: '4294967296' is not a number 0..4294967295" },
+	{ "sagen_local", LAN WAN "[sa-gen g]\ncount = 10\ndirection = out\nsuite = aes128-gcm16\n"
+	  "local = 192.0.2.9 ;!\nremote = 192.0.2.2\nprefixes = 16.0.0.0/12\n", -1,
+	  "local: 192.0.2.9 is not an address of an outer port" },
+	{ "sagen_overlap_port", LAN WAN SAGEN "prefixes = 10.0.0.0/8 ;!\n", -1,
+	  "prefixes: 10.0.0.0/8 overlaps the network 10.1.0.1/24 of port lan" },
+	{ "sagen_overlap_sa", LAN WAN "[sa x]\ndirection = out\nspi = 0x1000\nsuite = aes128-gcm16\n"
+	  "key = 0x" K16 "00010203\nlocal = 192.0.2.1\nremote = 192.0.2.2\nprefixes = 16.1.0.0/16\n"
+	  "state = /tmp/x.seq\n" SAGEN "prefixes = 16.0.0.0/12 ;!\n", -1,
+	  "prefixes: 16.0.0.0/12 overlaps 16.1.0.0/16 of out SA x" },
+	{ "sagen_replay_out", LAN WAN "[sa-gen g]\ncount = 10\ndirection = out\nsuite = aes128-gcm16\n"
+	  "local = 192.0.2.1\nremote = 192.0.2.2\nprefixes = 16.0.0.0/12\nreplay-window = 64 ;!\n", -1,
+	  "replay-window: only for direction = in or both" },
+	{ "sagen_spi_clash", LAN WAN "[sa x]\ndirection = in\nspi = 0x54378444 ;!\nsuite = aes128-gcm16\n"
+	  "key = 0x" K16 "00010203\nlocal = 192.0.2.1\nremote = 192.0.2.2\nprefixes = 10.9.0.0/16\n"
+	  SAGEN "spi-seed = 0x5eed\nprefixes = 16.0.0.0/12\n", -1,
+	  "spi: 0x54378444 is also the SPI of generated in SA 0 of [sa-gen g]" },
+	{ "sagen_install", LAN WAN SAGEN "prefixes = 16.0.0.0/12\ninstall = now ;!\n", -1,
+	  "install: 'now' is not one of after-start | before-start" },
+	{ "gateway_mbufs", "[gateway]\nmbufs = 100 ;!\n" LAN WAN, -1, "mbufs: '100' is not a number 4096..16777216" },
+	{ "gateway_mbuf_size", "[gateway]\nmbuf-size = 70000 ;!\n" LAN WAN, -1,
+	  "mbuf-size: '70000' is not a number 512..65535" },
 };
 
 static void
@@ -1481,6 +1530,84 @@ test_mutations_hip(void **state)
 	free(text);
 }
 
+/* [sa-gen]: every key into the struct, defaults, and the generator's values
+ * (SPIs, prefixes, keys) as perf/sagen.py computes them for the same seeds. */
+static void
+test_sagen(void **state)
+{
+	static const char text[] =
+		"[gateway]\nmbufs = 1048576\nmbuf-size = 512\n" LAN WAN
+		"[sa-gen bench]\ncount = 1000\ndirection = both\nsuite = aes128-cbc-sha256\n"
+		"local = 192.0.2.1\nremote = 192.0.2.2\nprefixes = 16.0.0.0/12\nprefix-len = 24\n"
+		"spi-seed = 0x5eed\nprefix-seed = 77\nkey-seed = 0xC0FFEE\nreplay-window = 0\n"
+		"batch = 100\ninstall = before-start\n";
+	struct gw_config *cfg = new_cfg();
+	const struct gw_conf_sagen *g = &cfg->sagen;
+	uint8_t k[GW_SAGEN_KEYBUF], seen[4096 / 8] = { 0 };
+	struct gw_prefix p;
+	struct tmpconf t;
+	char err[512];
+	uint32_t j = 0;
+
+	(void)state;
+	if (load_len(text, sizeof(text) - 1, cfg, err, sizeof(err), &t) != 0)
+		fail_msg("%s", err);
+	unlink(t.path);
+	assert_int_equal(cfg->mbufs, 1048576);
+	assert_int_equal(cfg->mbuf_size, 512);
+	assert_string_equal(g->name, "bench");
+	assert_int_equal(g->count, 1000);
+	assert_true(g->out && g->in);
+	assert_int_equal(g->suite, GW_SUITE_AES128_CBC_SHA256);
+	assert_addr(&g->local, "192.0.2.1");
+	assert_addr(&g->remote, "192.0.2.2");
+	assert_prefix(&g->block, "16.0.0.0/12");
+	assert_int_equal(g->prefix_len, 24);
+	assert_int_equal(g->spi_seed, 0x5eed);
+	assert_int_equal(g->prefix_seed, 77);
+	assert_int_equal(g->key_seed, 0xC0FFEE);
+	assert_int_equal(g->replay_window, 0);
+	assert_int_equal(g->batch, 100);
+	assert_true(g->before_start);
+	/* the values perf/sagen.py gives for these seeds */
+	assert_int_equal(gw_sagen_spi_next(g, &j), 0x54378444);
+	assert_int_equal(gw_sagen_spi_next(g, &j), 0xe808d1db);
+	assert_int_equal(gw_sagen_spi_next(g, &j), 0x7027da7c);
+	gw_sagen_prefix(g, 0, &p);
+	assert_prefix(&p, "16.0.12.0/24");
+	gw_sagen_prefix(g, 1, &p);
+	assert_prefix(&p, "16.11.169.0/24");
+	gw_sagen_prefix(g, 2, &p);
+	assert_prefix(&p, "16.7.63.0/24");
+	gw_sagen_keybuf(g, 2, k);
+	assert_hex(k, 16, "b2858ab588088830044ef9ca423f9198");
+	assert_hex(k + 64, 32, "5f9343c85d966f8f2a1cb8d630c1bd2f43bfb02607bde00191151a68d0c9ca9e");
+	assert_int_equal(gw_sagen_perm(1, 32, 0), 2139475651u);
+	/* a bijection: every value of a 12-bit domain once */
+	for (uint32_t x = 0; x < 4096; x++) {
+		uint32_t v = gw_sagen_perm(77, 12, x);
+
+		assert_true(v < 4096);
+		assert_false(seen[v / 8] & (1u << (v % 8)));
+		seen[v / 8] |= (uint8_t)(1u << (v % 8));
+	}
+	assert_int_equal(gw_sagen_perm(5, 0, 0), 0);
+	/* defaults */
+	static const char text2[] = LAN WAN "[sa-gen d]\ncount = 1\ndirection = in\n"
+		"suite = aes128-gcm16\nlocal = 192.0.2.1\nremote = 192.0.2.2\nprefixes = 16.0.0.0/24\n";
+	if (load_len(text2, sizeof(text2) - 1, cfg, err, sizeof(err), &t) != 0)
+		fail_msg("%s", err);
+	unlink(t.path);
+	assert_true(!g->out && g->in);
+	assert_int_equal(g->prefix_len, 24);
+	assert_int_equal(g->replay_window, 1024);
+	assert_int_equal(g->batch, 1024);
+	assert_false(g->before_start);
+	assert_int_equal(g->spi_seed, 1);
+	assert_int_equal(cfg->mbufs, 0);
+	free(cfg);
+}
+
 /* 64 [peer] sections pass, the 65th header fails. */
 static void
 test_peer_limit(void **state)
@@ -1536,6 +1663,7 @@ main(void)
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_hip_config);
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_hip_lifetime);
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_peer_limit);
+	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_sagen);
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_syntax_variants);
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_limits);
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_file_errors);

@@ -27,7 +27,7 @@ BUILD_ASAN=${HGW_BUILD_ASAN:-build-asan}
 PKGS=(
 	build-essential pkg-config meson ninja-build
 	dpdk dpdk-dev libdpdk-dev libipsec-mb-dev libssl-dev libpcap-dev libcmocka-dev
-	python3 python3-scapy python3-cryptography python3-pytest python3-matplotlib
+	python3 python3-scapy python3-cryptography python3-pytest python3-matplotlib python3-numpy
 	tshark iperf3 iproute2 iputils-ping ethtool procps kmod util-linux pciutils
 )
 # Nice to have; a failure to install them is only a warning.

@@ -144,8 +144,9 @@ port_setup(struct gw_ctx *ctx, unsigned i, const struct gw_conf_port *pc, char *
 		return fail(err, errlen, "port %s: TX queue %d (control lcore) setup failed", pc->name,
 			    p->ctrl_txq);
 	LOG(INFO, "port %s: control lcore sends %s\n", pc->name,
-	    p->ctrl_txq >= 0 ? "on its own TX queue" : "through worker 0 (no spare TX queue; "
-	    "net_af_packet: qpairs=workers+1 gives one)");
+	    p->ctrl_txq >= 0 ? "on its own TX queue" :
+	    !ctrl_txq_ok(&info) ? "through worker 0 (this PMD's TX queues are not independent)" :
+	    "through worker 0 (no spare TX queue; net_pcap: one tx_pcap more than workers gives one)");
 	if (pc->has_mac) {
 		struct rte_ether_addr mac;
 		memcpy(mac.addr_bytes, pc->mac, 6);

@@ -26,19 +26,9 @@ struct txq {
 	struct rte_mbuf *m[TXQ_MAX];
 };
 
-/* Last next hop resolved: every packet of an SA goes to the same one, so most
- * bursts skip the neighbour hash. Valid while ctx->neigh_gen is unchanged. */
-struct hop_cache {
-	uint64_t gen;
-	uint16_t port;
-	uint8_t family;
-	uint8_t ip[16];
-	struct rte_ether_addr mac;
-};
-
 struct worker {
 	struct gw_ctx *ctx;
-	struct hop_cache hop;
+	struct gw_neigh_cache ncache;   /* next-hop MACs (gw_neigh.h), this lcore's */
 	unsigned idx;
 	struct gw_lcore_stats *st;
 	struct txq tx[GW_CONF_MAX_PORTS];
@@ -139,25 +129,11 @@ send_ip(struct worker *w, struct rte_mbuf *m, const struct gw_nexthop *nh,
 	}
 	eth->ether_type = rte_cpu_to_be_16(family == 4 ? RTE_ETHER_TYPE_IPV4 : RTE_ETHER_TYPE_IPV6);
 	rte_ether_addr_copy(&port->mac, &eth->src_addr);
-	{
-		struct hop_cache *c = &w->hop;
-		uint64_t gen = __atomic_load_n(&w->ctx->neigh_gen, __ATOMIC_ACQUIRE);
-		unsigned alen = family == 4 ? 4 : 16;
-		if (c->gen == gen && c->port == nh->port && c->family == family &&
-		    memcmp(c->ip, hop, alen) == 0) {
-			rte_ether_addr_copy(&c->mac, &eth->dst_addr);
-			tx_enqueue(w, nh->port, m);
-			return;
-		}
-		if (gw_neigh_get(w->ctx->neigh, nh->port, family, hop, &eth->dst_addr)) {
-			c->gen = gen;
-			c->port = nh->port;
-			c->family = family;
-			memcpy(c->ip, hop, alen);
-			rte_ether_addr_copy(&eth->dst_addr, &c->mac);
-			tx_enqueue(w, nh->port, m);
-			return;
-		}
+	if (gw_neigh_cache_get(&w->ncache, w->ctx->neigh,
+			       __atomic_load_n(&w->ctx->neigh_gen, __ATOMIC_ACQUIRE),
+			       nh->port, family, hop, &eth->dst_addr)) {
+		tx_enqueue(w, nh->port, m);
+		return;
 	}
 	{
 		struct gw_meta *md = gw_meta(m);

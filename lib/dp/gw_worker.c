@@ -379,8 +379,9 @@ inbound_burst(struct worker *w, unsigned pidx, struct rte_mbuf **pkts, uint16_t 
 	struct esp_sa *esp[GW_BURST];
 	struct gw_sa *sas[GW_BURST];
 	uint8_t res[GW_BURST];
+	uint8_t run[GW_BURST];
 	uint64_t hits = 0;
-	uint16_t nd = 0, nk = 0;
+	uint16_t nd = 0, nk = 0, nu = 0;
 
 	for (uint16_t i = 0; i < n && i < 4; i++)
 		rte_prefetch0(rte_pktmbuf_mtod(pkts[i], void *));
@@ -490,15 +491,19 @@ inbound_burst(struct worker *w, unsigned pidx, struct rte_mbuf **pkts, uint16_t 
 	}
 	if (nk == 0)
 		return;
-	for (uint16_t i = 0; i < nk; i++)
-		keys[i] = &spi[i];
-	rte_hash_lookup_bulk_data(ctx->sadb.sad, keys, nk, &hits, data);
+	/* one key per run of equal SPIs (usually the whole burst is one SA) */
 	for (uint16_t i = 0; i < nk; i++) {
-		if (!(hits & (1ULL << i))) {
+		if (i == 0 || spi[i] != spi[i - 1])
+			keys[nu++] = &spi[i];
+		run[i] = nu - 1;
+	}
+	rte_hash_lookup_bulk_data(ctx->sadb.sad, keys, nu, &hits, data);
+	for (uint16_t i = 0; i < nk; i++) {
+		if (!(hits & (1ULL << run[i]))) {
 			drop(w, dec[i], GW_DROP_NO_SA);
 			continue;
 		}
-		sas[nd] = data[i];
+		sas[nd] = data[run[i]];
 		esp[nd] = sas[nd]->esp;
 		dec[nd++] = dec[i];
 	}

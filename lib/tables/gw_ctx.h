@@ -56,10 +56,21 @@ struct gw_ctx {
 static inline bool
 gw_port_owns(const struct gw_port *p, uint8_t family, const uint8_t *ip)
 {
-	for (unsigned i = 0; i < p->n_addrs; i++)
-		if (p->addrs[i].a.family == family &&
-		    memcmp(p->addrs[i].a.addr, ip, family == 4 ? 4 : 16) == 0)
+	/* fixed-size compares: no memcmp call per packet */
+	uint64_t a0 = 0, a1 = 0;
+
+	memcpy(&a0, ip, family == 4 ? 4 : 8);
+	if (family != 4)
+		memcpy(&a1, ip + 8, 8);
+	for (unsigned i = 0; i < p->n_addrs; i++) {
+		uint64_t b0 = 0, b1 = 0;
+
+		memcpy(&b0, p->addrs[i].a.addr, family == 4 ? 4 : 8);
+		if (family != 4)
+			memcpy(&b1, p->addrs[i].a.addr + 8, 8);
+		if (p->addrs[i].a.family == family && a0 == b0 && a1 == b1)
 			return true;
+	}
 	return false;
 }
 

@@ -57,19 +57,26 @@ static inline bool
 gw_port_owns(const struct gw_port *p, uint8_t family, const uint8_t *ip)
 {
 	/* fixed-size compares: no memcmp call per packet */
-	uint64_t a0 = 0, a1 = 0;
+	if (family == 4) {
+		uint32_t a, b;
 
-	memcpy(&a0, ip, family == 4 ? 4 : 8);
-	if (family != 4)
+		memcpy(&a, ip, 4);
+		for (unsigned i = 0; i < p->n_addrs; i++) {
+			memcpy(&b, p->addrs[i].a.addr, 4);
+			if (p->addrs[i].a.family == 4 && a == b)
+				return true;
+		}
+	} else {
+		uint64_t a0, a1, b0, b1;
+
+		memcpy(&a0, ip, 8);
 		memcpy(&a1, ip + 8, 8);
-	for (unsigned i = 0; i < p->n_addrs; i++) {
-		uint64_t b0 = 0, b1 = 0;
-
-		memcpy(&b0, p->addrs[i].a.addr, family == 4 ? 4 : 8);
-		if (family != 4)
+		for (unsigned i = 0; i < p->n_addrs; i++) {
+			memcpy(&b0, p->addrs[i].a.addr, 8);
 			memcpy(&b1, p->addrs[i].a.addr + 8, 8);
-		if (p->addrs[i].a.family == family && a0 == b0 && a1 == b1)
-			return true;
+			if (p->addrs[i].a.family == family && a0 == b0 && a1 == b1)
+				return true;
+		}
 	}
 	return false;
 }

@@ -105,10 +105,20 @@ static inline bool
 gw_neigh_cache_get(struct gw_neigh_cache *c, const struct rte_hash *h, uint64_t gen,
 		   uint16_t port, uint8_t family, const uint8_t *ip, struct rte_ether_addr *mac)
 {
-	uint64_t a[2] = { 0, 0 };
+	uint64_t a[2];
 	struct gw_neigh_cache_ent *e;
 
-	memcpy(a, ip, family == 4 ? 4 : 16);
+	/* whole-word loads (a variable-size copy into a zeroed key would cost a
+	 * store-forwarding stall) */
+	if (family == 4) {
+		uint32_t v4;
+
+		memcpy(&v4, ip, 4);
+		a[0] = v4;
+		a[1] = 0;
+	} else {
+		memcpy(a, ip, 16);
+	}
 	e = &c->e[gw_neigh_cache_slot(port, family, a)];
 	if (likely(e->gen == gen && e->family == family && e->port == port &&
 		   e->ip[0] == a[0] && e->ip[1] == a[1])) {

@@ -517,6 +517,8 @@ inbound_burst(struct worker *w, unsigned pidx, struct rte_mbuf **pkts, uint16_t 
 		uint8_t *src, *dst;
 		uint8_t family;
 
+		if (i + 2 < nd)
+			rte_prefetch0(rte_pktmbuf_mtod(dec[i + 2], void *));
 		if (res[i] != GW_DROP_NONE) {
 			drop(w, m, res[i]);
 			continue;

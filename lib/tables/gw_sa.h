@@ -48,7 +48,8 @@ gw_prefixes_match(const struct gw_prefix *p, unsigned n, uint8_t family, const u
 		a = rte_be_to_cpu_32(a);
 		for (unsigned i = 0; i < n; i++) {
 			const struct gw_prefix *q = &p[i];
-			uint32_t b, m = q->len == 0 ? 0 : ~0u << (32 - q->len);
+			/* the first len bits: (2^64 - 2^32) >> len keeps bits 31..32-len */
+			uint32_t b, m = (uint32_t)(0xffffffff00000000ULL >> (q->len & 63));
 
 			memcpy(&b, q->a.addr, 4);
 			if (q->a.family == 4 && ((a ^ rte_be_to_cpu_32(b)) & m) == 0)

@@ -114,7 +114,7 @@ spd_resolve(struct worker *w, struct rte_mbuf *m, unsigned pidx, enum gw_spd_act
 
 /* m holds an IP packet (no L2). Add Ethernet towards next hop `nh` for
  * destination (family, dst) and queue it on the next hop's port. */
-static void
+static __rte_always_inline void
 send_ip(struct worker *w, struct rte_mbuf *m, const struct gw_nexthop *nh,
 	uint8_t family, const uint8_t *dst)
 {
@@ -183,7 +183,7 @@ is_own_addr(const struct gw_ctx *ctx, uint8_t family, const uint8_t *ip)
 }
 
 /* Route an IP packet (no L2) by its destination and send it. */
-static void
+static __rte_always_inline void
 route_and_send(struct worker *w, struct rte_mbuf *m, uint8_t family, const uint8_t *dst)
 {
 	const struct gw_nexthop *nh;

@@ -8,11 +8,33 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <string.h>
 #include <rte_byteorder.h>
 #include <rte_ip.h>
 #include <rte_tcp.h>
 #include <rte_mbuf.h>
 #include "hipgw_wire.h"
+
+/* True when the IPv4 header of hl bytes (20..60) has a valid header checksum
+ * (RFC 791; RFC 1071 sum). The usual 20-byte header is summed as five 32-bit
+ * words, folded (rte_raw_cksum goes 16 bits at a time). */
+static inline bool
+gw_ipv4_cksum_ok(const struct rte_ipv4_hdr *ip, uint32_t hl)
+{
+	if (likely(hl == GW_IPV4_HDR_LEN)) {
+		uint32_t w[5];
+		uint64_t s;
+
+		memcpy(w, ip, sizeof(w));
+		s = (uint64_t)w[0] + w[1] + w[2] + w[3] + w[4];
+		s = (s & 0xffffffff) + (s >> 32);
+		s = (s & 0xffff) + (s >> 16);
+		s = (s & 0xffff) + (s >> 16);
+		s = (s & 0xffff) + (s >> 16);
+		return s == 0xffff;
+	}
+	return rte_raw_cksum(ip, hl) == 0xffff;
+}
 
 /* Validate the IPv4 header at the start of l3 (len bytes available). Returns the
  * IP total length (bytes) or 0 when malformed (version, IHL, lengths, checksum). */
@@ -26,7 +48,7 @@ gw_ipv4_check(const struct rte_ipv4_hdr *ip, uint32_t len)
 	tl = rte_be_to_cpu_16(ip->total_length);
 	if (hl < GW_IPV4_HDR_LEN || tl < hl || tl > len)
 		return 0;
-	if (rte_raw_cksum(ip, hl) != 0xffff)
+	if (!gw_ipv4_cksum_ok(ip, hl))
 		return 0;
 	return (uint16_t)tl;
 }

@@ -26,16 +26,6 @@ struct txq {
 	struct rte_mbuf *m[TXQ_MAX];
 };
 
-/* Last next hop resolved: every packet of an SA goes to the same one, so most
- * bursts skip the neighbour hash. Valid while ctx->neigh_gen is unchanged. */
-struct hop_cache {
-	uint64_t gen;
-	uint16_t port;
-	uint8_t family;
-	uint8_t ip[16];
-	struct rte_ether_addr mac;
-};
-
 /* ESP packets waiting to be handed to the worker owning their SA */
 struct handoff_q {
 	uint16_t n;
@@ -44,7 +34,7 @@ struct handoff_q {
 
 struct worker {
 	struct gw_ctx *ctx;
-	struct hop_cache hop;
+	struct gw_neigh_cache ncache;   /* next-hop MACs (gw_neigh.h), this lcore's */
 	unsigned idx;
 	bool handoff;                   /* several workers: inbound SAs have owners */
 	bool slow;                      /* --slow-path: the control lcore looks SAs up */
@@ -136,7 +126,7 @@ spd_resolve(struct worker *w, struct rte_mbuf *m, unsigned pidx, enum gw_spd_act
 
 /* m holds an IP packet (no L2). Add Ethernet towards next hop `nh` for
  * destination (family, dst) and queue it on the next hop's port. */
-static void
+static __rte_always_inline void
 send_ip(struct worker *w, struct rte_mbuf *m, const struct gw_nexthop *nh,
 	uint8_t family, const uint8_t *dst)
 {
@@ -151,25 +141,11 @@ send_ip(struct worker *w, struct rte_mbuf *m, const struct gw_nexthop *nh,
 	}
 	eth->ether_type = rte_cpu_to_be_16(family == 4 ? RTE_ETHER_TYPE_IPV4 : RTE_ETHER_TYPE_IPV6);
 	rte_ether_addr_copy(&port->mac, &eth->src_addr);
-	{
-		struct hop_cache *c = &w->hop;
-		uint64_t gen = __atomic_load_n(&w->ctx->neigh_gen, __ATOMIC_ACQUIRE);
-		unsigned alen = family == 4 ? 4 : 16;
-		if (c->gen == gen && c->port == nh->port && c->family == family &&
-		    memcmp(c->ip, hop, alen) == 0) {
-			rte_ether_addr_copy(&c->mac, &eth->dst_addr);
-			tx_enqueue(w, nh->port, m);
-			return;
-		}
-		if (gw_neigh_get(w->ctx->neigh, nh->port, family, hop, &eth->dst_addr)) {
-			c->gen = gen;
-			c->port = nh->port;
-			c->family = family;
-			memcpy(c->ip, hop, alen);
-			rte_ether_addr_copy(&eth->dst_addr, &c->mac);
-			tx_enqueue(w, nh->port, m);
-			return;
-		}
+	if (gw_neigh_cache_get(&w->ncache, w->ctx->neigh,
+			       __atomic_load_n(&w->ctx->neigh_gen, __ATOMIC_ACQUIRE),
+			       nh->port, family, hop, &eth->dst_addr)) {
+		tx_enqueue(w, nh->port, m);
+		return;
 	}
 	{
 		struct gw_meta *md = gw_meta(m);
@@ -219,7 +195,7 @@ is_own_addr(const struct gw_ctx *ctx, uint8_t family, const uint8_t *ip)
 }
 
 /* Route an IP packet (no L2) by its destination and send it. */
-static void
+static __rte_always_inline void
 route_and_send(struct worker *w, struct rte_mbuf *m, uint8_t family, const uint8_t *dst)
 {
 	const struct gw_nexthop *nh;
@@ -725,9 +701,20 @@ inbound_esp(struct worker *w, unsigned pidx, struct rte_mbuf **dec, const uint32
 				hits |= 1ULL << i;
 		}
 	} else {
-		for (uint16_t i = 0; i < nk; i++)
-			keys[i] = &spi[i];
-		rte_hash_lookup_bulk_data(ctx->sadb.sad, keys, nk, &hits, data);
+		/* one key per run of equal SPIs (usually the whole burst is one SA) */
+		uint8_t run[GW_BURST];
+		uint64_t rhits = 0;
+		uint16_t nu = 0;
+		for (uint16_t i = 0; i < nk; i++) {
+			if (i == 0 || spi[i] != spi[i - 1])
+				keys[nu++] = &spi[i];
+			run[i] = nu - 1;
+		}
+		rte_hash_lookup_bulk_data(ctx->sadb.sad, keys, nu, &rhits, data);
+		for (uint16_t i = nk; i-- > 0;) {   /* back to one entry per packet; run[i] <= i */
+			data[i] = data[run[i]];
+			hits |= ((rhits >> run[i]) & 1) << i;
+		}
 	}
 	for (uint16_t i = 0; i < nk; i++)     /* the SAs, before the pass that reads them */
 		if (hits & (1ULL << i))
@@ -758,6 +745,8 @@ inbound_esp(struct worker *w, unsigned pidx, struct rte_mbuf **dec, const uint32
 		uint8_t *src, *dst;
 		uint8_t family;
 
+		if (i + 2 < nd)
+			rte_prefetch0(rte_pktmbuf_mtod(dec[i + 2], void *));
 		if (res[i] != GW_DROP_NONE) {
 			drop(w, m, res[i]);
 			continue;

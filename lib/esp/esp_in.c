@@ -4,9 +4,11 @@
  * A run of packets of one SA goes through three stages, as DPDK's lib/ipsec:
  *   1. check: outer IP header and lengths (malformed), then the anti-replay
  *      window (replay; RFC 4303 3.4.3, before any crypto);
- *   2. crypto: GCM through the direct intel-ipsec-mb API; CBC-HMAC and
+ *   2. crypto: GCM through the direct intel-ipsec-mb API, one packet at a
+ *      time, each finished (3.) right after its decryption; CBC-HMAC and
  *      NULL-HMAC as jobs for the whole run (HMAC over the ciphertext, then the
- *      CBC decryption, in one chained job). Decryption is in place;
+ *      CBC decryption, in one chained job), finished after the flush.
+ *      Decryption is in place;
  *   3. finish: ICV compared in constant time (auth), then padding (pad), next
  *      header and inner header (malformed), window update (replay, which also
  *      catches a duplicate inside one burst), ECN fold (ecn), strip.
@@ -324,11 +326,16 @@ in_run(struct esp_sa *sa, IMB_MGR *mgr, unsigned slot, struct rte_mbuf **mb, uin
 	if (nv == 0)
 		return;
 
-	/* 2. crypto */
+	/* 2. crypto and 3. verify, strip, in arrival order (the window sees them
+	 * in order; a duplicate inside the burst passed stage 1 but fails the
+	 * window update). GCM is synchronous: each packet is finished right after
+	 * its decryption, while its trailer and inner header are still in L1. */
 	if (K == K_GCM128 || K == K_GCM256) {
 		for (uint16_t k = 0; k < nv; k++) {
-			struct in_pkt *p = &pk[idx[k]];
+			uint16_t i = idx[k];
+			struct in_pkt *p = &pk[i];
 			uint8_t *ct = p->esp + GW_ESP_HDR_LEN + GW_ESP_GCM_IV_LEN;
+			uint32_t ilen;
 
 			if (k + 1 < nv)
 				rte_prefetch0(pk[idx[k + 1]].esp + GW_ESP_HDR_LEN + GW_ESP_GCM_IV_LEN);
@@ -346,6 +353,11 @@ in_run(struct esp_sa *sa, IMB_MGR *mgr, unsigned slot, struct rte_mbuf **mb, uin
 				esp_gcm_dec(sa, mgr, K == K_GCM256, ct, ct, p->ct_len, p->nonce,
 					    p->esp, 8, p->tag);
 			}
+			drop[i] = in_finish(sa, mb[i], p, iv_len, &ilen);
+			if (likely(drop[i] == GW_DROP_NONE)) {
+				nok++;
+				bytes += ilen;
+			}
 		}
 	} else {
 		IMB_JOB *job;
@@ -357,19 +369,17 @@ in_run(struct esp_sa *sa, IMB_MGR *mgr, unsigned slot, struct rte_mbuf **mb, uin
 			esp_jobs_reap(mgr, IMB_SUBMIT_JOB(mgr), drop, GW_DROP_AUTH);
 		}
 		esp_jobs_flush(mgr, drop, GW_DROP_AUTH);
-	}
+		for (uint16_t k = 0; k < nv; k++) {
+			uint16_t i = idx[k];
+			uint32_t ilen;
 
-	/* 3. verify and strip, in arrival order (the window sees them in order) */
-	for (uint16_t k = 0; k < nv; k++) {
-		uint16_t i = idx[k];
-		uint32_t ilen;
-
-		if (unlikely(drop[i] != GW_DROP_NONE))
-			continue;
-		drop[i] = in_finish(sa, mb[i], &pk[i], iv_len, &ilen);
-		if (likely(drop[i] == GW_DROP_NONE)) {
-			nok++;
-			bytes += ilen;
+			if (unlikely(drop[i] != GW_DROP_NONE))
+				continue;
+			drop[i] = in_finish(sa, mb[i], &pk[i], iv_len, &ilen);
+			if (likely(drop[i] == GW_DROP_NONE)) {
+				nok++;
+				bytes += ilen;
+			}
 		}
 	}
 	if (nok != 0) {

@@ -11,6 +11,9 @@
  * them, so that advancing the window only zeroes whole words and no sequence
  * number inside the window shares a word with one outside it).
  *
+ * The per-packet functions are inline (the data path calls them for every
+ * packet); init and sizing live in replay.c.
+ *
  * Usage per packet: seq = replay_infer(w, wire_seq); replay_check(w, seq) before
  * the ICV is verified; replay_update(w, seq) only after it verified. update
  * checks again, so a duplicate inside one burst (both checked before either
@@ -47,16 +50,89 @@ int replay_init(struct replay_window *rw, uint32_t win, bool esn);
  * seq_lo itself without ESN; with ESN the high half inferred from the window
  * (RFC 4303 Appendix A2.2; with the window off, as if W were 2^31). Returns 0
  * (always a replay) for a sequence number below the first subspace. */
-uint64_t replay_infer(const struct replay_window *rw, uint32_t seq_lo);
+static inline uint64_t
+replay_infer(const struct replay_window *rw, uint32_t seq_lo)
+{
+	uint64_t top;
+	uint32_t tl, th, hi, w, bottom;
+
+	if (!rw->esn)
+		return seq_lo;
+	top = rw->top;
+	tl = (uint32_t)top;
+	th = (uint32_t)(top >> 32);
+	/* With anti-replay off the window size does not exist; take the sequence
+	 * number nearest to top, i.e. W = 2^31. */
+	w = rw->win != 0 ? rw->win : (1u << 31);
+	bottom = tl - w + 1;              /* modulo 2^32 */
+	if (tl >= w - 1) {
+		/* Case A: window within one subspace [bottom, tl] */
+		hi = seq_lo >= bottom ? th : th + 1;
+		if (seq_lo < bottom && th == UINT32_MAX)
+			return 0;                 /* beyond the 64-bit space */
+	} else {
+		/* Case B: window spans two subspaces */
+		if (seq_lo >= bottom) {
+			if (th == 0)
+				return 0;             /* would be below sequence number 0 */
+			hi = th - 1;
+		} else {
+			hi = th;
+		}
+	}
+	return ((uint64_t)hi << 32) | seq_lo;
+}
 
 /* 0 if `seq` may be new (inside or ahead of the window and not seen), -1 for a
  * replay: sequence number 0, too old (at or below top - W), or already seen.
  * With the window off only 0 is refused. Does not modify the window. */
-int replay_check(const struct replay_window *rw, uint64_t seq);
+static inline int
+replay_check(const struct replay_window *rw, uint64_t seq)
+{
+	uint64_t top = rw->top;
+
+	if (seq == 0)
+		return -1;                    /* never sent (RFC 4303 3.3.3) */
+	if (rw->win == 0 || seq > top)
+		return 0;
+	if (top - seq >= rw->win)
+		return -1;                    /* left of the window */
+	return (rw->bits[(seq >> 6) & rw->mask] >> (seq & 63)) & 1 ? -1 : 0;
+}
 
 /* Record `seq` (after its ICV verified): advance the window when it is ahead.
  * Returns -1 when it is a replay after all (checked again), else 0. */
-int replay_update(struct replay_window *rw, uint64_t seq);
+static inline int
+replay_update(struct replay_window *rw, uint64_t seq)
+{
+	uint64_t top = rw->top, *word;
+	uint64_t bit;
+
+	if (seq == 0)
+		return -1;
+	if (rw->win == 0) {
+		if (seq > top)
+			__atomic_store_n(&rw->top, seq, __ATOMIC_RELAXED);
+		return 0;
+	}
+	if (seq > top) {
+		uint64_t ob = top >> 6, nb = seq >> 6, diff = nb - ob;
+
+		if (diff > rw->mask)
+			diff = rw->mask + 1;      /* jumped past the whole ring: clear all */
+		for (uint64_t k = 1; k <= diff; k++)
+			rw->bits[(ob + k) & rw->mask] = 0;
+		__atomic_store_n(&rw->top, seq, __ATOMIC_RELAXED);
+	} else if (top - seq >= rw->win) {
+		return -1;
+	}
+	word = &rw->bits[(seq >> 6) & rw->mask];
+	bit = 1ULL << (seq & 63);
+	if (*word & bit)
+		return -1;
+	*word |= bit;
+	return 0;
+}
 
 /* Convenience for 32-bit callers: infer, then check. *seq64 gets the number. */
 static inline int

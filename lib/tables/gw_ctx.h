@@ -84,10 +84,28 @@ struct gw_ctx {
 static inline bool
 gw_port_owns(const struct gw_port *p, uint8_t family, const uint8_t *ip)
 {
-	for (unsigned i = 0; i < p->n_addrs; i++)
-		if (p->addrs[i].a.family == family &&
-		    memcmp(p->addrs[i].a.addr, ip, family == 4 ? 4 : 16) == 0)
-			return true;
+	/* fixed-size compares: no memcmp call per packet */
+	if (family == 4) {
+		uint32_t a, b;
+
+		memcpy(&a, ip, 4);
+		for (unsigned i = 0; i < p->n_addrs; i++) {
+			memcpy(&b, p->addrs[i].a.addr, 4);
+			if (p->addrs[i].a.family == 4 && a == b)
+				return true;
+		}
+	} else {
+		uint64_t a0, a1, b0, b1;
+
+		memcpy(&a0, ip, 8);
+		memcpy(&a1, ip + 8, 8);
+		for (unsigned i = 0; i < p->n_addrs; i++) {
+			memcpy(&b0, p->addrs[i].a.addr, 8);
+			memcpy(&b1, p->addrs[i].a.addr + 8, 8);
+			if (p->addrs[i].a.family == family && a0 == b0 && a1 == b1)
+				return true;
+		}
+	}
 	return false;
 }
 

@@ -13,6 +13,7 @@
 #include <stdint.h>
 #include <string.h>
 #include <rte_branch_prediction.h>
+#include <rte_byteorder.h>
 #include <rte_hash.h>
 #include <rte_hash_crc.h>
 #include <rte_lpm.h>
@@ -68,16 +69,41 @@ gw_sa_set_src(struct gw_sa *sa, const struct gw_prefix *p, unsigned n)
 static inline bool
 gw_prefixes_match(const struct gw_prefix *p, unsigned n, uint8_t family, const uint8_t *addr)
 {
-	for (unsigned i = 0; i < n; i++) {
-		const struct gw_prefix *q = &p[i];
-		unsigned bits = q->len, full = bits / 8, rem = bits % 8;
-		if (q->a.family != family)
-			continue;
-		if (memcmp(q->a.addr, addr, full) != 0)
-			continue;
-		if (rem != 0 && ((q->a.addr[full] ^ addr[full]) & (uint8_t)(0xff << (8 - rem))) != 0)
-			continue;
-		return true;
+	/* masked word compares of the first q->len bits (no memcmp call per packet) */
+	if (family == 4) {
+		uint32_t a;
+
+		memcpy(&a, addr, 4);
+		a = rte_be_to_cpu_32(a);
+		for (unsigned i = 0; i < n; i++) {
+			const struct gw_prefix *q = &p[i];
+			/* the first len bits: (2^64 - 2^32) >> len keeps bits 31..32-len */
+			uint32_t b, m = (uint32_t)(0xffffffff00000000ULL >> (q->len & 63));
+
+			memcpy(&b, q->a.addr, 4);
+			if (q->a.family == 4 && ((a ^ rte_be_to_cpu_32(b)) & m) == 0)
+				return true;
+		}
+	} else {
+		uint64_t a0, a1;
+
+		memcpy(&a0, addr, 8);
+		memcpy(&a1, addr + 8, 8);
+		a0 = rte_be_to_cpu_64(a0);
+		a1 = rte_be_to_cpu_64(a1);
+		for (unsigned i = 0; i < n; i++) {
+			const struct gw_prefix *q = &p[i];
+			unsigned l = q->len;
+			uint64_t b0, b1;
+			uint64_t m0 = l == 0 ? 0 : l >= 64 ? ~0ULL : ~0ULL << (64 - l);
+			uint64_t m1 = l <= 64 ? 0 : ~0ULL << (128 - l);
+
+			memcpy(&b0, q->a.addr, 8);
+			memcpy(&b1, q->a.addr + 8, 8);
+			if (q->a.family == family &&
+			    (((a0 ^ rte_be_to_cpu_64(b0)) & m0) | ((a1 ^ rte_be_to_cpu_64(b1)) & m1)) == 0)
+				return true;
+		}
 	}
 	return false;
 }

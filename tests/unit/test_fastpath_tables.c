@@ -1,0 +1,311 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Unit tests of the table helpers the worker calls per packet:
+ *   - the per-lcore next-hop MAC cache (gw_neigh.h gw_neigh_cache_get) in front
+ *     of the neighbour rte_hash: the right MAC for many hosts, IPv4 vs IPv6 vs
+ *     port kept apart, a changed MAC seen once the generation moves, unknown
+ *     neighbours not cached;
+ *   - gw_prefixes_match (gw_sa.h) and gw_port_owns (gw_ctx.h), word compares,
+ *     against a bit-by-bit reference for every prefix length.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include <rte_eal.h>
+#include <rte_hash.h>
+
+#include "gw_ctx.h"
+#include "gw_neigh.h"
+#include "gw_sa.h"
+
+static struct rte_hash *neigh;
+
+static struct gw_addr
+v4(uint8_t a, uint8_t b, uint8_t c, uint8_t d)
+{
+	struct gw_addr x = { .family = 4 };
+
+	x.addr[0] = a;
+	x.addr[1] = b;
+	x.addr[2] = c;
+	x.addr[3] = d;
+	return x;
+}
+
+static struct gw_addr
+v6_from(const struct gw_addr *a4)
+{
+	struct gw_addr x = { .family = 6 };
+
+	memcpy(x.addr, a4->addr, 4);      /* same first bytes as the IPv4 one */
+	return x;
+}
+
+static struct rte_ether_addr
+mac_of(unsigned i, uint8_t tag)
+{
+	struct rte_ether_addr m = { { 0x02, tag, 0, 0, (uint8_t)(i >> 8), (uint8_t)i } };
+
+	return m;
+}
+
+static void
+assert_mac(const struct rte_ether_addr *a, const struct rte_ether_addr *b)
+{
+	assert_memory_equal(a->addr_bytes, b->addr_bytes, RTE_ETHER_ADDR_LEN);
+}
+
+/* 300 on-link hosts (more than the cache's slots): every lookup, from the
+ * table or the cache, gives each host its own MAC, twice round. */
+static void
+test_cache_many_hosts(void **state)
+{
+	struct gw_neigh_cache *c = calloc(1, sizeof(*c));
+	struct rte_ether_addr got;
+
+	(void)state;
+	assert_non_null(c);
+	rte_hash_reset(neigh);
+	for (unsigned i = 0; i < 300; i++) {
+		struct gw_addr a = v4(10, 2, (uint8_t)(i >> 8), (uint8_t)i);
+		struct rte_ether_addr m = mac_of(i, 4);
+
+		assert_int_equal(gw_neigh_set(neigh, 0, &a, &m, true), 0);
+	}
+	for (unsigned round = 0; round < 2; round++) {
+		for (unsigned i = 0; i < 300; i++) {
+			struct gw_addr a = v4(10, 2, (uint8_t)(i >> 8), (uint8_t)i);
+			struct rte_ether_addr m = mac_of(i, 4);
+
+			memset(&got, 0, sizeof(got));
+			assert_true(gw_neigh_cache_get(c, neigh, 7, 0, 4, a.addr, &got));
+			assert_mac(&got, &m);
+		}
+	}
+	free(c);
+}
+
+/* The same leading bytes as IPv4 and IPv6, and the same IPv4 on two ports,
+ * are different neighbours, also when they share a cache slot. */
+static void
+test_cache_family_and_port(void **state)
+{
+	struct gw_neigh_cache *c = calloc(1, sizeof(*c));
+	struct gw_addr a4 = v4(192, 0, 2, 9), a6 = v6_from(&a4);
+	struct rte_ether_addr m4 = mac_of(1, 4), m6 = mac_of(1, 6), m4p1 = mac_of(2, 4), got;
+
+	(void)state;
+	assert_non_null(c);
+	rte_hash_reset(neigh);
+	assert_int_equal(gw_neigh_set(neigh, 0, &a4, &m4, true), 0);
+	assert_int_equal(gw_neigh_set(neigh, 0, &a6, &m6, true), 0);
+	assert_int_equal(gw_neigh_set(neigh, 1, &a4, &m4p1, true), 0);
+	for (unsigned round = 0; round < 3; round++) {
+		assert_true(gw_neigh_cache_get(c, neigh, 1, 0, 4, a4.addr, &got));
+		assert_mac(&got, &m4);
+		assert_true(gw_neigh_cache_get(c, neigh, 1, 0, 6, a6.addr, &got));
+		assert_mac(&got, &m6);
+		assert_true(gw_neigh_cache_get(c, neigh, 1, 1, 4, a4.addr, &got));
+		assert_mac(&got, &m4p1);
+	}
+	/* IPv6 address whose folded slot equals an IPv4 one's: still apart */
+	{
+		uint64_t k4[2] = { 0, 0 }, k6[2];
+		struct gw_addr b6 = { .family = 6 };
+
+		memcpy(k4, a4.addr, 4);
+		/* ip[0] ^ ip[1] == the IPv4 word: same slot (port 0) */
+		k6[0] = 0x0123456789abcdefULL;
+		k6[1] = k6[0] ^ k4[0];
+		memcpy(b6.addr, k6, 16);
+		struct rte_ether_addr mb6 = mac_of(3, 6);
+
+		assert_int_equal(gw_neigh_cache_slot(0, 6, k6), gw_neigh_cache_slot(0, 4, k4));
+		assert_false(gw_neigh_cache_get(c, neigh, 1, 0, 6, b6.addr, &got));
+		assert_int_equal(gw_neigh_set(neigh, 0, &b6, &mb6, true), 0);
+		for (unsigned round = 0; round < 3; round++) {
+			assert_true(gw_neigh_cache_get(c, neigh, 1, 0, 6, b6.addr, &got));
+			assert_mac(&got, &mb6);
+			assert_true(gw_neigh_cache_get(c, neigh, 1, 0, 4, a4.addr, &got));
+			assert_mac(&got, &m4);
+		}
+	}
+	free(c);
+}
+
+/* A neighbour whose MAC changes (ARP/ND update: the control lcore sets it, then
+ * bumps the generation): the old MAC until the bump, the new one after. An
+ * unknown or not yet resolved neighbour is a miss and is not cached. */
+static void
+test_cache_generation_and_misses(void **state)
+{
+	struct gw_neigh_cache *c = calloc(1, sizeof(*c));
+	struct gw_addr a = v4(10, 2, 0, 5), b = v4(10, 2, 0, 6);
+	struct rte_ether_addr m1 = mac_of(1, 9), m2 = mac_of(2, 9), mb = mac_of(3, 9), got;
+
+	(void)state;
+	assert_non_null(c);
+	rte_hash_reset(neigh);
+	assert_int_equal(gw_neigh_set(neigh, 0, &a, &m1, false), 0);
+	assert_true(gw_neigh_cache_get(c, neigh, 10, 0, 4, a.addr, &got));
+	assert_mac(&got, &m1);
+	assert_int_equal(gw_neigh_set(neigh, 0, &a, &m2, false), 0);
+	/* generation unchanged: the cached MAC (the worker sees the bump later) */
+	assert_true(gw_neigh_cache_get(c, neigh, 10, 0, 4, a.addr, &got));
+	assert_mac(&got, &m1);
+	assert_true(gw_neigh_cache_get(c, neigh, 11, 0, 4, a.addr, &got));
+	assert_mac(&got, &m2);
+
+	/* unknown: false every time, also after it was asked for once */
+	assert_false(gw_neigh_cache_get(c, neigh, 11, 0, 4, b.addr, &got));
+	assert_false(gw_neigh_cache_get(c, neigh, 11, 0, 4, b.addr, &got));
+	/* entry present but not valid (an incomplete one): a miss */
+	{
+		struct gw_neigh_key k;
+
+		gw_neigh_key_make(&k, 0, 4, b.addr);
+		assert_true(rte_hash_add_key_data(neigh, &k, (void *)(uintptr_t)0) >= 0);
+		assert_false(gw_neigh_cache_get(c, neigh, 11, 0, 4, b.addr, &got));
+	}
+	assert_int_equal(gw_neigh_set(neigh, 0, &b, &mb, false), 0);
+	assert_true(gw_neigh_cache_get(c, neigh, 12, 0, 4, b.addr, &got));
+	assert_mac(&got, &mb);
+	free(c);
+}
+
+/* ---------- prefix and own-address matches against a bitwise reference ---------- */
+
+static bool
+ref_match(const struct gw_prefix *p, unsigned n, uint8_t family, const uint8_t *addr)
+{
+	for (unsigned i = 0; i < n; i++) {
+		bool ok = p[i].a.family == family;
+
+		for (unsigned b = 0; ok && b < p[i].len; b++)
+			ok = ((p[i].a.addr[b / 8] ^ addr[b / 8]) & (0x80 >> (b % 8))) == 0;
+		if (ok)
+			return true;
+	}
+	return false;
+}
+
+static uint64_t rng_state = 0x853c49e6748fea9bULL;
+
+static uint8_t
+rnd8(void)
+{
+	rng_state ^= rng_state << 13;
+	rng_state ^= rng_state >> 7;
+	rng_state ^= rng_state << 17;
+	return (uint8_t)rng_state;
+}
+
+static void
+test_prefixes_match_every_length(void **state)
+{
+	(void)state;
+	for (uint8_t family = 4; family <= 6; family += 2) {
+		unsigned alen = family == 4 ? 4 : 16, maxlen = family == 4 ? 32 : 128;
+
+		for (unsigned len = 0; len <= maxlen; len++) {
+			for (unsigned t = 0; t < 200; t++) {
+				struct gw_prefix p[2];
+				uint8_t addr[16] = { 0 };
+
+				memset(p, 0, sizeof(p));
+				p[0].a.family = family;
+				p[0].len = (uint8_t)len;
+				for (unsigned i = 0; i < alen; i++)
+					p[0].a.addr[i] = rnd8();
+				/* an address sharing a random number of leading bits */
+				{
+					unsigned same = rnd8() % (maxlen + 1);
+
+					for (unsigned i = 0; i < alen; i++)
+						addr[i] = rnd8();
+					for (unsigned b = 0; b < same; b++) {
+						uint8_t bit = 0x80 >> (b % 8);
+
+						addr[b / 8] = (uint8_t)((addr[b / 8] & ~bit) |
+									(p[0].a.addr[b / 8] & bit));
+					}
+				}
+				assert_int_equal(gw_prefixes_match(p, 1, family, addr),
+						 ref_match(p, 1, family, addr));
+				/* the other family's prefix never matches, first or second */
+				p[1] = p[0];
+				p[0].a.family = family == 4 ? 6 : 4;
+				assert_int_equal(gw_prefixes_match(p, 1, family, addr), false);
+				assert_int_equal(gw_prefixes_match(p, 2, family, addr),
+						 ref_match(&p[1], 1, family, addr));
+			}
+		}
+	}
+}
+
+static void
+test_port_owns(void **state)
+{
+	struct gw_port port;
+	struct gw_addr a = v4(192, 0, 2, 1), a6 = v6_from(&a), other = v4(192, 0, 2, 2);
+
+	(void)state;
+	memset(&port, 0, sizeof(port));
+	port.addrs[0].a = a;
+	port.addrs[0].len = 24;
+	port.addrs[1].a = a6;
+	port.addrs[1].a.addr[15] = 1;
+	port.addrs[1].len = 64;
+	port.n_addrs = 2;
+	assert_true(gw_port_owns(&port, 4, a.addr));
+	assert_false(gw_port_owns(&port, 4, other.addr));
+	assert_false(gw_port_owns(&port, 6, a6.addr));          /* differs in the last byte */
+	assert_true(gw_port_owns(&port, 6, port.addrs[1].a.addr));
+	/* the IPv6 address's first 4 bytes are the IPv4 one's: no cross-family match */
+	port.addrs[1].a.addr[15] = 0;
+	port.n_addrs = 1;
+	assert_false(gw_port_owns(&port, 6, a6.addr));
+	port.addrs[0] = port.addrs[1];
+	port.addrs[0].a = a6;
+	assert_false(gw_port_owns(&port, 4, a.addr));
+}
+
+static int
+setup(void **state)
+{
+	char *argv[] = { "test_fastpath_tables", "--no-huge", "-m", "64", "--no-pci",
+			 "--no-shconf", "-l", "0", "--log-level", "error", NULL };
+
+	(void)state;
+	if (rte_eal_init(10, argv) < 0)
+		return -1;
+	neigh = gw_neigh_create("test_neigh", 1024, SOCKET_ID_ANY);
+	return neigh == NULL ? -1 : 0;
+}
+
+static int
+teardown(void **state)
+{
+	(void)state;
+	rte_hash_free(neigh);
+	rte_eal_cleanup();
+	return 0;
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_cache_many_hosts),
+		cmocka_unit_test(test_cache_family_and_port),
+		cmocka_unit_test(test_cache_generation_and_misses),
+		cmocka_unit_test(test_prefixes_match_every_length),
+		cmocka_unit_test(test_port_owns),
+	};
+
+	return cmocka_run_group_tests(tests, setup, teardown);
+}

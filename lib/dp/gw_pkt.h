@@ -13,6 +13,7 @@
 #include <rte_ip.h>
 #include <rte_tcp.h>
 #include <rte_mbuf.h>
+#include "gw_cksum.h"
 #include "hipgw_wire.h"
 
 /* True when the IPv4 header of hl bytes (20..60) has a valid header checksum
@@ -21,18 +22,8 @@
 static inline bool
 gw_ipv4_cksum_ok(const struct rte_ipv4_hdr *ip, uint32_t hl)
 {
-	if (likely(hl == GW_IPV4_HDR_LEN)) {
-		uint32_t w[5];
-		uint64_t s;
-
-		memcpy(w, ip, sizeof(w));
-		s = (uint64_t)w[0] + w[1] + w[2] + w[3] + w[4];
-		s = (s & 0xffffffff) + (s >> 32);
-		s = (s & 0xffff) + (s >> 16);
-		s = (s & 0xffff) + (s >> 16);
-		s = (s & 0xffff) + (s >> 16);
-		return s == 0xffff;
-	}
+	if (likely(hl == GW_IPV4_HDR_LEN))
+		return gw_ipv4_sum20(ip) == 0xffff;
 	return rte_raw_cksum(ip, hl) == 0xffff;
 }
 

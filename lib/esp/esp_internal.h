@@ -18,6 +18,7 @@
 #include <rte_mbuf.h>
 
 #include "esp.h"
+#include "gw_cksum.h"
 #include "hipgw_wire.h"
 #include "replay.h"
 
@@ -133,16 +134,7 @@ esp_icv_diff16(const uint8_t *a, const uint8_t *b)
 static __rte_always_inline uint16_t
 esp_cksum20(const void *hdr)
 {
-	uint32_t w[5];
-	uint64_t s;
-
-	memcpy(w, hdr, sizeof(w));
-	s = (uint64_t)w[0] + w[1] + w[2] + w[3] + w[4];
-	s = (s & 0xffffffff) + (s >> 32);
-	s = (s & 0xffff) + (s >> 16);
-	s = (s & 0xffff) + (s >> 16);
-	s = (s & 0xffff) + (s >> 16);
-	return (uint16_t)~s;
+	return (uint16_t)~gw_ipv4_sum20(hdr);
 }
 
 /* AES-GCM seal / open, RFC 4106: nonce = salt (4) || explicit IV (8), 16-byte

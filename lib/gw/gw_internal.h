@@ -27,8 +27,6 @@ unsigned gw_slow_poll(struct gw_ctx *ctx);
  * when there is nothing (left) to do. */
 int gw_sagen_setup(struct gw_ctx *ctx, char *err, size_t errlen);
 unsigned gw_sagen_step(struct gw_ctx *ctx);
-/* Bytes allocated from the DPDK heaps, all sockets (rte_malloc stats). */
-size_t gw_heap_allocated(void);
 
 /* HIP keying on the control lcore (gw_hip.c). NULL when the config has no [peer]. */
 struct gw_hip;

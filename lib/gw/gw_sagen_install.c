@@ -18,20 +18,6 @@
 
 #define LOG(level, ...) RTE_LOG(level, USER1, __VA_ARGS__)
 
-size_t
-gw_heap_allocated(void)
-{
-	size_t n = 0;
-
-	for (unsigned s = 0; s < rte_socket_count(); s++) {
-		struct rte_malloc_socket_stats st;
-
-		if (rte_malloc_get_socket_stats(rte_socket_id_by_idx(s), &st) == 0)
-			n += st.heap_allocsz_bytes;
-	}
-	return n;
-}
-
 int
 gw_sagen_setup(struct gw_ctx *ctx, char *err, size_t errlen)
 {

@@ -39,9 +39,8 @@ hash_free_in(void *p, void *key_data)
 	sa_release(key_data);
 }
 
-/* Bytes allocated from the DPDK heaps (all sockets). */
-static size_t
-heap_allocated(void)
+size_t
+gw_heap_allocated(void)
 {
 	size_t n = 0;
 
@@ -86,9 +85,9 @@ gw_sadb_init(struct gw_sadb *db, unsigned max_sa, unsigned gen_in, unsigned work
 	size_t heap0;
 
 	memset(db, 0, sizeof(*db));
-	heap0 = heap_allocated();
+	heap0 = gw_heap_allocated();
 	db->sad = rte_hash_create(&hp);
-	db->sad_bytes = heap_allocated() - heap0;
+	db->sad_bytes = gw_heap_allocated() - heap0;
 	db->spd4 = rte_lpm_create("hipgw_spd4", socket, &c4);
 	db->spd6 = rte_lpm6_create("hipgw_spd6", socket, &c6);
 	rcu_sz = rte_rcu_qsbr_get_memsize(workers + 2);

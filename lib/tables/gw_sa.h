@@ -206,6 +206,9 @@ gw_spi_owner(uint32_t spi, unsigned n_workers)
 	return n_workers <= 1 ? 0 : rte_hash_crc_4byte(spi, 0x9e3779b9u) % n_workers;
 }
 
+/* Bytes allocated from the DPDK heaps, all sockets (rte_malloc_get_socket_stats):
+ * for memory-per-SA figures. Not for the data path. */
+size_t gw_heap_allocated(void);
 /* Free what the grace periods allow (call from the control lcore now and then). */
 void gw_sadb_reclaim(struct gw_sadb *db);
 /* Mark prefixes as bypass (forwarded in clear, inner -> outer only). */

@@ -33,6 +33,18 @@
  *                                 when there is a [peer] section; default none
  *   puzzle-k = 10                 initial puzzle difficulty K (RFC 7401 4.1.2),
  *                                 bits, 0..28; default 10
+ *   r1-rate = 20000               R1s sent per second at most, 0..10000000;
+ *                                 0 = no limit; default 20000. A token bucket
+ *                                 of max(r1-rate / 10, 16) R1s: an I1 that
+ *                                 finds it empty is dropped (counter
+ *                                 r1_ratelimit), and still counts towards
+ *                                 raising K. Against reflection: an I1 is ~40
+ *                                 bytes, an R1 several hundred, so spoofed
+ *                                 I1s would bounce R1s at that gain onto their
+ *                                 claimed sources. The default is ten times
+ *                                 what one control lcore can finish (about
+ *                                 2000 ECDSA Base Exchanges a second), so
+ *                                 legitimate I1s are never refused
  *   esp-transforms = NAME, ...    ESP transforms offered and accepted, in order
  *                                 of preference, each once (RFC 7402 5.1.2 IDs):
  *                                 aes-gcm16 (13: AES-GCM, 16-octet ICV) |
@@ -228,6 +240,8 @@
 #define GW_CONF_STATE_DIR  "/var/lib/hipgw/"
 #define GW_CONF_PUZZLE_K_MAX     28
 #define GW_CONF_PUZZLE_K_DEFAULT 10
+#define GW_CONF_R1_RATE_MAX      10000000u    /* = HIP_R1_RATE_MAX (lib/hip) */
+#define GW_CONF_R1_RATE_DEFAULT  20000u
 #define GW_CONF_LIFETIME_S_DEFAULT     3600u
 #define GW_CONF_LIFETIME_BYTES_DEFAULT (1ull << 30)    /* 1 GiB */
 #define GW_CONF_LIFETIME_S_MAX         (720u * 3600u)  /* 720h = 30 days */
@@ -253,7 +267,7 @@ static const char *const sec_type_names[] = {
 };
 
 enum key_id {
-	K_WORKERS, K_IDLE, K_HI, K_PUZZLE_K, K_ESP_TRANSFORMS, K_DH_GROUPS, K_HIP_CIPHERS,
+	K_WORKERS, K_IDLE, K_HI, K_PUZZLE_K, K_R1_RATE, K_ESP_TRANSFORMS, K_DH_GROUPS, K_HIP_CIPHERS,
 	K_SA_LIFETIME, K_MBUFS, K_MBUF_SIZE,
 	K_DEVICE, K_ROLE, K_ADDRESS, K_MAC, K_NEIGHBORS, K_ROUTES, K_GATEWAY, K_MTU, K_MSS,
 	K_DIRECTION, K_SPI, K_SUITE, K_KEY, K_AUTH_KEY, K_LOCAL, K_REMOTE, K_PREFIXES,
@@ -273,6 +287,7 @@ static const struct {
 	[K_IDLE] = { "idle", SEC_GATEWAY },
 	[K_HI] = { "hi", SEC_GATEWAY },
 	[K_PUZZLE_K] = { "puzzle-k", SEC_GATEWAY },
+	[K_R1_RATE] = { "r1-rate", SEC_GATEWAY },
 	[K_ESP_TRANSFORMS] = { "esp-transforms", SEC_GATEWAY },
 	[K_DH_GROUPS] = { "dh-groups", SEC_GATEWAY },
 	[K_HIP_CIPHERS] = { "hip-ciphers", SEC_GATEWAY },
@@ -1171,6 +1186,12 @@ parse_gateway(struct loader *L, const struct sec *sec)
 				return fail(L, line, "puzzle-k: '" ECHO "' is not a number 0..%d", v,
 					    GW_CONF_PUZZLE_K_MAX);
 			cfg->puzzle_k = (uint8_t)x;
+			break;
+		case K_R1_RATE:
+			if (parse_uint(v, false, &x) != 0 || x > GW_CONF_R1_RATE_MAX)
+				return fail(L, line, "r1-rate: '" ECHO "' is not a number 0..%u", v,
+					    GW_CONF_R1_RATE_MAX);
+			cfg->r1_rate = (uint32_t)x;
 			break;
 		case K_ESP_TRANSFORMS:
 			if (parse_id_list(L, line, "esp-transforms", v, esp_transform_table,
@@ -2262,6 +2283,7 @@ gw_config_load(const char *path, struct gw_config *cfg, char *err, size_t errlen
 	cfg->workers = 1;
 	cfg->idle = GW_IDLE_ADAPTIVE;
 	cfg->puzzle_k = GW_CONF_PUZZLE_K_DEFAULT;
+	cfg->r1_rate = GW_CONF_R1_RATE_DEFAULT;
 	for (unsigned i = 0; i < N_OF(esp_transform_default); i++)
 		cfg->esp_transforms[cfg->n_esp_transforms++] = esp_transform_default[i];
 	for (unsigned i = 0; i < N_OF(dh_group_default); i++)

@@ -159,6 +159,7 @@ struct gw_config {
 	char hi_path[GW_CONF_PATH_MAX];        /* Host Identity key file; "" = none */
 	unsigned hi_line;                      /* line of the `hi` key */
 	uint8_t puzzle_k;                      /* initial puzzle difficulty, 0..28; default 10 */
+	uint32_t r1_rate;                      /* R1s per second at most; 0 = no limit; default 20000 */
 	uint16_t esp_transforms[GW_CONF_MAX_ESP_TRANSFORMS];  /* RFC 7402 suite IDs,
 						* preference order; default 13, 9, 8 */
 	unsigned n_esp_transforms;

@@ -686,6 +686,7 @@ gw_hip_create(struct gw_ctx *ctx, struct gw_ctrl *ctrl, FILE *keylog, char *err,
 		goto fail;
 	hc.hi = &g->hi;
 	hc.puzzle_k = cfg->puzzle_k;
+	hc.r1_rate = cfg->r1_rate;
 	hc.n_esp_transforms = RTE_MIN(cfg->n_esp_transforms, (unsigned)HIP_MAX_TRANSFORMS);
 	memcpy(hc.esp_transforms, cfg->esp_transforms, hc.n_esp_transforms * sizeof(uint16_t));
 	hc.n_dh_groups = RTE_MIN(cfg->n_dh_groups, (unsigned)HIP_MAX_DH_GROUPS);
@@ -820,6 +821,8 @@ gw_hip_stats_tel(struct gw_hip *g, struct rte_tel_data *d, bool with_peers)
 	rte_tel_data_add_dict_u64(d, "i2_rx", s.i2_rx);
 	rte_tel_data_add_dict_u64(d, "r2_tx", s.r2_tx);
 	rte_tel_data_add_dict_u64(d, "unknown_peer", s.drop_unknown_peer);
+	rte_tel_data_add_dict_u64(d, "r1_rate", s.r1_rate);
+	rte_tel_data_add_dict_u64(d, "r1_ratelimit", s.drop_r1_ratelimit);
 	if (!with_peers || (peers = rte_tel_data_alloc()) == NULL)
 		return;
 	rte_tel_data_start_dict(peers);
@@ -858,19 +861,22 @@ gw_hip_stats_json(struct gw_hip *g, FILE *f)
 
 	hip_host_stats(g->host, &s);
 	hip_hit_to_str(g->hi.hit, hit, sizeof(hit));
-	fprintf(f, "{\"hit\": \"%s\", \"puzzle_k\": %u, \"rx\": %" PRIu64 ", \"tx\": %" PRIu64
+	fprintf(f, "{\"hit\": \"%s\", \"puzzle_k\": %u, \"r1_rate\": %u, \"rx\": %" PRIu64
+		", \"tx\": %" PRIu64
 		", \"dropped\": %" PRIu64 ", \"bex_ok\": %" PRIu64 ", \"bex_failed\": %" PRIu64
 		", \"updates\": %" PRIu64 ", \"i1_rx\": %" PRIu64 ", \"r1_tx\": %" PRIu64
 		", \"i2_rx\": %" PRIu64 ", \"r2_tx\": %" PRIu64 ", \"drops\": {\"malformed\": %" PRIu64
 		", \"checksum\": %" PRIu64 ", \"unknown_peer\": %" PRIu64 ", \"not_for_us\": %" PRIu64
 		", \"state\": %" PRIu64 ", \"critical\": %" PRIu64 ", \"puzzle\": %" PRIu64
-		", \"r1_gen\": %" PRIu64 ", \"policy\": %" PRIu64 ", \"hit_mismatch\": %" PRIu64
+		", \"r1_gen\": %" PRIu64 ", \"r1_ratelimit\": %" PRIu64 ", \"policy\": %" PRIu64
+		", \"hit_mismatch\": %" PRIu64
 		", \"mac\": %" PRIu64 ", \"sig\": %" PRIu64 ", \"replay\": %" PRIu64
 		", \"internal\": %" PRIu64 "}, \"retransmits\": %" PRIu64 ", \"i2_dup\": %" PRIu64
 		", \"notify_tx\": %" PRIu64 ", \"notify_rx\": %" PRIu64 ", \"peers\": {",
-		hit, s.puzzle_k, s.rx, s.tx, s.dropped, s.bex_ok, s.bex_failed, s.updates,
+		hit, s.puzzle_k, s.r1_rate, s.rx, s.tx, s.dropped, s.bex_ok, s.bex_failed, s.updates,
 		s.i1_rx, s.r1_tx, s.i2_rx, s.r2_tx, s.drop_malformed, s.drop_checksum, s.drop_unknown_peer, s.drop_not_for_us,
-		s.drop_state, s.drop_critical, s.drop_puzzle, s.drop_r1_gen, s.drop_policy,
+		s.drop_state, s.drop_critical, s.drop_puzzle, s.drop_r1_gen, s.drop_r1_ratelimit,
+		s.drop_policy,
 		s.drop_hit_mismatch, s.drop_mac, s.drop_sig, s.drop_replay, s.drop_internal,
 		s.retransmits, s.i2_dup, s.notify_tx, s.notify_rx);
 	for (unsigned i = 0; i < g->n_peers; i++) {

@@ -288,7 +288,6 @@ hip_bex_in_i1(struct hip_host *h, const struct hip_hdr *hdr, const struct hip_pa
 	struct hip_txbuf out;
 	uint8_t group = h->cfg.dh_groups[0];
 
-	(void)now;
 	h->st.i1_rx++;
 	if (p->dh_group_list == NULL || hip_dh_group_list_parse(p->dh_group_list, &gl) != 0)
 		return hip_drop(h, &h->st.drop_malformed, HIP_E_PARAM_VALUE);
@@ -307,6 +306,9 @@ hip_bex_in_i1(struct hip_host *h, const struct hip_hdr *hdr, const struct hip_pa
 	r1 = hip_r1_for(h, group);
 	if (g == NULL || r1 == NULL)
 		return hip_drop(h, &h->st.drop_internal, HIP_E_HOST_INTERNAL);
+	/* anti-reflection: at most r1_rate R1s a second (hip_r1.c) */
+	if (!hip_r1_token(h, now))
+		return hip_drop(h, &h->st.drop_r1_ratelimit, HIP_E_HOST_RATE);
 	memcpy(out.b, r1->pkt.b, r1->pkt.len);
 	out.len = r1->pkt.len;
 	memcpy(out.b + HIP_OFF_HIT_RECEIVER, hdr->hit_sender, HIP_HIT_LEN);

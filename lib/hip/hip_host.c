@@ -45,6 +45,7 @@ hip_host_strerror(int err)
 	case HIP_E_HOST_POLICY: return "refused by policy";
 	case HIP_E_HOST_CRITICAL: return "unknown critical parameter";
 	case HIP_E_HOST_INTERNAL: return "internal error";
+	case HIP_E_HOST_RATE: return "over the R1 rate limit";
 	default: return hip_strerror(err);
 	}
 }
@@ -158,6 +159,8 @@ cfg_ok(const struct hip_host_cfg *c, char *err, size_t errlen)
 		msg = "no HIP cipher";
 	else if (c->puzzle_k > HIP_PUZZLE_K_ACCEPT)
 		msg = "puzzle K too large";
+	else if (c->r1_rate > HIP_R1_RATE_MAX)
+		msg = "R1 rate limit too large";
 	if (msg == NULL) {
 		for (unsigned x = 0; x < c->n_esp_transforms; x++)
 			if (hip_esp_key_lens(c->esp_transforms[x], NULL, NULL) != 0)
@@ -486,6 +489,7 @@ hip_host_stats(const struct hip_host *h, struct hip_host_stats *out)
 		return;
 	*out = h->st;
 	out->puzzle_k = h->k;
+	out->r1_rate = h->cfg.r1_rate;
 }
 
 int

@@ -93,6 +93,13 @@ struct hip_host_cfg {
 	uint16_t hip_ciphers[4];                /* HIP_CIPHER IDs, preference order */
 	unsigned n_hip_ciphers;
 	uint64_t sa_lifetime_ns;                /* rekey after this; 0 = never */
+	/* R1s sent per second at most, 1..HIP_R1_RATE_MAX; 0 = no limit. A
+	 * token bucket HIP_R1_BURST(r1_rate) deep, full at the first I1, refilled
+	 * from the `now` given to hip_host_input: an I1 that finds it empty is
+	 * dropped (drop_r1_ratelimit), not answered. Anti-reflection: an R1 is
+	 * ~10x an I1, so spoofed I1s must not make us an amplifier (as DNS
+	 * Response Rate Limiting; RFC 7401 4.1.1 leaves R1 pacing to us). */
+	uint32_t r1_rate;
 	struct hip_io io;
 	/* Optional deterministic randomness (test vectors only): when set,
 	 * every random value the engine uses (R1 secrets, puzzle #I seed, DH
@@ -160,6 +167,7 @@ struct hip_host_stats {
 	uint64_t i1_rx, r1_tx, i2_rx, r2_tx; /* responder side */
 	uint64_t bex_ok, bex_failed, updates, closes;
 	uint8_t puzzle_k;                    /* current difficulty */
+	uint32_t r1_rate;                    /* R1 rate limit in force, R1/s; 0 = none */
 	/* why packets were dropped (each drop counts once in `dropped` and once here) */
 	uint64_t drop_malformed;             /* header, TLV layout, missing or bad parameter */
 	uint64_t drop_checksum;
@@ -169,6 +177,7 @@ struct hip_host_stats {
 	uint64_t drop_critical;              /* unknown critical parameter */
 	uint64_t drop_puzzle;                /* wrong or stale puzzle solution (I2) */
 	uint64_t drop_r1_gen;                /* I2 for an R1 generation no longer valid */
+	uint64_t drop_r1_ratelimit;          /* I1 not answered: R1 rate limit (cfg.r1_rate) */
 	uint64_t drop_policy;                /* DH group, cipher, transform or suite refused */
 	uint64_t drop_hit_mismatch;          /* HOST_ID does not hash to the sender's HIT */
 	uint64_t drop_mac;                   /* HIP_MAC / HIP_MAC_2 did not verify */
@@ -195,6 +204,7 @@ enum hip_host_err {
 	HIP_E_HOST_POLICY = -35,    /* a choice we do not accept (group, transform, cipher, suite) */
 	HIP_E_HOST_CRITICAL = -36,  /* unknown critical parameter */
 	HIP_E_HOST_INTERNAL = -37,  /* our own failure (SPI, memory, crypto) */
+	HIP_E_HOST_RATE = -38,      /* I1 over the R1 rate limit (hip_host_cfg.r1_rate) */
 };
 const char *hip_host_strerror(int err);
 
@@ -248,5 +258,12 @@ int hip_host_set_rng(struct hip_host *h, int (*rng)(void *ctx, uint8_t *buf, siz
 #define HIP_CLOSE_RETRIES_MAX  3
 #define HIP_R1_REGEN_NS        (60ull * 1000 * 1000 * 1000)
 #define HIP_BEX_DONE_WAIT_NS   (1000ull * 1000 * 1000)
+
+/* R1 rate limit (hip_host_cfg.r1_rate): the largest rate, R1/s, and the
+ * bucket depth for a rate, R1s: a tenth of a second's worth, at least 16, so
+ * that a burst of legitimate I1s (gateways restarting together) is answered
+ * at once while the long-run rate stays at r1_rate. */
+#define HIP_R1_RATE_MAX        10000000u
+#define HIP_R1_BURST(rate)     ((rate) / 10 > 16 ? (rate) / 10 : 16u)
 
 #endif

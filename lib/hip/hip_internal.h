@@ -191,6 +191,10 @@ struct hip_host {
 	uint64_t k_changed_at;
 	uint64_t load_i1;
 	unsigned low_windows;
+	/* R1 rate limit: token bucket, in units of 1e-9 token (hip_r1_token) */
+	bool r1_tb_started;
+	uint64_t r1_tb;             /* tokens * 1e9, <= HIP_R1_BURST(r1_rate) * 1e9 */
+	uint64_t r1_tb_at;          /* `now` of the last refill, ns */
 
 	/* NOTIFY rate limit */
 	uint64_t notify_window_start;
@@ -224,6 +228,9 @@ int hip_r1_regen(struct hip_host *h, uint64_t now);
 void hip_r1_tick(struct hip_host *h, uint64_t now);
 /* Count an I1 for the load estimate (may raise K and regenerate). */
 void hip_r1_note_i1(struct hip_host *h, uint64_t now);
+/* Take one token of the R1 rate limit at `now` (ns): true when an R1 may be
+ * sent, false when the bucket is empty. Always true with no limit. */
+bool hip_r1_token(struct hip_host *h, uint64_t now);
 /* The R1 of the current generation for `group`, NULL when none. */
 const struct hip_r1 *hip_r1_for(const struct hip_host *h, uint8_t group);
 const struct hip_r1_gen *hip_r1_current(const struct hip_host *h);

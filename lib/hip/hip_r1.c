@@ -18,6 +18,14 @@
  * falls back by one bit after ten quiet windows, down to the configured K;
  * at most once per HIP_K_CHANGE_MIN_NS, so that initiators solving a hard
  * puzzle do not see their generation retired under them.
+ *
+ * R1s sent are rate limited (hip_host_cfg.r1_rate; 0 = no limit): a token
+ * bucket of HIP_R1_BURST(r1_rate) tokens, refilled at r1_rate per second from
+ * the engine's `now`, full at the first I1. An I1 that finds no token is
+ * dropped (drop_r1_ratelimit) but still counts for the load estimate, so K
+ * keeps rising under a flood. An I1 is ~40 bytes and an R1 several hundred:
+ * without a limit spoofed I1s would reflect R1s at that gain onto the
+ * sources they name.
  */
 #include <string.h>
 #include <openssl/crypto.h>
@@ -173,6 +181,35 @@ hip_r1_tick(struct hip_host *h, uint64_t now)
 	load_eval(h, now);
 	if (now >= h->r1_regen_at)
 		hip_r1_regen(h, now);
+}
+
+bool
+hip_r1_token(struct hip_host *h, uint64_t now)
+{
+	uint64_t rate = h->cfg.r1_rate, cap;
+
+	if (rate == 0)
+		return true;
+	cap = (uint64_t)HIP_R1_BURST(rate) * HIP_NSEC_PER_S;
+	if (!h->r1_tb_started) {
+		h->r1_tb_started = true;
+		h->r1_tb = cap;
+		h->r1_tb_at = now;
+	} else if (now > h->r1_tb_at) {
+		uint64_t dt = now - h->r1_tb_at;
+
+		/* dt * rate new 1e-9 tokens; past cap / rate ns the bucket is full
+		 * anyway (which also keeps dt * rate from overflowing) */
+		if (dt >= cap / rate || cap - h->r1_tb <= dt * rate)
+			h->r1_tb = cap;
+		else
+			h->r1_tb += dt * rate;
+		h->r1_tb_at = now;
+	}
+	if (h->r1_tb < HIP_NSEC_PER_S)
+		return false;
+	h->r1_tb -= HIP_NSEC_PER_S;
+	return true;
 }
 
 const struct hip_r1_gen *

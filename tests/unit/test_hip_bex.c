@@ -305,6 +305,7 @@ struct params {
 	bool v6;
 	bool no_in_up;
 	uint64_t life;
+	uint32_t r1_rate;
 };
 
 static const struct params P_DEFAULT = {
@@ -349,6 +350,7 @@ side_up(int idx, struct hip_hi *hi, const struct params *p)
 	memcpy(c.hip_ciphers, p->ciph, sizeof(p->ciph));
 	c.n_hip_ciphers = p->nc;
 	c.sa_lifetime_ns = p->life;
+	c.r1_rate = p->r1_rate;
 	c.io.ctx = s;
 	c.io.send = cb_send;
 	c.io.spi_alloc = cb_spi;
@@ -1742,6 +1744,78 @@ test_i1_flood(void **state)
 	sides_down();
 }
 
+/* `n` I1s from S0 to S1 at the current `now`; returns the R1s S1 sent for them */
+static unsigned
+i1_burst(const struct pkt *p, unsigned n)
+{
+	unsigned sent0 = S[1].sent;
+
+	for (unsigned x = 0; x < n; x++) {
+		inject(p);
+		qn = 0;
+	}
+	return S[1].sent - sent0;
+}
+
+/* the R1 rate limit: a full bucket of HIP_R1_BURST(rate) R1s, then one R1
+ * per 1/rate s (fractions of a token carried over), refilled at most to the
+ * bucket's depth; the I1s over it are dropped as r1_ratelimit but still raise
+ * K; a legitimate initiator gets through once tokens are back */
+static void
+test_r1_ratelimit(void **state)
+{
+	struct pkt p;
+	static const uint8_t ok[] = { 0x01, 0xff, 0x00, 0x01, 7, 0, 0, 0 };
+	struct hip_host_stats b, e;
+	struct params pr = P_DEFAULT;
+
+	(void)state;
+	pr.k = 1;
+	pr.r1_rate = 400;            /* 2.5 ms a token */
+	assert_int_equal(HIP_R1_BURST(400u), 40);
+	assert_int_equal(HIP_R1_BURST(100u), 16);
+	pair_up(&k_p256, &k_p384, &pr);
+	raw_i1(&p, ok, sizeof(ok));
+	b = stats(1);
+	assert_int_equal(b.r1_rate, 400);
+	/* 200 I1s in no time: the burst is answered, the rest dropped */
+	assert_int_equal(i1_burst(&p, 200), 40);
+	assert_int_equal(last_rc, HIP_E_HOST_RATE);
+	e = stats(1);
+	assert_int_equal(e.i1_rx - b.i1_rx, 200);
+	assert_int_equal(e.r1_tx - b.r1_tx, 40);
+	assert_int_equal(e.drop_r1_ratelimit - b.drop_r1_ratelimit, 160);
+	assert_int_equal(e.dropped - b.dropped, 160);
+	/* 10 ms later: 4 tokens */
+	now += 10 * MS;
+	assert_int_equal(i1_burst(&p, 10), 4);
+	/* 1 ms steps are 0.4 token each: an R1 at the third and the fifth */
+	for (unsigned x = 0; x < 5; x++) {
+		now += MS;
+		assert_int_equal(i1_burst(&p, 1), x == 2 || x == 4 ? 1 : 0);
+	}
+	/* a long quiet spell refills to the bucket's depth, not beyond */
+	now += 10000 * MS;
+	assert_int_equal(i1_burst(&p, 100), 40);
+	e = stats(1);
+	assert_int_equal(e.i1_rx - b.i1_rx, 315);
+	assert_int_equal(e.r1_tx - b.r1_tx, 86);
+	assert_int_equal(e.drop_r1_ratelimit - b.drop_r1_ratelimit, 229);
+	/* the refused I1s counted for the load too: fewer than HIP_LOAD_I1_HIGH
+	 * were answered in the window, yet K went up */
+	assert_int_equal(b.puzzle_k, 1);
+	assert_true(e.puzzle_k > 1);
+	/* bucket empty: a real initiator's I1 is refused, its retransmission
+	 * (HIP_RTO_INITIAL_NS later) answered */
+	assert_int_equal(hip_host_connect(S[0].h, &S[1], now), 0);
+	deliver_all();
+	assert_int_equal(stats(1).drop_r1_ratelimit, e.drop_r1_ratelimit + 1);
+	run(2000);
+	assert_int_equal(state_of(0, 1), HIP_STATE_ESTABLISHED);
+	assert_int_equal(stats(0).retransmits, 1);
+	sides_down();
+}
+
 /* fixed randomness gives byte-identical exchanges (test-vector mode), for
  * ECDSA (deterministic nonces from the RNG) and RSA */
 static void
@@ -2400,6 +2474,10 @@ test_api(void **state)
 	c.dh_groups[0] = 9;
 	assert_null(hip_host_create(&c, err, sizeof(err)));
 	c.dh_groups[0] = 7;
+	c.r1_rate = HIP_R1_RATE_MAX + 1;
+	assert_null(hip_host_create(&c, err, sizeof(err)));
+	assert_string_equal(err, "R1 rate limit too large");
+	c.r1_rate = HIP_R1_RATE_MAX;
 	S[0].h = hip_host_create(&c, err, sizeof(err));
 	assert_non_null(S[0].h);
 	assert_memory_equal(hip_host_hit(S[0].h), k_p256.hit, 16);
@@ -2414,6 +2492,7 @@ test_api(void **state)
 	assert_int_equal(hip_host_rekey(S[0].h, &S[1], 0), -1);   /* not established */
 	assert_string_equal(hip_state_name(HIP_STATE_E_FAILED), "E-FAILED");
 	assert_string_equal(hip_host_strerror(HIP_E_HOST_AUTH), "authentication failed");
+	assert_string_equal(hip_host_strerror(HIP_E_HOST_RATE), "over the R1 rate limit");
 	hip_host_free(S[0].h);
 	S[0].h = NULL;
 	hip_host_free(NULL);
@@ -2447,6 +2526,7 @@ main(void)
 		cmocka_unit_test(test_bad_input),
 		cmocka_unit_test(test_fuzz),
 		cmocka_unit_test(test_i1_flood),
+		cmocka_unit_test(test_r1_ratelimit),
 		cmocka_unit_test(test_deterministic),
 		cmocka_unit_test(test_hand_peer),
 	};

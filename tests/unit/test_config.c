@@ -514,6 +514,7 @@ test_defaults(void **state)
 	/* HIP defaults */
 	assert_string_equal(cfg->hi_path, "");
 	assert_int_equal(cfg->puzzle_k, 10);
+	assert_int_equal(cfg->r1_rate, 20000);
 	assert_int_equal(cfg->n_esp_transforms, 3);
 	assert_int_equal(cfg->esp_transforms[0], 13);
 	assert_int_equal(cfg->esp_transforms[1], 9);
@@ -562,7 +563,7 @@ static const char hip_conf[] =
 	"dh-groups = modp3072, nist-p256\n"
 	"hip-ciphers = null, aes256-cbc, aes128-cbc\n"
 	"sa-lifetime = 512MiB, 2h\n"
-	"\n"
+	"r1-rate = 160\n"                  /* no blank line: keep the lines below */
 	"[peer siteB]\n"                   /* line 24 */
 	"hit = " HIT_B "\n"
 	"locator = 198.51.100.1, 2001:db8:2::1\n"
@@ -613,6 +614,7 @@ test_hip_config(void **state)
 		fail_msg("load failed: %s", err);
 	assert_string_equal(cfg->hi_path, hi_ok);
 	assert_int_equal(cfg->puzzle_k, 28);
+	assert_int_equal(cfg->r1_rate, 160);
 	assert_int_equal(cfg->n_esp_transforms, 3);
 	assert_int_equal(cfg->esp_transforms[0], 7);
 	assert_int_equal(cfg->esp_transforms[1], 13);
@@ -717,6 +719,29 @@ test_hip_lifetime(void **state)
 			fail_msg("%s: %s", c[i].v, err);
 		assert_int_equal(cfg->sa_lifetime_s, c[i].s);
 		assert_int_equal(cfg->sa_lifetime_bytes, c[i].b);
+	}
+	free(cfg);
+}
+
+/* r1-rate: 0 (no limit) .. 10000000 R1/s, default 20000 (test_defaults) */
+static void
+test_r1_rate(void **state)
+{
+	static const struct { const char *v; uint32_t r; } c[] = {
+		{ "0", 0 }, { "1", 1 }, { "20000", 20000 }, { "160", 160 }, { "10000000", 10000000 },
+	};
+	struct gw_config *cfg = new_cfg();
+	char text[512], err[512];
+	struct tmpconf t;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+		snprintf(text, sizeof(text), "[gateway]\nr1-rate = %s ; R1/s\n" LAN WAN, c[i].v);
+		int rc = load_len(text, strlen(text), cfg, err, sizeof(err), &t);
+		unlink(t.path);
+		if (rc != 0)
+			fail_msg("%s: %s", c[i].v, err);
+		assert_int_equal(cfg->r1_rate, c[i].r);
 	}
 	free(cfg);
 }
@@ -1157,6 +1182,17 @@ static const struct err_case err_cases[] = {
 	{ "puzzle_k_29", "[gateway]\npuzzle-k = 29 ;!\n", -1, "puzzle-k: '29' is not a number 0..28" },
 	{ "puzzle_k_negative", "[gateway]\npuzzle-k = -1 ;!\n", -1, "puzzle-k: '-1' is not a number 0..28" },
 	{ "puzzle_k_leading_zero", "[gateway]\npuzzle-k = 010 ;!\n", -1, "puzzle-k: '010' is not a number" },
+	{ "r1_rate_too_big", "[gateway]\nr1-rate = 10000001 ;!\n", -1,
+	  "r1-rate: '10000001' is not a number 0..10000000" },
+	{ "r1_rate_negative", "[gateway]\nr1-rate = -5 ;!\n", -1, "r1-rate: '-5' is not a number 0..10000000" },
+	{ "r1_rate_leading_zero", "[gateway]\nr1-rate = 0100 ;!\n", -1, "r1-rate: '0100' is not a number" },
+	{ "r1_rate_unit", "[gateway]\nr1-rate = 20000/s ;!\n", -1, "r1-rate: '20000/s' is not a number" },
+	{ "r1_rate_hex", "[gateway]\nr1-rate = 0x100 ;!\n", -1, "r1-rate: '0x100' is not a number" },
+	{ "r1_rate_huge", "[gateway]\nr1-rate = 99999999999999999999999 ;!\n", -1,
+	  "r1-rate: '99999999999999999999999' is not a number" },
+	{ "r1_rate_twice", "[gateway]\nr1-rate = 10\nr1-rate = 20 ;!\n", -1,
+	  "duplicate key 'r1-rate' in [gateway] (first on line 2)" },
+	{ "r1_rate_in_port", LAN "r1-rate = 10 ;!\n" WAN, -1, "unknown key 'r1-rate' in [port lan]" },
 	{ "esp_transform_unknown", "[gateway]\nesp-transforms = aes-gcm16, aes128-gcm16 ;!\n", -1,
 	  "esp-transforms: 'aes128-gcm16' is not one of aes-gcm16 | aes256-cbc-sha256 | "
 	  "aes128-cbc-sha256 | null-sha256" },
@@ -1662,6 +1698,7 @@ main(void)
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_defaults);
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_hip_config);
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_hip_lifetime);
+	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_r1_rate);
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_peer_limit);
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_sagen);
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_syntax_variants);

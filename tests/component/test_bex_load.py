@@ -104,6 +104,8 @@ def test_initiator_completes_bex_against_hipgw(netns, tmp_path):
     assert hip["i1_rx"] == 2 and hip["r1_tx"] == 2 and hip["i2_rx"] == 2 and hip["r2_tx"] == 2
     assert hip["peers"]["i000"]["bex_ok"] == 2
     assert all(v == 0 for k, v in hip["drops"].items()), hip["drops"]
+    # the default R1 rate limit reached the engine; two I1s are far below it
+    assert hip["r1_rate"] == 20000 and "r1_ratelimit" in hip["drops"], hip
     # the second exchange's SAs replaced the first's; its ESP packet was decrypted
     assert st["sa"]["i000-in"]["packets"] == 1, st["sa"]
     assert st["sa"]["i000-in"]["spi"] == hip["peers"]["i000"]["in_spi"]

@@ -98,7 +98,9 @@ struct hip_host_cfg {
 	 * from the `now` given to hip_host_input: an I1 that finds it empty is
 	 * dropped (drop_r1_ratelimit), not answered. Anti-reflection: an R1 is
 	 * ~10x an I1, so spoofed I1s must not make us an amplifier (as DNS
-	 * Response Rate Limiting; RFC 7401 4.1.1 leaves R1 pacing to us). */
+	 * Response Rate Limiting). RFC 7401 6.7: a responder SHOULD answer an
+	 * I1 with an R1 unless unable or unwilling; over the limit it is
+	 * unwilling, and the initiator's I1 retransmission gets through. */
 	uint32_t r1_rate;
 	struct hip_io io;
 	/* Optional deterministic randomness (test vectors only): when set,

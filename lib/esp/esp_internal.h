@@ -69,9 +69,11 @@ struct esp_sa {
 		uint8_t raw[40];
 	} tmpl __rte_cache_aligned;
 	uint32_t tmpl_sum;           /* IPv4: ones' complement sum of tmpl (variable fields 0) */
+	struct gw_addr remote;       /* here, not on line 2: the worker routes every
+	                              * encrypted packet by it (esp_sa_remote) */
+	/* ---- cache line 2: the rest (control lcore, BEET) ---- */
 	uint32_t alloc_len;          /* bytes of this allocation, wiped on free */
 	struct gw_addr local;
-	struct gw_addr remote;
 	uint8_t hit_local[16];       /* BEET: inner addresses (network order) */
 	uint8_t hit_remote[16];
 

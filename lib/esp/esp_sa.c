@@ -189,6 +189,9 @@ esp_sa_create(const struct esp_sa_params *p, char *err, size_t errlen)
 	/* the per-packet fields fill exactly cache line 0 */
 	RTE_BUILD_BUG_ON(offsetof(struct esp_sa, tmpl) != RTE_CACHE_LINE_SIZE);
 	RTE_BUILD_BUG_ON(offsetof(struct esp_sa, k) % RTE_CACHE_LINE_SIZE != 0);
+	/* what an outbound packet reads after line 0 sits on line 1 (prefetched) */
+	RTE_BUILD_BUG_ON(offsetof(struct esp_sa, remote) + sizeof(struct gw_addr) >
+			 2 * RTE_CACHE_LINE_SIZE);
 	if (esp_key_mgr == NULL)
 		return fail(err, errlen, "esp_lib_init() was not called");
 	if (p == NULL)

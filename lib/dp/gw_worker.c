@@ -717,8 +717,13 @@ inbound_esp(struct worker *w, unsigned pidx, struct rte_mbuf **dec, const uint32
 		}
 	}
 	for (uint16_t i = 0; i < nk; i++)     /* the SAs, before the pass that reads them */
-		if (hits & (1ULL << i))
+		if (hits & (1ULL << i)) {
+			/* up to 128 bytes: ok[] of a generated SA (its struct is
+			 * packed at any 16-byte offset) for the spoof check below */
 			rte_prefetch0(data[i]);
+			rte_prefetch0((const uint8_t *)data[i] + RTE_CACHE_LINE_SIZE);
+			rte_prefetch0((const uint8_t *)data[i] + 2 * RTE_CACHE_LINE_SIZE - 1);
+		}
 	for (uint16_t i = 0; i < nk; i++) {
 		unsigned owner;
 		if (!(hits & (1ULL << i))) {
@@ -738,6 +743,13 @@ inbound_esp(struct worker *w, unsigned pidx, struct rte_mbuf **dec, const uint32
 	if (nd == 0)
 		return;
 	esp_inbound_burst(esp, dec, res, nd);
+	for (uint16_t i = 0; i < nd; i++) {  /* inner route entries, before the pass below */
+		const uint8_t *l3 = rte_pktmbuf_mtod(dec[i], const uint8_t *);
+
+		if (res[i] == GW_DROP_NONE && (l3[0] >> 4) == 4 && !esp_pkt_is_beet(dec[i]))
+			gw_route4_prefetch(&ctx->routes,
+					   ((const struct rte_ipv4_hdr *)l3)->dst_addr);
+	}
 	for (uint16_t i = 0; i < nd; i++) {
 		struct rte_mbuf *m = dec[i];
 		struct gw_sa *sa = sas[i];

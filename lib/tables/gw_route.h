@@ -9,6 +9,7 @@
 #include <stdint.h>
 #include <rte_lpm.h>
 #include <rte_lpm6.h>
+#include <rte_prefetch.h>
 #include "gw_config.h"
 
 #define GW_ROUTE_MAX_NH 256
@@ -47,6 +48,16 @@ gw_route4(const struct gw_routes *rt, uint32_t dst_be)
 	if (rte_lpm_lookup(rt->lpm4, rte_be_to_cpu_32(dst_be), &idx) != 0)
 		return NULL;
 	return &rt->nh[idx];
+}
+
+/* Prefetch the first-level LPM entry gw_route4 reads for dst_be (network
+ * order): with many inner destinations (one per SA) the 64 MiB tbl24 is not in
+ * cache, so a burst's entries are fetched in parallel before its lookups.
+ * Nothing is read. Workers. */
+static inline void
+gw_route4_prefetch(const struct gw_routes *rt, uint32_t dst_be)
+{
+	rte_prefetch0(&rt->lpm4->tbl24[rte_be_to_cpu_32(dst_be) >> 8]);
 }
 
 /* Next hop for an IPv6 destination (16 bytes) or NULL. */

@@ -391,6 +391,10 @@ esp_sa_stats(const struct esp_sa *sa, uint64_t *packets, uint64_t *bytes)
 		*bytes = b;
 }
 
+/* Offset in struct gcm_key_data just past HashKey^1 (VAES layout). */
+#define ESP_GCM_HKEY_END (offsetof(struct gcm_key_data, ghash_keys) + \
+			  sizeof(((struct gcm_key_data *)0)->ghash_keys.vaes_avx512.shifted_hkey))
+
 static __rte_always_inline void
 sa_prefetch(const struct esp_sa *sa, bool out, unsigned slot)
 {
@@ -406,14 +410,16 @@ sa_prefetch(const struct esp_sa *sa, bool out, unsigned slot)
 		rte_prefetch0(b + hdr + (size_t)esp_nslots * sizeof(struct esp_sa_stats));  /* window */
 	}
 	rte_prefetch0_write(b + hdr + (size_t)slot * sizeof(struct esp_sa_stats));
-	/* GCM: round keys (AES-128 176 bytes, AES-256 240), then HashKey^8 ..
-	 * HashKey^1 at the end of gcm_key_data (intel-ipsec-mb's VAES layout),
-	 * what packets up to a few hundred bytes use; CBC: its encrypt schedule */
+	/* GCM: round keys (AES-128 176 bytes, AES-256 240), then the lines of
+	 * HashKey^7 .. HashKey^1, the last 112 bytes of the VAES hash key table
+	 * (intel-ipsec-mb's layout: HashKey^n at hkey_end - 16 n; the struct is
+	 * 1008 bytes, so hkey_end is not a line boundary), what a packet of up to
+	 * 7 blocks (64-byte frames: 4) reads; CBC: its encrypt schedule */
 	rte_prefetch0(k);
 	rte_prefetch0(k + 64);
 	rte_prefetch0(k + 128);                  /* (AES-256's last round keys: one line late) */
-	rte_prefetch0(k + sizeof(struct gcm_key_data) - 128);
-	rte_prefetch0(k + sizeof(struct gcm_key_data) - 64);
+	rte_prefetch0(k + ESP_GCM_HKEY_END - 1);                         /* HashKey^1 */
+	rte_prefetch0(k + ESP_GCM_HKEY_END - 1 - RTE_CACHE_LINE_SIZE);   /* ^5 .. ^7 */
 }
 
 void

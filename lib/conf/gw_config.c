@@ -216,6 +216,7 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -816,6 +817,30 @@ parse_choice(struct loader *L, unsigned line, const char *what, const char *v,
 	return fail(L, line, "%s: '" ECHO "' is not one of %s", what, v, list);
 }
 
+/* A decimal number lo..hi for key `what`; the message names the range. */
+static int
+parse_uint_in(struct loader *L, unsigned line, const char *what, const char *v, uint64_t lo,
+	      uint64_t hi, uint64_t *out)
+{
+	if (parse_uint(v, false, out) != 0 || *out < lo || *out > hi)
+		return fail(L, line, "%s: '" ECHO "' is not a number %" PRIu64 "..%" PRIu64, what, v,
+			    lo, hi);
+	return 0;
+}
+
+/* replay-window: 0 (off) or a multiple of 64 up to GW_CONF_REPLAY_MAX packets. */
+static int
+parse_replay_window(struct loader *L, unsigned line, const char *v, uint32_t *out)
+{
+	uint64_t x;
+
+	if (parse_uint(v, false, &x) != 0 || x > GW_CONF_REPLAY_MAX || x % 64 != 0)
+		return fail(L, line, "replay-window: '" ECHO "' is not 0 or a multiple of 64 "
+			    "up to %d", v, GW_CONF_REPLAY_MAX);
+	*out = (uint32_t)x;
+	return 0;
+}
+
 /* ---------- pre-scan --------------------------------------------------------- */
 
 static bool
@@ -1165,9 +1190,8 @@ parse_gateway(struct loader *L, const struct sec *sec)
 			return fail(L, line, "internal error: value lost");
 		switch (k) {
 		case K_WORKERS:
-			if (parse_uint(v, false, &x) != 0 || x < 1 || x > GW_CONF_WORKERS_MAX)
-				return fail(L, line, "workers: '" ECHO "' is not a number 1..%d", v,
-					    GW_CONF_WORKERS_MAX);
+			if (parse_uint_in(L, line, "workers", v, 1, GW_CONF_WORKERS_MAX, &x) != 0)
+				return -1;
 			cfg->workers = (unsigned)x;
 			break;
 		case K_IDLE:
@@ -1182,15 +1206,13 @@ parse_gateway(struct loader *L, const struct sec *sec)
 			cfg->hi_line = line;
 			break;
 		case K_PUZZLE_K:
-			if (parse_uint(v, false, &x) != 0 || x > GW_CONF_PUZZLE_K_MAX)
-				return fail(L, line, "puzzle-k: '" ECHO "' is not a number 0..%d", v,
-					    GW_CONF_PUZZLE_K_MAX);
+			if (parse_uint_in(L, line, "puzzle-k", v, 0, GW_CONF_PUZZLE_K_MAX, &x) != 0)
+				return -1;
 			cfg->puzzle_k = (uint8_t)x;
 			break;
 		case K_R1_RATE:
-			if (parse_uint(v, false, &x) != 0 || x > GW_CONF_R1_RATE_MAX)
-				return fail(L, line, "r1-rate: '" ECHO "' is not a number 0..%u", v,
-					    GW_CONF_R1_RATE_MAX);
+			if (parse_uint_in(L, line, "r1-rate", v, 0, GW_CONF_R1_RATE_MAX, &x) != 0)
+				return -1;
 			cfg->r1_rate = (uint32_t)x;
 			break;
 		case K_ESP_TRANSFORMS:
@@ -1220,16 +1242,15 @@ parse_gateway(struct loader *L, const struct sec *sec)
 				return -1;
 			break;
 		case K_MBUFS:
-			if (parse_uint(v, false, &x) != 0 || x < GW_CONF_MBUFS_MIN || x > GW_CONF_MBUFS_MAX)
-				return fail(L, line, "mbufs: '" ECHO "' is not a number %u..%u", v,
-					    GW_CONF_MBUFS_MIN, GW_CONF_MBUFS_MAX);
+			if (parse_uint_in(L, line, "mbufs", v, GW_CONF_MBUFS_MIN, GW_CONF_MBUFS_MAX,
+					  &x) != 0)
+				return -1;
 			cfg->mbufs = (uint32_t)x;
 			break;
 		case K_MBUF_SIZE:
-			if (parse_uint(v, false, &x) != 0 || x < GW_CONF_MBUF_SIZE_MIN ||
-			    x > GW_CONF_MBUF_SIZE_MAX)
-				return fail(L, line, "mbuf-size: '" ECHO "' is not a number %u..%u", v,
-					    GW_CONF_MBUF_SIZE_MIN, GW_CONF_MBUF_SIZE_MAX);
+			if (parse_uint_in(L, line, "mbuf-size", v, GW_CONF_MBUF_SIZE_MIN,
+					  GW_CONF_MBUF_SIZE_MAX, &x) != 0)
+				return -1;
 			cfg->mbuf_size = (uint32_t)x;
 			break;
 		}
@@ -1379,9 +1400,8 @@ parse_port(struct loader *L, const struct sec *sec)
 			break;
 		}
 		case K_MTU:
-			if (parse_uint(v, false, &x) != 0 || x < GW_CONF_MTU_MIN || x > GW_CONF_MTU_MAX)
-				return fail(L, line, "mtu: '" ECHO "' is not a number %d..%d", v,
-					    GW_CONF_MTU_MIN, GW_CONF_MTU_MAX);
+			if (parse_uint_in(L, line, "mtu", v, GW_CONF_MTU_MIN, GW_CONF_MTU_MAX, &x) != 0)
+				return -1;
 			p->mtu = (uint16_t)x;
 			break;
 		case K_MSS:
@@ -1505,10 +1525,8 @@ parse_sa(struct loader *L, const struct sec *sec)
 			break;
 		}
 		case K_REPLAY:
-			if (parse_uint(v, false, &x) != 0 || x > GW_CONF_REPLAY_MAX || x % 64 != 0)
-				return fail(L, line, "replay-window: '" ECHO "' is not 0 or a multiple of 64 "
-					    "up to %d", v, GW_CONF_REPLAY_MAX);
-			sa->replay_window = (uint32_t)x;
+			if (parse_replay_window(L, line, v, &sa->replay_window) != 0)
+				return -1;
 			break;
 		}
 	}
@@ -1730,9 +1748,8 @@ parse_sagen(struct loader *L, const struct sec *sec)
 			return fail(L, line, "internal error: value lost");
 		switch (k) {
 		case K_G_COUNT:
-			if (parse_uint(v, false, &x) != 0 || x < 1 || x > GW_CONF_SAGEN_MAX)
-				return fail(L, line, "count: '" ECHO "' is not a number 1..%u", v,
-					    GW_CONF_SAGEN_MAX);
+			if (parse_uint_in(L, line, "count", v, 1, GW_CONF_SAGEN_MAX, &x) != 0)
+				return -1;
 			g->count = (uint32_t)x;
 			break;
 		case K_G_DIRECTION:
@@ -1774,20 +1791,17 @@ parse_sagen(struct loader *L, const struct sec *sec)
 					    "prefixes are IPv4)", v);
 			break;
 		case K_G_PREFIX_LEN:
-			if (parse_uint(v, false, &x) != 0 || x < 1 || x > 32)
-				return fail(L, line, "prefix-len: '" ECHO "' is not a number 1..32", v);
+			if (parse_uint_in(L, line, "prefix-len", v, 1, 32, &x) != 0)
+				return -1;
 			g->prefix_len = (uint8_t)x;
 			break;
 		case K_G_REPLAY:
-			if (parse_uint(v, false, &x) != 0 || x > GW_CONF_REPLAY_MAX || x % 64 != 0)
-				return fail(L, line, "replay-window: '" ECHO "' is not 0 or a multiple of 64 "
-					    "up to %d", v, GW_CONF_REPLAY_MAX);
-			g->replay_window = (uint32_t)x;
+			if (parse_replay_window(L, line, v, &g->replay_window) != 0)
+				return -1;
 			break;
 		case K_G_BATCH:
-			if (parse_uint(v, false, &x) != 0 || x < 1 || x > GW_CONF_SAGEN_BATCH_MAX)
-				return fail(L, line, "batch: '" ECHO "' is not a number 1..%u", v,
-					    GW_CONF_SAGEN_BATCH_MAX);
+			if (parse_uint_in(L, line, "batch", v, 1, GW_CONF_SAGEN_BATCH_MAX, &x) != 0)
+				return -1;
 			g->batch = (uint32_t)x;
 			break;
 		case K_G_INSTALL: {

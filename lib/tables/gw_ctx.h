@@ -34,8 +34,13 @@ struct gw_port {
 	unsigned n_addrs;
 	uint64_t tx_dropped;            /* frames the PMD refused, summed over lcores by readers */
 	bool rss_spi;                   /* RSS hashes ESP SPIs (RTE_ETH_RSS_ESP): one SPI, one queue */
-	int ctrl_txq;                   /* the control lcore's own TX queue, -1: it sends through
-	                                 * worker 0's ring (the PMD has no queue to spare) */
+	int ctrl_txq;                   /* the control lcore's own TX queue, -1: none (the PMD
+	                                 * has no queue to spare) */
+	int ctrl_fd;                    /* net_af_packet without ctrl_txq: the control lcore's
+	                                 * own AF_PACKET socket, -1: none; with neither, the
+	                                 * control lcore sends through worker 0's ring. The
+	                                 * workers free frames from the port's own MAC on
+	                                 * such a port (kernel loop-back copies: ctrl_looped) */
 };
 
 /* [sa-gen] installer progress: the control lcore writes, telemetry reads. */

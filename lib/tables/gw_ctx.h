@@ -29,6 +29,12 @@ struct gw_port {
 	enum gw_role role;
 	uint16_t mtu;                   /* bytes of IP packet */
 	int mss_clamp;                  /* config value */
+	/* net_af_packet without ctrl_txq: the control lcore's own AF_PACKET
+	 * socket, -1: none (with neither, the control lcore sends through worker
+	 * 0's ring). On such a port the workers free frames from the port's own
+	 * MAC (the kernel's loop-back copies: ctrl_looped); beside mac, which
+	 * they read with it per frame */
+	int ctrl_fd;
 	struct rte_ether_addr mac;
 	struct gw_prefix addrs[GW_CONF_MAX_ADDRS];
 	unsigned n_addrs;
@@ -36,11 +42,6 @@ struct gw_port {
 	bool rss_spi;                   /* RSS hashes ESP SPIs (RTE_ETH_RSS_ESP): one SPI, one queue */
 	int ctrl_txq;                   /* the control lcore's own TX queue, -1: none (the PMD
 	                                 * has no queue to spare) */
-	int ctrl_fd;                    /* net_af_packet without ctrl_txq: the control lcore's
-	                                 * own AF_PACKET socket, -1: none; with neither, the
-	                                 * control lcore sends through worker 0's ring. The
-	                                 * workers free frames from the port's own MAC on
-	                                 * such a port (kernel loop-back copies: ctrl_looped) */
 };
 
 /* [sa-gen] installer progress: the control lcore writes, telemetry reads. */

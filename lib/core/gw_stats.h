@@ -16,7 +16,12 @@
 struct gw_lcore_stats {
 	uint64_t drops[GW_DROP_MAX];
 	uint64_t port_rx[GW_MAX_PORTS];   /* packets received per port by this lcore */
-	uint64_t port_tx[GW_MAX_PORTS];   /* packets sent per port by this lcore */
+	uint64_t port_tx[GW_MAX_PORTS];   /* packets sent per port by this lcore (the control
+	                                   * lcore: on its own packet socket) */
+	/* frames from the port's own MAC received per port (a worker, on a port
+	 * where the control lcore has a packet socket: the kernel's loop-back
+	 * copies of its frames), freed unseen; also in port_rx */
+	uint64_t ctrl_looped[GW_MAX_PORTS];
 	uint64_t punted;                  /* packets handed to the control lcore */
 	/* inbound single writer (several workers): ESP packets handed to the
 	 * worker owning their SA, received from other workers, and refused

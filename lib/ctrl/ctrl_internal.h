@@ -30,8 +30,12 @@ struct gw_ctrl {
 	struct gw_ctrl_hooks hooks;
 };
 
-/* Queue a complete Ethernet frame for transmission on gateway port `port`
- * (through worker 0's ring). Consumes m. */
+#define GW_CTRL_SOCK_SEGS    16   /* mbuf segments a frame may have on the packet socket */
+
+/* Send a complete Ethernet frame on gateway port `port`: on the control
+ * lcore's own packet socket (ctrl_fd) or TX queue (ctrl_txq) where the port
+ * has one, else through worker 0's ring (full: a ring_full drop). A frame the
+ * PMD or kernel refuses counts in the port's tx_dropped. Consumes m. */
 void ctrl_tx(struct gw_ctrl *c, struct rte_mbuf *m, unsigned port);
 void ctrl_drop(struct gw_ctrl *c, struct rte_mbuf *m, enum gw_drop reason);
 

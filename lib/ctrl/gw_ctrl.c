@@ -2,6 +2,8 @@
  * Control lcore dispatch and the queue of packets waiting for a next hop.
  */
 #include <string.h>
+#include <sys/socket.h>
+#include <sys/uio.h>
 #include <rte_cycles.h>
 #include <rte_ethdev.h>
 #include <rte_malloc.h>
@@ -20,6 +22,28 @@ ctrl_drop(struct gw_ctrl *c, struct rte_mbuf *m, enum gw_drop reason)
 	rte_pktmbuf_free(m);
 }
 
+/* Send m on the control lcore's own packet socket fd (a syscall: this is the
+ * control lcore), one iovec per segment; counted as the control lcore's
+ * port_tx, or as the port's tx_dropped when the kernel refuses it (EAGAIN: its
+ * send buffer is full; EMSGSIZE: larger than the interface's MTU). Frees m. */
+static void
+sock_tx(struct gw_ctrl *c, struct rte_mbuf *m, unsigned port, int fd)
+{
+	struct iovec iov[GW_CTRL_SOCK_SEGS];
+	struct msghdr msg = { .msg_iov = iov };
+	const struct rte_mbuf *s = m;
+
+	for (; s != NULL && msg.msg_iovlen < RTE_DIM(iov); s = s->next, msg.msg_iovlen++) {
+		iov[msg.msg_iovlen].iov_base = rte_pktmbuf_mtod(s, void *);
+		iov[msg.msg_iovlen].iov_len = rte_pktmbuf_data_len(s);
+	}
+	if (s == NULL && sendmsg(fd, &msg, MSG_DONTWAIT) == (ssize_t)rte_pktmbuf_pkt_len(m))
+		c->st->port_tx[port]++;
+	else
+		__atomic_fetch_add(&c->ctx->ports[port].tx_dropped, 1, __ATOMIC_RELAXED);
+	rte_pktmbuf_free(m);
+}
+
 void
 ctrl_tx(struct gw_ctrl *c, struct rte_mbuf *m, unsigned port)
 {
@@ -27,6 +51,10 @@ ctrl_tx(struct gw_ctrl *c, struct rte_mbuf *m, unsigned port)
 	const struct gw_port *p = &c->ctx->ports[port];
 	md->kind = GW_CTRL_TX;
 	md->port = port;
+	if (p->ctrl_fd >= 0) {
+		sock_tx(c, m, port, p->ctrl_fd);
+		return;
+	}
 	if (p->ctrl_txq >= 0) {
 		/* the control lcore is the only user of this queue */
 		if (rte_eth_tx_burst(p->port_id, p->ctrl_txq, &m, 1) == 0) {

@@ -163,7 +163,11 @@ for_this_port(const struct gw_port *p, const struct rte_ether_hdr *eth)
 
 /* Ethernet stage of both paths: a single-segment frame for this port's MAC
  * goes on (0, *et set); broadcast/multicast ARP and IPv6 (ND) go to the control
- * lcore; anything else is dropped (-1: m consumed either way). */
+ * lcore; anything else is dropped (-1: m consumed either way). On a port where
+ * the control lcore sends through its own packet socket, a frame from the
+ * port's own MAC is the kernel's copy of one of those (packet(7): a socket
+ * bound to the interface with ETH_P_ALL, as the af_packet PMD's are, sees the
+ * interface's outgoing frames too): freed first, counted as ctrl_looped. */
 static inline int
 l2_accept(struct worker *w, struct rte_mbuf *m, const struct gw_port *port, unsigned pidx,
 	  uint16_t *et)
@@ -172,6 +176,11 @@ l2_accept(struct worker *w, struct rte_mbuf *m, const struct gw_port *port, unsi
 
 	if (rte_pktmbuf_data_len(m) < sizeof(*eth) || m->nb_segs != 1) {
 		drop(w, m, GW_DROP_MALFORMED);
+		return -1;
+	}
+	if (port->ctrl_fd >= 0 && rte_is_same_ether_addr(&eth->src_addr, &port->mac)) {
+		w->st->ctrl_looped[pidx]++;
+		rte_pktmbuf_free(m);
 		return -1;
 	}
 	*et = rte_be_to_cpu_16(eth->ether_type);

@@ -16,6 +16,15 @@ void gw_sa_out_limits(const struct gw_ctx *ctx, struct gw_sa *sa, int op);
  * (RFC 4301 section 5.2 default). */
 void gw_sa_default_dst(const struct gw_config *cfg, struct gw_sa *sa);
 
+/* The control lcore's own send-only AF_PACKET socket on a net_af_packet port
+ * (gw_ctrlsock.c): bound to the port's interface (info->if_index, else the
+ * iface= devarg of pc->device), PACKET_QDISC_BYPASS as the PMD's qdisc_bypass
+ * devarg (default 1). Returns the fd (non-blocking, close-on-exec), or -1 with
+ * the reason in why. packet(7). */
+struct rte_eth_dev_info;
+int gw_ctrlsock_open(const struct gw_conf_port *pc, const struct rte_eth_dev_info *info,
+		     char *why, size_t whylen);
+
 /* --slow-path on the control lcore (gw_slowpath.c): init once before the
  * workers start; poll from the control loop (frames handled this call). */
 void gw_slow_init(struct gw_ctx *ctx);

@@ -88,6 +88,28 @@ ctrl_txq_ok(const struct rte_eth_dev_info *info)
 	return strcmp(info->driver_name, "net_null") == 0 || strcmp(info->driver_name, "net_pcap") == 0;
 }
 
+/* net_af_packet without a control TX queue: open the control lcore's own
+ * packet socket (p->ctrl_fd; on failure a warning, and worker 0's ring). Logs
+ * how the control lcore sends on the port. */
+static void
+ctrl_sock_setup(struct gw_port *p, const struct gw_conf_port *pc,
+		const struct rte_eth_dev_info *info)
+{
+	char why[160];
+
+	if (p->ctrl_txq < 0 && strcmp(info->driver_name, "net_af_packet") == 0) {
+		p->ctrl_fd = gw_ctrlsock_open(pc, info, why, sizeof(why));
+		if (p->ctrl_fd < 0)
+			LOG(WARNING, "port %s: no packet socket for the control lcore (%s)\n",
+			    pc->name, why);
+	}
+	LOG(INFO, "port %s: control lcore sends %s\n", pc->name,
+	    p->ctrl_txq >= 0 ? "on its own TX queue" :
+	    p->ctrl_fd >= 0 ? "through its own packet socket" :
+	    !ctrl_txq_ok(info) ? "through worker 0 (this PMD's TX queues are not independent)" :
+	    "through worker 0 (no spare TX queue; net_pcap: one tx_pcap more than workers gives one)");
+}
+
 static int
 port_setup(struct gw_ctx *ctx, unsigned i, const struct gw_conf_port *pc, char *err, size_t errlen)
 {
@@ -101,6 +123,7 @@ port_setup(struct gw_ctx *ctx, unsigned i, const struct gw_conf_port *pc, char *
 	if (pid < 0)
 		return -1;
 	p->port_id = pid;
+	p->ctrl_fd = -1;
 	snprintf(p->name, sizeof(p->name), "%s", pc->name);
 	p->role = pc->role;
 	p->mtu = pc->mtu;
@@ -126,7 +149,8 @@ port_setup(struct gw_ctx *ctx, unsigned i, const struct gw_conf_port *pc, char *
 	}
 	/* one more TX queue, where the PMD has it, for what the control lcore
 	 * sends (R1s under an I1 flood, ARP/ND, ICMP): then that costs the
-	 * workers nothing; otherwise it goes through worker 0's ring */
+	 * workers nothing; on af_packet a socket of its own (ctrl_sock_setup);
+	 * otherwise it goes through worker 0's ring */
 	p->ctrl_txq = info.max_tx_queues > ctx->n_workers && ctrl_txq_ok(&info) ?
 		(int)ctx->n_workers : -1;
 	ret = rte_eth_dev_configure(pid, ctx->n_workers, ctx->n_workers + (p->ctrl_txq >= 0), &conf);
@@ -143,10 +167,6 @@ port_setup(struct gw_ctx *ctx, unsigned i, const struct gw_conf_port *pc, char *
 	    rte_eth_tx_queue_setup(pid, p->ctrl_txq, ntx, rte_eth_dev_socket_id(pid), NULL) != 0)
 		return fail(err, errlen, "port %s: TX queue %d (control lcore) setup failed", pc->name,
 			    p->ctrl_txq);
-	LOG(INFO, "port %s: control lcore sends %s\n", pc->name,
-	    p->ctrl_txq >= 0 ? "on its own TX queue" :
-	    !ctrl_txq_ok(&info) ? "through worker 0 (this PMD's TX queues are not independent)" :
-	    "through worker 0 (no spare TX queue; net_pcap: one tx_pcap more than workers gives one)");
 	if (pc->has_mac) {
 		struct rte_ether_addr mac;
 		memcpy(mac.addr_bytes, pc->mac, 6);
@@ -167,6 +187,7 @@ port_setup(struct gw_ctx *ctx, unsigned i, const struct gw_conf_port *pc, char *
 	if (rte_eth_allmulticast_enable(pid) != 0)
 		LOG(DEBUG, "port %s: no all-multicast mode\n", pc->name);
 	rte_eth_macaddr_get(pid, &p->mac);
+	ctrl_sock_setup(p, pc, &info);
 	return 0;
 }
 
@@ -568,6 +589,8 @@ gw_destroy(struct gw_ctx *ctx)
 	for (unsigned i = 0; i < ctx->n_ports; i++) {
 		rte_eth_dev_stop(ctx->ports[i].port_id);
 		rte_eth_dev_close(ctx->ports[i].port_id);
+		if (ctx->ports[i].ctrl_fd >= 0)
+			close(ctx->ports[i].ctrl_fd);
 	}
 	ctx->n_ports = 0;
 	if (ctx->sadb.sad != NULL)

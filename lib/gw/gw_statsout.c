@@ -2,11 +2,15 @@
  * Counters out: the --stats-json file and DPDK telemetry /hipgw/stats, both
  * from one snapshot, in the shape
  *   {"drops": {reason: n...}, "ports": {name: {"mac","rx","tx","imissed",
- *    "rx_nombuf","oerrors"}}, "sa": {name: {"spi","packets","bytes"}},
- *    "workers": [{"lcore","rx","tx","punted","handoff_out","handoff_in",
- *    "handoff_drops","slow_sent","slow_done"}, ...one per worker]}
+ *    "rx_nombuf","oerrors","ctrl_tx","ctrl_looped"}}, "sa": {name: {"spi",
+ *    "packets","bytes"}}, "workers": [{"lcore","rx","tx","punted",
+ *    "handoff_out","handoff_in","handoff_drops","slow_sent","slow_done",
+ *    "ctrl_looped"}, ...one per worker]}
  * (telemetry: "workers" is a dict "w0", "w1", ...)
- * Totals over all lcores; SA bytes count inner packets.
+ * Totals over all lcores; SA bytes count inner packets. A port's tx includes
+ * ctrl_tx, the frames the control lcore sent on its own packet socket
+ * (af_packet); its rx and a worker's rx leave out ctrl_looped, the kernel's
+ * loop-back copies of those that the workers freed (gw_worker.c l2_accept).
  */
 #include <ctype.h>
 #include <inttypes.h>
@@ -21,7 +25,7 @@
 struct snap_port {
 	const char *name;
 	char mac[RTE_ETHER_ADDR_FMT_SIZE];
-	uint64_t rx, tx, imissed, rx_nombuf, oerrors;
+	uint64_t rx, tx, imissed, rx_nombuf, oerrors, ctrl_tx, ctrl_looped;
 };
 
 struct snap_sa {
@@ -31,14 +35,16 @@ struct snap_sa {
 };
 
 /* One worker's own counters (gw_lcore_stats): packets received and sent on
- * all ports, punted to control, inbound handoffs between workers, slow path. */
+ * all ports, punted to control, inbound handoffs between workers, slow path,
+ * loop-back copies of the control lcore's frames freed. */
 struct snap_worker {
 	unsigned lcore;
-	uint64_t rx, tx, punted, handoff_out, handoff_in, handoff_drops, slow_sent, slow_done;
+	uint64_t rx, tx, punted, handoff_out, handoff_in, handoff_drops, slow_sent, slow_done,
+		 ctrl_looped;
 };
 
 #define SNAP_WORKER_FIELDS(X) X(rx) X(tx) X(punted) X(handoff_out) X(handoff_in) \
-	X(handoff_drops) X(slow_sent) X(slow_done)
+	X(handoff_drops) X(slow_sent) X(slow_done) X(ctrl_looped)
 
 struct snap {
 	uint64_t drops[GW_DROP_MAX];
@@ -166,9 +172,11 @@ snapshot(struct gw_ctx *ctx, struct snap *s)
 		struct snap_worker *o = &s->workers[s->n_workers++];
 		o->lcore = ctx->worker_lcore[w];
 		for (unsigned p = 0; p < GW_MAX_PORTS; p++) {
+			o->ctrl_looped += st->ctrl_looped[p];
 			o->rx += st->port_rx[p];
 			o->tx += st->port_tx[p];
 		}
+		o->rx = o->rx > o->ctrl_looped ? o->rx - o->ctrl_looped : 0;   /* read apart */
 		o->punted = st->punted;
 		o->handoff_out = st->handoff_out;
 		o->handoff_in = st->handoff_in;
@@ -182,9 +190,14 @@ snapshot(struct gw_ctx *ctx, struct snap *s)
 		struct rte_eth_stats es;
 		o->name = p->name;
 		rte_ether_format_addr(o->mac, sizeof(o->mac), &p->mac);
+		for (unsigned w = 0; w < ctx->n_workers; w++)
+			o->ctrl_looped += gw_stats[ctx->worker_lcore[w]].ctrl_looped[i];
+		o->ctrl_tx = gw_stats[rte_get_main_lcore()].port_tx[i];
+		o->tx = o->ctrl_tx;
 		if (rte_eth_stats_get(p->port_id, &es) == 0) {
-			o->rx = es.ipackets;
-			o->tx = es.opackets;
+			/* read after ctrl_looped: the PMD counted each copy before */
+			o->rx = es.ipackets > o->ctrl_looped ? es.ipackets - o->ctrl_looped : 0;
+			o->tx += es.opackets;
 			o->imissed = es.imissed;
 			o->rx_nombuf = es.rx_nombuf;
 			o->oerrors = es.oerrors;
@@ -241,8 +254,10 @@ gw_stats_write_json_hip(struct gw_ctx *ctx, struct gw_hip *hip, FILE *f)
 		fputs(i ? ",\n    " : "\n    ", f);
 		json_str(f, p->name);
 		fprintf(f, ": {\"mac\": \"%s\", \"rx\": %" PRIu64 ", \"tx\": %" PRIu64
-			", \"imissed\": %" PRIu64 ", \"rx_nombuf\": %" PRIu64 ", \"oerrors\": %" PRIu64 "}",
-			p->mac, p->rx, p->tx, p->imissed, p->rx_nombuf, p->oerrors);
+			", \"imissed\": %" PRIu64 ", \"rx_nombuf\": %" PRIu64 ", \"oerrors\": %" PRIu64
+			", \"ctrl_tx\": %" PRIu64 ", \"ctrl_looped\": %" PRIu64 "}",
+			p->mac, p->rx, p->tx, p->imissed, p->rx_nombuf, p->oerrors, p->ctrl_tx,
+			p->ctrl_looped);
 	}
 	fputs("},\n  \"sa\": {", f);
 	for (unsigned i = 0; i < s.n_sa; i++) {
@@ -318,6 +333,8 @@ tel_stats(const char *cmd __rte_unused, const char *params __rte_unused, struct 
 		rte_tel_data_add_dict_u64(pd, "imissed", p->imissed);
 		rte_tel_data_add_dict_u64(pd, "rx_nombuf", p->rx_nombuf);
 		rte_tel_data_add_dict_u64(pd, "oerrors", p->oerrors);
+		rte_tel_data_add_dict_u64(pd, "ctrl_tx", p->ctrl_tx);
+		rte_tel_data_add_dict_u64(pd, "ctrl_looped", p->ctrl_looped);
 		rte_tel_data_add_dict_container(ports, tel_name(p->name, nb, sizeof(nb)), pd, 0);
 	}
 	rte_tel_data_add_dict_container(d, "ports", ports, 0);

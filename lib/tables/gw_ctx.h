@@ -29,13 +29,19 @@ struct gw_port {
 	enum gw_role role;
 	uint16_t mtu;                   /* bytes of IP packet */
 	int mss_clamp;                  /* config value */
+	/* net_af_packet without ctrl_txq: the control lcore's own AF_PACKET
+	 * socket, -1: none (with neither, the control lcore sends through worker
+	 * 0's ring). On such a port the workers free frames from the port's own
+	 * MAC (the kernel's loop-back copies: ctrl_looped); beside mac, which
+	 * they read with it per frame */
+	int ctrl_fd;
 	struct rte_ether_addr mac;
 	struct gw_prefix addrs[GW_CONF_MAX_ADDRS];
 	unsigned n_addrs;
 	uint64_t tx_dropped;            /* frames the PMD refused, summed over lcores by readers */
 	bool rss_spi;                   /* RSS hashes ESP SPIs (RTE_ETH_RSS_ESP): one SPI, one queue */
-	int ctrl_txq;                   /* the control lcore's own TX queue, -1: it sends through
-	                                 * worker 0's ring (the PMD has no queue to spare) */
+	int ctrl_txq;                   /* the control lcore's own TX queue, -1: none (the PMD
+	                                 * has no queue to spare) */
 };
 
 /* [sa-gen] installer progress: the control lcore writes, telemetry reads. */

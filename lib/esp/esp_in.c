@@ -136,6 +136,21 @@ in_check(const struct esp_sa *sa, struct rte_mbuf *m, struct in_pkt *p,
 	rte_prefetch0(p->icv);
 	if (unlikely(replay_check32(sa->rw, rte_be_to_cpu_32(seq_lo_be), &p->seq) != 0))
 		return GW_DROP_REPLAY;
+	if (K == K_GCM128 || K == K_GCM256) {
+		/* nonce (and the ESN AAD) now, a whole stage before intel-ipsec-mb
+		 * reads them with one masked vector load: built right before the
+		 * call, that load waited on these smaller stores (no store-to-load
+		 * forwarding), about 13 cycles a packet */
+		memcpy(p->nonce, sa->salt, 4);
+		memcpy(p->nonce + 4, p->esp + GW_ESP_HDR_LEN, 8);
+		if (sa->esn) {
+			uint32_t hi_be = rte_cpu_to_be_32((uint32_t)(p->seq >> 32));
+
+			memcpy(p->aad, p->esp, 4);
+			memcpy(p->aad + 4, &hi_be, 4);
+			memcpy(p->aad + 8, p->esp + 4, 4);
+		}
+	}
 	return GW_DROP_NONE;
 }
 
@@ -339,14 +354,7 @@ in_run(struct esp_sa *sa, IMB_MGR *mgr, unsigned slot, struct rte_mbuf **mb, uin
 
 			if (k + 1 < nv)
 				rte_prefetch0(pk[idx[k + 1]].esp + GW_ESP_HDR_LEN + GW_ESP_GCM_IV_LEN);
-			memcpy(p->nonce, sa->salt, 4);
-			memcpy(p->nonce + 4, p->esp + GW_ESP_HDR_LEN, 8);
 			if (sa->esn) {
-				uint32_t hi_be = rte_cpu_to_be_32((uint32_t)(p->seq >> 32));
-
-				memcpy(p->aad, p->esp, 4);
-				memcpy(p->aad + 4, &hi_be, 4);
-				memcpy(p->aad + 8, p->esp + 4, 4);
 				esp_gcm_dec(sa, mgr, K == K_GCM256, ct, ct, p->ct_len, p->nonce,
 					    p->aad, 12, p->tag);
 			} else {

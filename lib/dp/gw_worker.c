@@ -32,6 +32,13 @@ struct handoff_q {
 	struct rte_mbuf *m[GW_BURST];
 };
 
+/* Packets for the control lcore, enqueued once per loop (one ring update per
+ * burst, not per packet: under an I1 flood every I1 goes this way) */
+struct punt_q {
+	uint16_t n;
+	struct rte_mbuf *m[GW_BURST * 2];
+};
+
 struct worker {
 	struct gw_ctx *ctx;
 	struct gw_neigh_cache ncache;   /* next-hop MACs (gw_neigh.h), this lcore's */
@@ -43,6 +50,7 @@ struct worker {
 	struct rte_ip_frag_tbl *frag;
 	struct rte_ip_frag_death_row dr;
 	struct handoff_q ho[GW_MAX_WORKERS];
+	struct punt_q pq;
 };
 
 static inline void
@@ -77,7 +85,26 @@ tx_enqueue(struct worker *w, unsigned p, struct rte_mbuf *m)
 	q->m[q->n++] = m;
 }
 
-/* Hand a packet to the control lcore; a full ring drops and counts. */
+/* Enqueue the packets waiting for the control lcore, in their order; what
+ * the ring has no room for is dropped and counted. */
+static void
+punt_flush(struct worker *w)
+{
+	struct punt_q *q = &w->pq;
+	unsigned k;
+
+	if (q->n == 0)
+		return;
+	k = rte_ring_sp_enqueue_burst(w->ctx->to_ctrl[w->idx], (void **)q->m, q->n, NULL);
+	w->st->punted += k;
+	if (k < q->n) {
+		w->st->drops[GW_DROP_RING_FULL] += q->n - k;
+		rte_pktmbuf_free_bulk(&q->m[k], q->n - k);
+	}
+	q->n = 0;
+}
+
+/* Hand a packet to the control lcore (queued; punt_flush sends). */
 static void
 punt(struct worker *w, struct rte_mbuf *m, enum gw_meta_kind kind, unsigned port, uint16_t mtu)
 {
@@ -85,10 +112,9 @@ punt(struct worker *w, struct rte_mbuf *m, enum gw_meta_kind kind, unsigned port
 	md->kind = kind;
 	md->port = port;
 	md->mtu = mtu;
-	if (rte_ring_sp_enqueue(w->ctx->to_ctrl[w->idx], m) != 0)
-		drop(w, m, GW_DROP_RING_FULL);
-	else
-		w->st->punted++;
+	if (w->pq.n == RTE_DIM(w->pq.m))
+		punt_flush(w);
+	w->pq.m[w->pq.n++] = m;
 }
 
 /* No SA yet for an out slot (a HIP peer before its BEX): the control lcore
@@ -942,6 +968,7 @@ gw_worker_main(void *arg)
 		if (unlikely(w->slow))
 			got += drain_slow(w);
 		got += drain_ctrl(w);
+		punt_flush(w);
 		for (unsigned p = 0; p < ctx->n_ports; p++)
 			tx_flush(w, p);
 		rte_rcu_qsbr_quiescent(ctx->sadb.rcu, w->idx);

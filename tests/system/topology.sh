@@ -445,7 +445,8 @@ eal_mem_args() {
 
 # Which files gw_start uses: config $WORK/gwX$GW_CONF.ini, log gwX$GW_RUN.log,
 # stats statsX$GW_RUN.json (both empty: gwA.ini, gwA.log, statsA.json); with
-# GW_KEYLOG=1 also --keylog $WORK/keylogX$GW_RUN.txt (the SAs' ESP keys).
+# GW_KEYLOG=1 also --keylog $WORK/keylogX$GW_RUN.txt (the SAs' ESP keys);
+# HGW_GW_EXTRA: more hipgw options (after --), e.g. --slow-path.
 GW_CONF=
 GW_RUN=
 GW_KEYLOG=
@@ -462,6 +463,7 @@ gw_start() {
 	ip netns exec "$ns" "$HIPGW" --no-pci --file-prefix "${P}gw$side" --lcores "$lcores" \
 		$(eal_mem_args) ${HGW_EAL_EXTRA:-} -- \
 		--config "$WORK/gw$side$GW_CONF.ini" --stats-json "$WORK/stats$side$GW_RUN.json" "${keylog[@]}" \
+		${HGW_GW_EXTRA:-} \
 		</dev/null >"$WORK/gw$side$GW_RUN.log" 2>&1 &
 	eval "GW_PID_$side=$!"
 	HGW_GW_PIDS+=("$!")

@@ -369,11 +369,17 @@ in_run(struct esp_sa *sa, IMB_MGR *mgr, unsigned slot, struct rte_mbuf **mb, uin
 		}
 	} else {
 		IMB_JOB *job;
+		uint32_t len[ESP_MAX_BURST];
+		uint16_t ord_buf[ESP_MAX_BURST];
+		const uint16_t *ord;
 
+		for (uint16_t k = 0; k < nv; k++)
+			len[k] = pk[idx[k]].ct_len;
+		ord = esp_order_longest_first(ord_buf, idx, len, nv);
 		for (uint16_t k = 0; k < nv; k++) {
 			job = IMB_GET_NEXT_JOB(mgr);
-			in_job(sa, job, &pk[idx[k]], K, iv_len);
-			job->user_data = (void *)(uintptr_t)idx[k];
+			in_job(sa, job, &pk[ord[k]], K, iv_len);
+			job->user_data = (void *)(uintptr_t)ord[k];
 			esp_jobs_reap(mgr, IMB_SUBMIT_JOB(mgr), drop, GW_DROP_AUTH);
 		}
 		esp_jobs_flush(mgr, drop, GW_DROP_AUTH);

@@ -245,6 +245,36 @@ esp_jobs_reap(IMB_MGR *mgr, IMB_JOB *job, uint8_t *drop, uint8_t reason)
 			drop[(uintptr_t)job->user_data] = reason;
 }
 
+/* idx[0 .. n) ordered by len[] (len[k] belongs to idx[k]), longest first,
+ * equal lengths in arrival order: idx itself when all lengths are equal, else
+ * ord filled. Jobs submitted in this order
+ * leave only short ones in the multi-buffer lanes that the flush at the end of
+ * the burst runs with idle neighbours (mixed sizes, IMIX). n <= ESP_MAX_BURST;
+ * linear when all lengths are equal. */
+static __rte_always_inline const uint16_t *
+esp_order_longest_first(uint16_t *ord, const uint16_t *idx, const uint32_t *len, uint16_t n)
+{
+	uint32_t l[ESP_MAX_BURST];
+	uint16_t k;
+
+	for (k = 1; k < n && len[k] == len[0]; k++)
+		;
+	if (k >= n)
+		return idx;          /* one size (the usual case): arrival order */
+	for (k = 0; k < n; k++) {
+		uint16_t j = k;
+
+		while (j > 0 && l[j - 1] < len[k]) {
+			l[j] = l[j - 1];
+			ord[j] = ord[j - 1];
+			j--;
+		}
+		l[j] = len[k];
+		ord[j] = idx[k];
+	}
+	return ord;
+}
+
 /* Flush the manager at the end of a burst, marking failed jobs likewise. */
 static __rte_always_inline void
 esp_jobs_flush(IMB_MGR *mgr, uint8_t *drop, uint8_t reason)

@@ -1682,6 +1682,28 @@ teardown(void **state)
 	return 0;
 }
 
+/* The HMAC job submission order (esp_internal.h): longest first, equal
+ * lengths in arrival order, and the arrival order itself when all are equal. */
+static void
+test_job_order(void **state)
+{
+	const uint16_t idx[6] = { 3, 5, 7, 9, 11, 13 };
+	const uint32_t mixed[6] = { 64, 1400, 576, 64, 1400, 576 };
+	const uint32_t same[6] = { 96, 96, 96, 96, 96, 96 };
+	const uint16_t want[6] = { 5, 11, 7, 13, 3, 9 };
+	uint16_t ord[ESP_MAX_BURST];
+	const uint16_t *o;
+
+	(void)state;
+	o = esp_order_longest_first(ord, idx, mixed, 6);
+	assert_ptr_equal(o, ord);
+	assert_memory_equal(o, want, sizeof(want));
+	o = esp_order_longest_first(ord, idx, same, 6);
+	assert_ptr_equal(o, idx);
+	o = esp_order_longest_first(ord, idx, mixed, 1);
+	assert_ptr_equal(o, idx);
+}
+
 int
 main(void)
 {
@@ -1699,6 +1721,7 @@ main(void)
 		cmocka_unit_test(test_outbound_checks),
 		cmocka_unit_test(test_beet),
 		cmocka_unit_test(test_beet_inbound_checks),
+		cmocka_unit_test(test_job_order),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

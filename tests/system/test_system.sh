@@ -81,6 +81,27 @@ ping_run 6 10 T6
 check "ping IPv6 hostA -> hostB through hipgw, no loss" test "${T6_loss%.*}" -eq 0
 # and the other way round
 ping_back() { nsx "$NS_HB" ping "-$1" -c 3 -i 0.2 -W 2 -q -p "$MARKER_HEX" "$2" >/dev/null 2>&1; }
+
+# rekey_pings LABEL N [PING-ARGS...]: N IPv4 pings hostA -> hostB 10 ms apart,
+# across the UPDATE rekeys of the running HIP-keyed pair; checks that none is
+# lost, then takes each gateway's telemetry (telemetryX$GW_RUN.json) and checks
+# drops auth, replay and no_sa = 0 on both.
+rekey_pings() {
+	local label=$1 n=$2 out loss s r v
+	shift 2
+	out=$(nsx "$NS_HA" ping -4 -q -c "$n" -i 0.01 -W 1 "$@" "$HB4" 2>&1) || true
+	loss=$(sed -n 's/.* \([0-9.]*\)% packet loss.*/\1/p' <<<"$out")
+	log "  $label: ping IPv4 $n x 10 ms across UPDATE rekeys: loss ${loss:-100}%"
+	check "$label: no packet lost across UPDATE rekeys ($n pings, loss ${loss:-100}%)" \
+		test "${loss:-100}" = 0
+	for s in A B; do
+		telemetry_stats "$s" >"$WORK/telemetry$s$GW_RUN.json" || true
+		for r in auth replay no_sa; do
+			v=$(hip_get "$WORK/telemetry$s$GW_RUN.json" "drops.$r" || echo none)
+			check "$label: gw$s drops.$r = 0 after the rekey ping stream ($v)" test "$v" = 0
+		done
+	done
+}
 check "ping IPv4 hostB -> hostA through hipgw" ping_back 4 "$HA4"
 check "ping IPv6 hostB -> hostA through hipgw" ping_back 6 "$HA6"
 
@@ -200,22 +221,14 @@ if write_hip_configs; then
 		# make-before-break (RFC 7402 section 6): 800 pings 10 ms apart span
 		# at least two lifetime rekeys; not one may be lost
 		# (marked: tshark finds them in the SAs' ESP with the --keylog keys)
-		rk_out=$(nsx "$NS_HA" ping -4 -q -c 800 -i 0.01 -W 1 -p "$MARKER_HEX" "$HB4" 2>&1) || true
-		rk_loss=$(sed -n 's/.* \([0-9.]*\)% packet loss.*/\1/p' <<<"$rk_out")
-		log "  ping IPv4 800 x 10 ms across UPDATE rekeys: loss ${rk_loss:-100}%"
-		check "HIP: no packet lost across UPDATE rekeys (800 pings, loss ${rk_loss:-100}%)" \
-			test "${rk_loss:-100}" = 0
+		rekey_pings HIP 800 -p "$MARKER_HEX"
 		for s in A B; do
-			if telemetry_stats "$s" >"$WORK/telemetry$s$GW_RUN.json" &&
+			if [ -s "$WORK/telemetry$s$GW_RUN.json" ] &&
 				"$PY" "$HIP_REPORT" summary --telemetry "$WORK/telemetry$s$GW_RUN.json" --peer "$(hip_peer_name "$s")"; then
 				pass "HIP: telemetry /hipgw/stats of gw$s: ports, drops, the HIP-keyed SAs"
 			else
 				fail "HIP: telemetry /hipgw/stats of gw$s: ports, drops, the HIP-keyed SAs"
 			fi
-			for r in auth replay no_sa; do
-				v=$(hip_get "$WORK/telemetry$s$GW_RUN.json" "drops.$r" || echo none)
-				check "HIP: gw$s drops.$r = 0 after the rekey ping stream ($v)" test "$v" = 0
-			done
 		done
 	else
 		fail "HIP: gateways up, hostA reaches hostB through them (IPv4 and IPv6) within 40 s"
@@ -244,18 +257,7 @@ if write_hip_configs; then
 	gw_start A
 	gw_start B
 	if gw_wait_running A 30 && gw_wait_running B 30 && wait_path 40; then
-		sl_out=$(nsx "$NS_HA" ping -4 -q -c 500 -i 0.01 -W 1 "$HB4" 2>&1) || true
-		sl_loss=$(sed -n 's/.* \([0-9.]*\)% packet loss.*/\1/p' <<<"$sl_out")
-		log "  --slow-path: ping IPv4 500 x 10 ms across UPDATE rekeys: loss ${sl_loss:-100}%"
-		check "--slow-path: no packet lost across UPDATE rekeys (500 pings, loss ${sl_loss:-100}%)" \
-			test "${sl_loss:-100}" = 0
-		for s in A B; do
-			telemetry_stats "$s" >"$WORK/telemetry$s$GW_RUN.json" || true
-			for r in auth replay no_sa; do
-				v=$(hip_get "$WORK/telemetry$s$GW_RUN.json" "drops.$r" || echo none)
-				check "--slow-path: gw$s drops.$r = 0 after the rekey ping stream ($v)" test "$v" = 0
-			done
-		done
+		rekey_pings --slow-path 500
 	else
 		fail "--slow-path: gateways up, hostA reaches hostB through them within 40 s"
 	fi

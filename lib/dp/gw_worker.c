@@ -85,22 +85,29 @@ tx_enqueue(struct worker *w, unsigned p, struct rte_mbuf *m)
 	q->m[q->n++] = m;
 }
 
-/* Enqueue the packets waiting for the control lcore, in their order; what
- * the ring has no room for is dropped and counted. */
+/* Enqueue m[0 .. n) on the single-producer ring r, in order; what it has no
+ * room for is freed and counted as ring_full. Returns how many went. */
+static unsigned
+ring_send(struct worker *w, struct rte_ring *r, struct rte_mbuf **m, unsigned n)
+{
+	unsigned k = rte_ring_sp_enqueue_burst(r, (void **)m, n, NULL);
+
+	if (k < n) {
+		w->st->drops[GW_DROP_RING_FULL] += n - k;
+		rte_pktmbuf_free_bulk(&m[k], n - k);
+	}
+	return k;
+}
+
+/* Enqueue the packets waiting for the control lcore. */
 static void
 punt_flush(struct worker *w)
 {
 	struct punt_q *q = &w->pq;
-	unsigned k;
 
 	if (q->n == 0)
 		return;
-	k = rte_ring_sp_enqueue_burst(w->ctx->to_ctrl[w->idx], (void **)q->m, q->n, NULL);
-	w->st->punted += k;
-	if (k < q->n) {
-		w->st->drops[GW_DROP_RING_FULL] += q->n - k;
-		rte_pktmbuf_free_bulk(&q->m[k], q->n - k);
-	}
+	w->st->punted += ring_send(w, w->ctx->to_ctrl[w->idx], q->m, q->n);
 	q->n = 0;
 }
 
@@ -494,14 +501,9 @@ handoff_flush(struct worker *w)
 		unsigned k;
 		if (q->n == 0)
 			continue;
-		k = rte_ring_sp_enqueue_burst(w->ctx->handoff_ring[o][w->idx], (void **)q->m, q->n,
-					      NULL);
+		k = ring_send(w, w->ctx->handoff_ring[o][w->idx], q->m, q->n);
 		w->st->handoff_out += k;
-		if (k < q->n) {
-			w->st->handoff_drops += q->n - k;
-			w->st->drops[GW_DROP_RING_FULL] += q->n - k;
-			rte_pktmbuf_free_bulk(&q->m[k], q->n - k);
-		}
+		w->st->handoff_drops += q->n - k;
 		q->n = 0;
 	}
 }
@@ -854,19 +856,13 @@ inbound_esp(struct worker *w, unsigned pidx, struct rte_mbuf **dec, const uint32
 static void
 slow_send(struct worker *w, unsigned p, struct rte_mbuf **pkts, uint16_t n)
 {
-	unsigned k;
 	for (uint16_t i = 0; i < n; i++) {
 		struct gw_meta *md = gw_meta(pkts[i]);
 		md->kind = GW_SLOW_LOOKUP;
 		md->port = p;
 		md->lk.stamp = GW_STAMP_NONE;
 	}
-	k = rte_ring_sp_enqueue_burst(w->ctx->slow_up[w->idx], (void **)pkts, n, NULL);
-	w->st->slow_sent += k;
-	if (k < n) {
-		w->st->drops[GW_DROP_RING_FULL] += n - k;
-		rte_pktmbuf_free_bulk(&pkts[k], n - k);
-	}
+	w->st->slow_sent += ring_send(w, w->ctx->slow_up[w->idx], pkts, n);
 }
 
 /* --slow-path: frames the control lcore stamped: run them with its lookups,

@@ -273,7 +273,7 @@ gen_prefetch(const struct gw_sadb *db, struct rte_mbuf **pkts, uint16_t n)
 		    rte_pktmbuf_data_len(pkts[i]) < sizeof(*eth) + sizeof(*ip))
 			continue;
 		if (gw_sadb_gen_out4(db, ip->dst_addr, &sa, &e) && e != NULL)
-			esp_sa_prefetch(e, true);
+			esp_sa_prefetch(e, true, rte_be_to_cpu_16(ip->total_length) + GW_ESP_TRAILER_LEN);
 	}
 }
 
@@ -358,7 +358,7 @@ outbound_common(struct worker *w, unsigned pidx, struct rte_mbuf **pkts, uint16_
 					continue;
 				if (sa != NULL && sa->esp != last) {  /* its ESP lines, well before the burst */
 					e = last = sa->esp;
-					esp_sa_prefetch(e, true);
+					esp_sa_prefetch(e, true, tl + GW_ESP_TRAILER_LEN);
 				}
 			}
 			bypass = sa == NULL;

@@ -8,6 +8,7 @@
 #define HIPGW_ESP_INTERNAL_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -28,6 +29,17 @@
 #define ESP_SHA256_DIGEST 32
 #define ESP_SHA256_BLOCK 64
 
+/* Where struct gcm_key_data starts in esp_sa.k: 16 with intel-ipsec-mb's
+ * VAES/AVX-512 GCM, else 0 (esp_lib_init). At 16 a short packet's GHASH keys
+ * (HashKey^4 .. ^1, the last 64 bytes, one 64-byte load) fill one cache line
+ * instead of straddling two, and the AES-128 round keys still take three:
+ * four key lines per packet instead of five. The VAES code reads the key
+ * data only with unaligned loads and its key set-up stores 16-byte aligned
+ * (checked in the library's disassembly; the known-answer tests run with it);
+ * the other implementations get the 64-byte alignment the header declares. */
+#define ESP_GCM_OFF_MAX 16
+extern unsigned esp_gcm_off;
+
 struct esp_sa;
 
 /* Suite- and direction-specialised handler for a run of packets of one SA.
@@ -35,19 +47,22 @@ struct esp_sa;
 typedef void (*esp_run_fn)(struct esp_sa *sa, IMB_MGR *mgr, unsigned slot,
 			   struct rte_mbuf **mb, uint8_t *drop, uint16_t n);
 
-/* Per-lcore counters of one SA: one cache line each, written only by its lcore. */
+/* Per-lcore counters of one SA, written only by their lcore. Slot 0 (the
+ * first EAL worker lcore: esp_lib_init) lies in the SA's first line, which
+ * every packet reads anyway; slots 1.. follow the SA header, one cache line
+ * each (esp_sa_slot). With a million SAs each line a packet touches is a
+ * DRAM access, so the usual one-worker gateway saves one per packet. */
 struct esp_sa_stats {
 	uint64_t packets;
 	uint64_t bytes;          /* inner packet bytes */
-} __rte_cache_aligned;
+};
 
 struct esp_sa {
 	/* ---- cache line 0: what every packet reads ---- */
 	esp_run_fn run;              /* esp_out_* or esp_in_* for this suite */
 	uint64_t seq;                /* out: next sequence number to send (see esp_out.c) */
 	uint64_t seq_limit;          /* out: last that may be sent; already <= 2^32-1 without ESN */
-	struct replay_window *rw;    /* in: the anti-replay window (inside this allocation) */
-	struct esp_sa_stats *stats;  /* esp_nslots slots (inside this allocation) */
+	struct esp_sa_stats st0;     /* counters of stats slot 0 (esp_sa_slot) */
 	uint32_t spi;                /* host order */
 	uint32_t spi_be;             /* network order, as written on the wire */
 	uint8_t salt[GW_ESP_GCM_SALT_LEN];  /* GCM (RFC 4106 section 4) */
@@ -79,7 +94,9 @@ struct esp_sa {
 
 	/* ---- key material (wiped on free) ---- */
 	union {
-		struct gcm_key_data gcm;                  /* expanded AES key + GHASH tables */
+		/* GCM: struct gcm_key_data (expanded AES key + GHASH tables) at
+		 * esp_gcm_off (esp_sa_gcm_key) */
+		uint8_t gcm[ESP_GCM_OFF_MAX + sizeof(struct gcm_key_data)];
 		struct {
 			uint8_t enc[ESP_AES_SCHED_LEN] __rte_aligned(16);
 			uint8_t dec[ESP_AES_SCHED_LEN] __rte_aligned(16);
@@ -88,14 +105,46 @@ struct esp_sa {
 			uint8_t opad[ESP_SHA256_DIGEST] __rte_aligned(16);
 		} cbc;                                    /* CBC-HMAC and NULL-HMAC suites */
 	} k __rte_cache_aligned;
-	/* followed by: stats slots (cache aligned), then the replay window */
+	/* followed by: stats slots 1 .. esp_nslots-1 (a cache line each), then
+	 * the replay window (in) */
 };
+
+_Static_assert(offsetof(struct esp_sa, tmpl) == RTE_CACHE_LINE_SIZE,
+	       "what every packet reads fits in the SA's first cache line");
+
+/* Bytes from an SA to its stats slot 1 (the header, rounded to lines). */
+#define ESP_SA_HDR_LEN RTE_ALIGN_CEIL(sizeof(struct esp_sa), RTE_CACHE_LINE_SIZE)
 
 /* One manager per lcore id, plus one at index RTE_MAX_LCORE for non-EAL
  * threads (one such thread at a time). Filled by esp_lib_init. */
 extern IMB_MGR *esp_mgr[RTE_MAX_LCORE + 1];
 extern uint16_t esp_slot[RTE_MAX_LCORE + 1];   /* lcore id -> stats slot */
 extern unsigned esp_nslots;
+
+/* The calling lcore's counters of sa (slot = its esp_slot). */
+static __rte_always_inline struct esp_sa_stats *
+esp_sa_slot(struct esp_sa *sa, unsigned slot)
+{
+	if (likely(slot == 0))
+		return &sa->st0;
+	return (struct esp_sa_stats *)((uint8_t *)sa + ESP_SA_HDR_LEN +
+				       (size_t)(slot - 1) * RTE_CACHE_LINE_SIZE);
+}
+
+/* The anti-replay window of an in SA (after the stats slots). */
+static __rte_always_inline struct replay_window *
+esp_sa_rw(const struct esp_sa *sa)
+{
+	return (struct replay_window *)((uintptr_t)sa + ESP_SA_HDR_LEN +
+					(size_t)(esp_nslots - 1) * RTE_CACHE_LINE_SIZE);
+}
+
+/* The SA's GCM key data (GCM suites). */
+static __rte_always_inline const struct gcm_key_data *
+esp_sa_gcm_key(const struct esp_sa *sa)
+{
+	return (const struct gcm_key_data *)(const void *)(sa->k.gcm + esp_gcm_off);
+}
 
 static __rte_always_inline unsigned
 esp_lcore_idx(void)
@@ -149,10 +198,10 @@ esp_gcm_enc(const struct esp_sa *sa, IMB_MGR *mgr, const int aes256,
 	struct gcm_context_data ctx;
 
 	if (aes256)
-		IMB_AES256_GCM_ENC(mgr, &sa->k.gcm, &ctx, dst, src, len, nonce, aad,
+		IMB_AES256_GCM_ENC(mgr, esp_sa_gcm_key(sa), &ctx, dst, src, len, nonce, aad,
 				   aad_len, tag, GW_ESP_GCM_ICV_LEN);
 	else
-		IMB_AES128_GCM_ENC(mgr, &sa->k.gcm, &ctx, dst, src, len, nonce, aad,
+		IMB_AES128_GCM_ENC(mgr, esp_sa_gcm_key(sa), &ctx, dst, src, len, nonce, aad,
 				   aad_len, tag, GW_ESP_GCM_ICV_LEN);
 }
 
@@ -164,10 +213,10 @@ esp_gcm_dec(const struct esp_sa *sa, IMB_MGR *mgr, const int aes256,
 	struct gcm_context_data ctx;
 
 	if (aes256)
-		IMB_AES256_GCM_DEC(mgr, &sa->k.gcm, &ctx, dst, src, len, nonce, aad,
+		IMB_AES256_GCM_DEC(mgr, esp_sa_gcm_key(sa), &ctx, dst, src, len, nonce, aad,
 				   aad_len, tag, GW_ESP_GCM_ICV_LEN);
 	else
-		IMB_AES128_GCM_DEC(mgr, &sa->k.gcm, &ctx, dst, src, len, nonce, aad,
+		IMB_AES128_GCM_DEC(mgr, esp_sa_gcm_key(sa), &ctx, dst, src, len, nonce, aad,
 				   aad_len, tag, GW_ESP_GCM_ICV_LEN);
 }
 

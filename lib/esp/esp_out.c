@@ -372,7 +372,7 @@ out_run(struct esp_sa *sa, IMB_MGR *mgr, unsigned slot, struct rte_mbuf **mb, ui
 		}
 	}
 	if (nok != 0) {
-		struct esp_sa_stats *st = &sa->stats[slot];
+		struct esp_sa_stats *st = esp_sa_slot(sa, slot);
 
 		__atomic_store_n(&st->packets, st->packets + nok, __ATOMIC_RELAXED);
 		__atomic_store_n(&st->bytes, st->bytes + bytes, __ATOMIC_RELAXED);

@@ -19,6 +19,7 @@
 IMB_MGR *esp_mgr[RTE_MAX_LCORE + 1];
 uint16_t esp_slot[RTE_MAX_LCORE + 1];
 unsigned esp_nslots;
+unsigned esp_gcm_off;
 
 /* Manager for key set-up on the control path. Key expansion, GHASH tables and
  * one-block SHA-256 are stateless functions of the manager (no job queue), but
@@ -86,12 +87,19 @@ esp_lib_init(void)
 
 	if (esp_key_mgr != NULL)
 		return 0;
-	RTE_LCORE_FOREACH(lcore) {
+	/* the EAL worker lcores first: slot 0's counters share the SA's first
+	 * line (esp_sa_slot), so the first worker writes no other line */
+	RTE_LCORE_FOREACH_WORKER(lcore) {
 		esp_mgr[lcore] = mgr_alloc((int)rte_lcore_to_socket_id(lcore));
 		if (esp_mgr[lcore] == NULL)
 			goto fail;
 		esp_slot[lcore] = (uint16_t)slot++;
 	}
+	lcore = rte_get_main_lcore();
+	esp_mgr[lcore] = mgr_alloc((int)rte_lcore_to_socket_id(lcore));
+	if (esp_mgr[lcore] == NULL)
+		goto fail;
+	esp_slot[lcore] = (uint16_t)slot++;
 	/* non-EAL threads share the last slot and manager */
 	esp_mgr[RTE_MAX_LCORE] = mgr_alloc(SOCKET_ID_ANY);
 	if (esp_mgr[RTE_MAX_LCORE] == NULL)
@@ -101,8 +109,11 @@ esp_lib_init(void)
 	esp_key_mgr = mgr_alloc(SOCKET_ID_ANY);
 	if (esp_key_mgr == NULL)
 		goto fail;
-	ESP_LOG(INFO, "intel-ipsec-mb %s, arch %u, %u lcore slots",
-		imb_get_version_str(), esp_key_mgr->used_arch, esp_nslots);
+	esp_gcm_off = esp_key_mgr->used_arch == IMB_ARCH_AVX512 &&
+		      (esp_key_mgr->features & (IMB_FEATURE_VAES | IMB_FEATURE_VPCLMULQDQ)) ==
+		      (IMB_FEATURE_VAES | IMB_FEATURE_VPCLMULQDQ) ? ESP_GCM_OFF_MAX : 0;
+	ESP_LOG(INFO, "intel-ipsec-mb %s, arch %u, %u lcore slots, GCM key offset %u",
+		imb_get_version_str(), esp_key_mgr->used_arch, esp_nslots, esp_gcm_off);
 	return 0;
 fail:
 	ESP_LOG(ERR, "cannot allocate the intel-ipsec-mb managers");
@@ -230,8 +241,8 @@ esp_sa_create(const struct esp_sa_params *p, char *err, size_t errlen)
 			return fail(err, errlen, "first sequence number beyond 2^32-1 without ESN");
 	}
 
-	hdr_len = RTE_ALIGN_CEIL(sizeof(*sa), RTE_CACHE_LINE_SIZE);
-	stats_len = (size_t)esp_nslots * sizeof(struct esp_sa_stats);
+	hdr_len = ESP_SA_HDR_LEN;
+	stats_len = (size_t)(esp_nslots - 1) * RTE_CACHE_LINE_SIZE;   /* slots 1.. */
 	if (p->dir == GW_DIR_IN)
 		rw_len = replay_window_bytes(p->replay_window);
 	total = hdr_len + stats_len + rw_len;
@@ -239,7 +250,6 @@ esp_sa_create(const struct esp_sa_params *p, char *err, size_t errlen)
 	if (sa == NULL)
 		return fail(err, errlen, "out of memory for SA 0x%x", p->spi);
 	sa->alloc_len = (uint32_t)total;
-	sa->stats = (struct esp_sa_stats *)((uint8_t *)sa + hdr_len);
 	sa->spi = p->spi;
 	sa->spi_be = rte_cpu_to_be_32(p->spi);
 	sa->suite = (uint8_t)p->suite;
@@ -257,8 +267,7 @@ esp_sa_create(const struct esp_sa_params *p, char *err, size_t errlen)
 	sa->run = runs[p->dir][p->suite];
 	build_template(sa);
 	if (p->dir == GW_DIR_IN) {
-		sa->rw = (struct replay_window *)((uint8_t *)sa + hdr_len + stats_len);
-		replay_init(sa->rw, p->replay_window, p->esn);
+		replay_init(esp_sa_rw(sa), p->replay_window, p->esn);
 	} else {
 		sa->seq = p->seq_first;
 		sa->seq_limit = p->esn ? p->seq_limit : RTE_MIN(p->seq_limit, (uint64_t)UINT32_MAX);
@@ -272,9 +281,11 @@ esp_sa_create(const struct esp_sa_params *p, char *err, size_t errlen)
 		sa->align = GW_ESP_MIN_ALIGN;
 		memcpy(sa->salt, p->key + sa->key_len, GW_ESP_GCM_SALT_LEN);
 		if (sa->key_len == 16)
-			IMB_AES128_GCM_PRE(esp_key_mgr, p->key, &sa->k.gcm);
+			IMB_AES128_GCM_PRE(esp_key_mgr, p->key,
+					   (struct gcm_key_data *)(void *)(sa->k.gcm + esp_gcm_off));
 		else
-			IMB_AES256_GCM_PRE(esp_key_mgr, p->key, &sa->k.gcm);
+			IMB_AES256_GCM_PRE(esp_key_mgr, p->key,
+					   (struct gcm_key_data *)(void *)(sa->k.gcm + esp_gcm_off));
 		break;
 	case GW_SUITE_AES128_CBC_SHA256:
 	case GW_SUITE_AES256_CBC_SHA256:
@@ -356,7 +367,7 @@ uint64_t
 esp_sa_seq(const struct esp_sa *sa)
 {
 	if (sa->dir == GW_DIR_IN)
-		return replay_top(sa->rw);
+		return replay_top(esp_sa_rw(sa));
 	return __atomic_load_n(&sa->seq, __ATOMIC_RELAXED);
 }
 
@@ -382,8 +393,10 @@ esp_sa_stats(const struct esp_sa *sa, uint64_t *packets, uint64_t *bytes)
 	uint64_t p = 0, b = 0;
 
 	for (unsigned i = 0; i < esp_nslots; i++) {
-		p += __atomic_load_n(&sa->stats[i].packets, __ATOMIC_RELAXED);
-		b += __atomic_load_n(&sa->stats[i].bytes, __ATOMIC_RELAXED);
+		const struct esp_sa_stats *st = esp_sa_slot((struct esp_sa *)(uintptr_t)sa, i);
+
+		p += __atomic_load_n(&st->packets, __ATOMIC_RELAXED);
+		b += __atomic_load_n(&st->bytes, __ATOMIC_RELAXED);
 	}
 	if (packets != NULL)
 		*packets = p;
@@ -396,36 +409,48 @@ esp_sa_stats(const struct esp_sa *sa, uint64_t *packets, uint64_t *bytes)
 			  sizeof(((struct gcm_key_data *)0)->ghash_keys.vaes_avx512.shifted_hkey))
 
 static __rte_always_inline void
-sa_prefetch(const struct esp_sa *sa, bool out, unsigned slot)
+sa_prefetch(const struct esp_sa *sa, bool out, unsigned slot, uint32_t len)
 {
 	const uint8_t *b = (const uint8_t *)sa;
 	const uint8_t *k = b + offsetof(struct esp_sa, k);
-	const size_t hdr = RTE_ALIGN_CEIL(sizeof(*sa), RTE_CACHE_LINE_SIZE);
+	const uint8_t *h = k + esp_gcm_off + ESP_GCM_HKEY_END;   /* just past HashKey^1 */
 
 	if (out) {
 		rte_prefetch0_write(b);                  /* seq: compare-and-swap per run */
 		rte_prefetch0(b + RTE_CACHE_LINE_SIZE);  /* outer header template */
 	} else {
-		rte_prefetch0(b);
-		rte_prefetch0(b + hdr + (size_t)esp_nslots * sizeof(struct esp_sa_stats));  /* window */
+		rte_prefetch0_write(b);                  /* slot 0's counters */
+		rte_prefetch0(esp_sa_rw(sa));            /* window */
 	}
-	rte_prefetch0_write(b + hdr + (size_t)slot * sizeof(struct esp_sa_stats));
-	/* GCM: round keys (AES-128 176 bytes, AES-256 240), then the lines of
-	 * HashKey^7 .. HashKey^1, the last 112 bytes of the VAES hash key table
-	 * (intel-ipsec-mb's layout: HashKey^n at hkey_end - 16 n; the struct is
-	 * 1008 bytes, so hkey_end is not a line boundary), what a packet of up to
-	 * 7 blocks (64-byte frames: 4) reads; CBC: its encrypt schedule */
+	if (slot != 0)
+		rte_prefetch0_write(esp_sa_slot((struct esp_sa *)(uintptr_t)sa, slot));
+	/* GCM: round keys (AES-128 176 bytes, AES-256 240), then the GHASH
+	 * keys a short packet reads (intel-ipsec-mb's VAES layout: HashKey^n at
+	 * h - 16 n, read four at a time): HashKey^4 .. ^1 for up to 64 bytes of
+	 * payload, ^8 .. ^5 beyond. With esp_gcm_off 16 each group is one line;
+	 * at 0 they straddle two. CBC: its encrypt schedule. */
 	rte_prefetch0(k);
 	rte_prefetch0(k + 64);
 	rte_prefetch0(k + 128);                  /* (AES-256's last round keys: one line late) */
-	rte_prefetch0(k + ESP_GCM_HKEY_END - 1);                         /* HashKey^1 */
-	rte_prefetch0(k + ESP_GCM_HKEY_END - 1 - RTE_CACHE_LINE_SIZE);   /* ^5 .. ^7 */
+	rte_prefetch0(h - 1);                                 /* HashKey^1 .. */
+	if (esp_gcm_off == 0 || len == 0 || len > 64)
+		rte_prefetch0(h - 1 - RTE_CACHE_LINE_SIZE);   /* .. ^8 */
 }
 
 void
-esp_sa_prefetch(const struct esp_sa *sa, bool out)
+esp_sa_prefetch(const struct esp_sa *sa, bool out, uint32_t len)
 {
-	sa_prefetch(sa, out, esp_slot[esp_lcore_idx()]);
+	sa_prefetch(sa, out, esp_slot[esp_lcore_idx()], len);
+}
+
+/* About the bytes an inbound packet of ip_len bytes decrypts: less an IPv4
+ * header, the ESP header, a GCM IV and the ICV (a prefetch hint only). */
+static __rte_always_inline uint32_t
+in_payload_hint(uint32_t ip_len)
+{
+	const uint32_t hdrs = GW_IPV4_HDR_LEN + GW_ESP_HDR_LEN + GW_ESP_GCM_IV_LEN + GW_ESP_GCM_ICV_LEN;
+
+	return ip_len > hdrs ? ip_len - hdrs : 1;
 }
 
 /* Dispatch: split the burst into runs of one SA (usually the whole burst) and
@@ -448,7 +473,7 @@ dispatch(struct esp_sa *const sa[], struct rte_mbuf *mb[], uint8_t drop[], uint1
 		if (out)
 			rte_prefetch0_write(d - RTE_CACHE_LINE_SIZE);
 		else if (k == 0 || sa[k] != sa[k - 1])
-			sa_prefetch(sa[k], false, slot);   /* the worker prefetched out SAs already */
+			sa_prefetch(sa[k], false, slot, in_payload_hint(rte_pktmbuf_data_len(mb[k])));   /* the worker prefetched out SAs already */
 	}
 	while (i < n) {
 		uint16_t j = i + 1;
@@ -534,16 +559,18 @@ esp_test_hmac_sha256(const uint8_t *key, size_t key_len, const uint8_t *msg, uin
 void
 esp_test_set_replay_top(struct esp_sa *sa, uint64_t top)
 {
-	if (sa->rw != NULL) {
-		replay_init(sa->rw, sa->rw->win, sa->rw->esn);
-		sa->rw->top = top;
+	if (sa->dir == GW_DIR_IN) {
+		struct replay_window *rw = esp_sa_rw(sa);
+
+		replay_init(rw, rw->win, rw->esn);
+		rw->top = top;
 	}
 }
 
 void
 esp_sa_uncount(struct esp_sa *sa, uint32_t bytes)
 {
-	struct esp_sa_stats *st = &sa->stats[esp_slot[esp_lcore_idx()]];
+	struct esp_sa_stats *st = esp_sa_slot(sa, esp_slot[esp_lcore_idx()]);
 
 	__atomic_store_n(&st->packets, st->packets - 1, __ATOMIC_RELAXED);
 	__atomic_store_n(&st->bytes, st->bytes - bytes, __ATOMIC_RELAXED);

@@ -273,7 +273,7 @@ gen_prefetch(const struct gw_sadb *db, struct rte_mbuf **pkts, uint16_t n)
 		    rte_pktmbuf_data_len(pkts[i]) < sizeof(*eth) + sizeof(*ip))
 			continue;
 		if (gw_sadb_gen_out4(db, ip->dst_addr, &sa, &e) && e != NULL)
-			esp_sa_prefetch(e, true, rte_be_to_cpu_16(ip->total_length) + GW_ESP_TRAILER_LEN);
+			esp_sa_prefetch(e, true, rte_be_to_cpu_16(ip->total_length));
 	}
 }
 
@@ -358,7 +358,7 @@ outbound_common(struct worker *w, unsigned pidx, struct rte_mbuf **pkts, uint16_
 					continue;
 				if (sa != NULL && sa->esp != last) {  /* its ESP lines, well before the burst */
 					e = last = sa->esp;
-					esp_sa_prefetch(e, true, tl + GW_ESP_TRAILER_LEN);
+					esp_sa_prefetch(e, true, tl);
 				}
 			}
 			bypass = sa == NULL;
@@ -754,13 +754,8 @@ inbound_esp(struct worker *w, unsigned pidx, struct rte_mbuf **dec, const uint32
 		}
 	}
 	for (uint16_t i = 0; i < nk; i++)     /* the SAs, before the pass that reads them */
-		if (hits & (1ULL << i)) {
-			/* up to 128 bytes: ok[] of a generated SA (its struct is
-			 * packed at any 16-byte offset) for the spoof check below */
-			rte_prefetch0(data[i]);
-			rte_prefetch0((const uint8_t *)data[i] + RTE_CACHE_LINE_SIZE);
-			rte_prefetch0((const uint8_t *)data[i] + 2 * RTE_CACHE_LINE_SIZE - 1);
-		}
+		if (hits & (1ULL << i))
+			gw_sadb_prefetch_in(&ctx->sadb, data[i]);   /* ok[] for the spoof check below */
 	for (uint16_t i = 0; i < nk; i++) {
 		unsigned owner;
 		if (!(hits & (1ULL << i))) {
@@ -773,6 +768,8 @@ inbound_esp(struct worker *w, unsigned pidx, struct rte_mbuf **dec, const uint32
 		}
 		sas[nd] = data[i];
 		esp[nd] = sas[nd]->esp;
+		if (nd == 0 || esp[nd] != esp[nd - 1])   /* its ESP lines, before the ESP stage */
+			esp_sa_prefetch(esp[nd], false, rte_pktmbuf_data_len(dec[i]));
 		dec[nd++] = dec[i];
 	}
 	if (unlikely(w->handoff))

@@ -105,14 +105,15 @@ void esp_sa_set_seq_limit(struct esp_sa *sa, uint64_t limit);
 
 /* Prefetch the cache lines a burst will read of sa (calling lcore's view):
  * the per-packet fields, the outer header template (out), the AES round keys
- * and the GHASH keys a packet of `len` bytes reads (GCM; len is the IP packet,
- * about what the cipher processes; 0 = unknown: the keys of up to 8 blocks),
+ * and the GHASH keys a packet reads (GCM; ip_len: bytes of the IP packet the
+ * burst will get, inner for out, ESP for in; 0 = unknown: keys for up to 8
+ * blocks),
  * the calling lcore's counters and the replay window (in). The addresses
  * follow from the SA's own address, so nothing of the SA is read: call it as
  * soon as a packet's SA is known, well before the burst (with many SAs the
  * lines are in DRAM, as in DPDK's lib/ipsec, which prefetches its SAs the
  * same way). */
-void esp_sa_prefetch(const struct esp_sa *sa, bool out, uint32_t len);
+void esp_sa_prefetch(const struct esp_sa *sa, bool out, uint32_t ip_len);
 
 /* Totals over all lcores: packets and inner bytes processed successfully. */
 void esp_sa_stats(const struct esp_sa *sa, uint64_t *packets, uint64_t *bytes);

@@ -437,12 +437,6 @@ sa_prefetch(const struct esp_sa *sa, bool out, unsigned slot, uint32_t len)
 		rte_prefetch0(h - 1 - RTE_CACHE_LINE_SIZE);   /* .. ^8 */
 }
 
-void
-esp_sa_prefetch(const struct esp_sa *sa, bool out, uint32_t len)
-{
-	sa_prefetch(sa, out, esp_slot[esp_lcore_idx()], len);
-}
-
 /* About the bytes an inbound packet of ip_len bytes decrypts: less an IPv4
  * header, the ESP header, a GCM IV and the ICV (a prefetch hint only). */
 static __rte_always_inline uint32_t
@@ -451,6 +445,13 @@ in_payload_hint(uint32_t ip_len)
 	const uint32_t hdrs = GW_IPV4_HDR_LEN + GW_ESP_HDR_LEN + GW_ESP_GCM_IV_LEN + GW_ESP_GCM_ICV_LEN;
 
 	return ip_len > hdrs ? ip_len - hdrs : 1;
+}
+
+void
+esp_sa_prefetch(const struct esp_sa *sa, bool out, uint32_t ip_len)
+{
+	sa_prefetch(sa, out, esp_slot[esp_lcore_idx()],
+		    ip_len == 0 ? 0 : out ? ip_len + GW_ESP_TRAILER_LEN : in_payload_hint(ip_len));
 }
 
 /* Dispatch: split the burst into runs of one SA (usually the whole burst) and

@@ -18,6 +18,7 @@
 #include <rte_hash_crc.h>
 #include <rte_lpm.h>
 #include <rte_lpm6.h>
+#include <rte_prefetch.h>
 #include <rte_rcu_qsbr.h>
 #include "gw_config.h"
 #include "esp.h"
@@ -251,6 +252,25 @@ gw_sadb_gen_out4(const struct gw_sadb *db, uint32_t dst_be, const struct gw_sa *
 	*esp = __atomic_load_n(&g->idx[(uint64_t)(d - g->net) >> (32 - g->plen)], __ATOMIC_ACQUIRE);
 	*sa = *esp != NULL ? g->tmpl_out : NULL;
 	return true;
+}
+
+/* Prefetch the lines of an in SA that a packet reads (esp, owner and the
+ * accepted prefixes ok[]): a generated SA's own stride, which starts where
+ * the table is cache aligned (a 64-byte stride is one line; the next SA's
+ * line is never fetched), else its first two lines. Workers. */
+static inline void
+gw_sadb_prefetch_in(const struct gw_sadb *db, const struct gw_sa *sa)
+{
+	const struct gw_sadb_gen *g = &db->gen;
+	const uint8_t *p = (const uint8_t *)sa;
+	uintptr_t q, end;
+
+	if (g->in != NULL && p >= g->in && p < g->in + g->in_bytes)
+		end = (uintptr_t)p + g->stride_in - 1;
+	else
+		end = (uintptr_t)p + 2 * RTE_CACHE_LINE_SIZE - 1;
+	for (q = RTE_ALIGN_FLOOR((uintptr_t)p, RTE_CACHE_LINE_SIZE); q <= end; q += RTE_CACHE_LINE_SIZE)
+		rte_prefetch0((const void *)q);
 }
 
 /* The slot's current out SA, or NULL (no SA yet). Workers. */

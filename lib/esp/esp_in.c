@@ -134,7 +134,8 @@ in_check(const struct esp_sa *sa, struct rte_mbuf *m, struct in_pkt *p,
 	p->auth_only = K == K_CBC && (p->ct_len == 0 || p->ct_len % GW_ESP_CBC_BLOCK != 0);
 	memcpy(&seq_lo_be, p->esp + 4, 4);
 	rte_prefetch0(p->icv);
-	if (unlikely(replay_check32(esp_sa_rw(sa), rte_be_to_cpu_32(seq_lo_be), &p->seq) != 0))
+	if (unlikely(replay_check32(&sa->rw, esp_sa_rw_bits(sa), sa->esn,
+				    rte_be_to_cpu_32(seq_lo_be), &p->seq) != 0))
 		return GW_DROP_REPLAY;
 	if (K == K_GCM128 || K == K_GCM256) {
 		/* nonce (and the ESN AAD) now, a whole stage before intel-ipsec-mb
@@ -226,7 +227,7 @@ in_beet(struct esp_sa *sa, struct rte_mbuf *m, struct in_pkt *p, const unsigned 
 
 	if (!sa->beet || nh == GW_IPPROTO_NONE || before < GW_IPV6_HDR_LEN)
 		return GW_DROP_MALFORMED;
-	if (unlikely(replay_update(esp_sa_rw(sa), p->seq) != 0))
+	if (unlikely(replay_update(&sa->rw, esp_sa_rw_bits(sa), p->seq) != 0))
 		return GW_DROP_REPLAY;
 	h = (struct rte_ipv6_hdr *)(in - GW_IPV6_HDR_LEN);
 	h->vtc_flow = rte_cpu_to_be_32((6u << 28) | ((uint32_t)p->outer_ecn << 20));
@@ -290,7 +291,7 @@ in_finish(struct esp_sa *sa, struct rte_mbuf *m, struct in_pkt *p, const unsigne
 	} else {
 		return in_beet(sa, m, p, iv_len, in, inner_len, nh, ilen);
 	}
-	if (unlikely(replay_update(esp_sa_rw(sa), p->seq) != 0))
+	if (unlikely(replay_update(&sa->rw, esp_sa_rw_bits(sa), p->seq) != 0))
 		return GW_DROP_REPLAY;
 	ecn_new = ecn_fold(p->outer_ecn, ecn_in);
 	if (unlikely(ecn_new < 0))

@@ -60,8 +60,14 @@ struct esp_sa_stats {
 struct esp_sa {
 	/* ---- cache line 0: what every packet reads ---- */
 	esp_run_fn run;              /* esp_out_* or esp_in_* for this suite */
-	uint64_t seq;                /* out: next sequence number to send (see esp_out.c) */
-	uint64_t seq_limit;          /* out: last that may be sent; already <= 2^32-1 without ESN */
+	union {
+		struct {
+			uint64_t seq;        /* out: next sequence number to send (see esp_out.c) */
+			uint64_t seq_limit;  /* out: last that may be sent; already <= 2^32-1 without ESN */
+		};
+		struct replay_window rw; /* in: anti-replay window; its bitmap after the
+		                          * stats slots (esp_sa_rw_bits) */
+	};
 	struct esp_sa_stats st0;     /* counters of stats slot 0 (esp_sa_slot) */
 	uint32_t spi;                /* host order */
 	uint32_t spi_be;             /* network order, as written on the wire */
@@ -131,12 +137,12 @@ esp_sa_slot(struct esp_sa *sa, unsigned slot)
 				       (size_t)(slot - 1) * RTE_CACHE_LINE_SIZE);
 }
 
-/* The anti-replay window of an in SA (after the stats slots). */
-static __rte_always_inline struct replay_window *
-esp_sa_rw(const struct esp_sa *sa)
+/* The bitmap of an in SA's anti-replay window (after the stats slots). */
+static __rte_always_inline uint64_t *
+esp_sa_rw_bits(const struct esp_sa *sa)
 {
-	return (struct replay_window *)((uintptr_t)sa + ESP_SA_HDR_LEN +
-					(size_t)(esp_nslots - 1) * RTE_CACHE_LINE_SIZE);
+	return (uint64_t *)((uintptr_t)sa + ESP_SA_HDR_LEN +
+			    (size_t)(esp_nslots - 1) * RTE_CACHE_LINE_SIZE);
 }
 
 /* The SA's GCM key data (GCM suites). */

@@ -244,7 +244,7 @@ esp_sa_create(const struct esp_sa_params *p, char *err, size_t errlen)
 	hdr_len = ESP_SA_HDR_LEN;
 	stats_len = (size_t)(esp_nslots - 1) * RTE_CACHE_LINE_SIZE;   /* slots 1.. */
 	if (p->dir == GW_DIR_IN)
-		rw_len = replay_window_bytes(p->replay_window);
+		rw_len = replay_bits_bytes(p->replay_window);
 	total = hdr_len + stats_len + rw_len;
 	sa = rte_zmalloc("esp_sa", total, RTE_CACHE_LINE_SIZE);
 	if (sa == NULL)
@@ -267,7 +267,7 @@ esp_sa_create(const struct esp_sa_params *p, char *err, size_t errlen)
 	sa->run = runs[p->dir][p->suite];
 	build_template(sa);
 	if (p->dir == GW_DIR_IN) {
-		replay_init(esp_sa_rw(sa), p->replay_window, p->esn);
+		replay_init(&sa->rw, esp_sa_rw_bits(sa), p->replay_window);
 	} else {
 		sa->seq = p->seq_first;
 		sa->seq_limit = p->esn ? p->seq_limit : RTE_MIN(p->seq_limit, (uint64_t)UINT32_MAX);
@@ -367,7 +367,7 @@ uint64_t
 esp_sa_seq(const struct esp_sa *sa)
 {
 	if (sa->dir == GW_DIR_IN)
-		return replay_top(esp_sa_rw(sa));
+		return replay_top(&sa->rw);
 	return __atomic_load_n(&sa->seq, __ATOMIC_RELAXED);
 }
 
@@ -419,8 +419,7 @@ sa_prefetch(const struct esp_sa *sa, bool out, unsigned slot, uint32_t len)
 		rte_prefetch0_write(b);                  /* seq: compare-and-swap per run */
 		rte_prefetch0(b + RTE_CACHE_LINE_SIZE);  /* outer header template */
 	} else {
-		rte_prefetch0_write(b);                  /* slot 0's counters */
-		rte_prefetch0(esp_sa_rw(sa));            /* window */
+		rte_prefetch0_write(b);                  /* window state, slot 0's counters */
 	}
 	if (slot != 0)
 		rte_prefetch0_write(esp_sa_slot((struct esp_sa *)(uintptr_t)sa, slot));
@@ -454,6 +453,25 @@ esp_sa_prefetch(const struct esp_sa *sa, bool out, uint32_t ip_len)
 		    ip_len == 0 ? 0 : out ? ip_len + GW_ESP_TRAILER_LEN : in_payload_hint(ip_len));
 }
 
+/* Prefetch the word of in SA sa's anti-replay bitmap that packet m (an ESP
+ * packet, IP header first) will check, when the window is on. Reads the SA's
+ * first line and the packet's ESP header; a malformed packet only prefetches
+ * some word of the bitmap (esp_in.c checks it properly). */
+static __rte_always_inline void
+prefetch_replay_word(const struct esp_sa *sa, const struct rte_mbuf *m)
+{
+	const uint8_t *ip = rte_pktmbuf_mtod(m, const uint8_t *);
+	unsigned hl = (ip[0] >> 4) == 4 ? (ip[0] & 0xfu) * 4u : GW_IPV6_HDR_LEN;
+	uint32_t seq_be;
+	uint64_t seq;
+
+	if (sa->rw.win == 0 || rte_pktmbuf_data_len(m) < hl + GW_ESP_HDR_LEN)
+		return;
+	memcpy(&seq_be, ip + hl + 4, 4);
+	seq = replay_infer(&sa->rw, sa->esn, rte_be_to_cpu_32(seq_be));
+	rte_prefetch0_write(esp_sa_rw_bits(sa) + ((seq >> 6) & sa->rw.mask));
+}
+
 /* Dispatch: split the burst into runs of one SA (usually the whole burst) and
  * hand each to the SA's suite-specialised run function, so no per-packet
  * branch on the suite. Outbound also warms the headroom line the outer
@@ -476,6 +494,10 @@ dispatch(struct esp_sa *const sa[], struct rte_mbuf *mb[], uint8_t drop[], uint1
 		else if (k == 0 || sa[k] != sa[k - 1])
 			sa_prefetch(sa[k], false, slot, in_payload_hint(rte_pktmbuf_data_len(mb[k])));   /* the worker prefetched out SAs already */
 	}
+	if (!out)            /* second pass: the SAs' first lines have had time to arrive */
+		for (uint16_t k = 0; k < n; k++)
+			if (k == 0 || sa[k] != sa[k - 1])
+				prefetch_replay_word(sa[k], mb[k]);
 	while (i < n) {
 		uint16_t j = i + 1;
 
@@ -561,10 +583,8 @@ void
 esp_test_set_replay_top(struct esp_sa *sa, uint64_t top)
 {
 	if (sa->dir == GW_DIR_IN) {
-		struct replay_window *rw = esp_sa_rw(sa);
-
-		replay_init(rw, rw->win, rw->esn);
-		rw->top = top;
+		replay_init(&sa->rw, esp_sa_rw_bits(sa), sa->rw.win);
+		sa->rw.top = top;
 	}
 }
 

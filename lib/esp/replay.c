@@ -23,25 +23,24 @@ replay_window_valid(uint32_t win)
 }
 
 size_t
-replay_window_bytes(uint32_t win)
+replay_bits_bytes(uint32_t win)
 {
 	if (!replay_window_valid(win))
 		win = REPLAY_WINDOW_MAX;
-	return sizeof(struct replay_window) + (size_t)words_for(win) * sizeof(uint64_t);
+	return (size_t)words_for(win) * sizeof(uint64_t);
 }
 
 int
-replay_init(struct replay_window *rw, uint32_t win, bool esn)
+replay_init(struct replay_window *rw, uint64_t *bits, uint32_t win)
 {
 	uint32_t words;
 
-	if (rw == NULL || !replay_window_valid(win))
+	if (rw == NULL || bits == NULL || !replay_window_valid(win))
 		return -1;
 	words = words_for(win);
 	rw->top = 0;
 	rw->win = win;
 	rw->mask = words - 1;
-	rw->esn = esn;
-	memset(rw->bits, 0, (size_t)words * sizeof(uint64_t));
+	memset(bits, 0, (size_t)words * sizeof(uint64_t));
 	return 0;
 }

@@ -9,13 +9,16 @@
  *
  * The bitmap is a ring of 64-bit words (a power of two, at least W/64 + 1 of
  * them, so that advancing the window only zeroes whole words and no sequence
- * number inside the window shares a word with one outside it).
+ * number inside the window shares a word with one outside it). It is kept
+ * apart from the 16-byte window state, which an SA keeps on its first cache
+ * line (with the window off, a packet reads no other line of it).
  *
  * The per-packet functions are inline (the data path calls them for every
  * packet); init and sizing live in replay.c.
  *
- * Usage per packet: seq = replay_infer(w, wire_seq); replay_check(w, seq) before
- * the ICV is verified; replay_update(w, seq) only after it verified. update
+ * Usage per packet: seq = replay_infer(w, esn, wire_seq); replay_check(w, bits,
+ * seq) before the ICV is verified; replay_update(w, bits, seq) only after it
+ * verified. update
  * checks again, so a duplicate inside one burst (both checked before either
  * updated) is still caught there.
  */
@@ -28,35 +31,35 @@
 
 #define REPLAY_WINDOW_MAX 4096u   /* = GW_ESP_REPLAY_WINDOW_MAX */
 
+/* The window's state; its bitmap `bits` (replay_bits_bytes) lies elsewhere:
+ * bit (s & 63) of word (s >> 6) & mask set = sequence number s seen. */
 struct replay_window {
 	uint64_t top;      /* highest sequence number authenticated so far (64 bits with ESN); 0 = none */
 	uint32_t win;      /* W in packets: 0 = anti-replay off, else a multiple of 64, <= REPLAY_WINDOW_MAX */
-	uint32_t mask;     /* words in bits[] - 1 */
-	bool esn;          /* 64-bit sequence numbers (RFC 4303 2.2.1) */
-	uint64_t bits[];   /* bit (s & 63) of word (s >> 6) & mask: s seen */
+	uint32_t mask;     /* words in the bitmap - 1 */
 };
 
-/* Bytes to allocate for a window of `win` packets (struct + bitmap). */
-size_t replay_window_bytes(uint32_t win);
+/* Bytes to allocate for the bitmap of a window of `win` packets (8-byte aligned). */
+size_t replay_bits_bytes(uint32_t win);
 
 /* True when `win` is acceptable: 0, or a multiple of 64 up to REPLAY_WINDOW_MAX. */
 bool replay_window_valid(uint32_t win);
 
-/* Initialise (zeroes the bitmap) a window of replay_window_bytes(win) bytes.
+/* Initialise a window and zero its bitmap of replay_bits_bytes(win) bytes.
  * Returns 0, or -1 when win is not valid. */
-int replay_init(struct replay_window *rw, uint32_t win, bool esn);
+int replay_init(struct replay_window *rw, uint64_t *bits, uint32_t win);
 
 /* The 64-bit sequence number of a packet carrying `seq_lo` in its ESP header:
  * seq_lo itself without ESN; with ESN the high half inferred from the window
  * (RFC 4303 Appendix A2.2; with the window off, as if W were 2^31). Returns 0
  * (always a replay) for a sequence number below the first subspace. */
 static inline uint64_t
-replay_infer(const struct replay_window *rw, uint32_t seq_lo)
+replay_infer(const struct replay_window *rw, bool esn, uint32_t seq_lo)
 {
 	uint64_t top;
 	uint32_t tl, th, hi, w, bottom;
 
-	if (!rw->esn)
+	if (!esn)
 		return seq_lo;
 	top = rw->top;
 	tl = (uint32_t)top;
@@ -87,7 +90,7 @@ replay_infer(const struct replay_window *rw, uint32_t seq_lo)
  * replay: sequence number 0, too old (at or below top - W), or already seen.
  * With the window off only 0 is refused. Does not modify the window. */
 static inline int
-replay_check(const struct replay_window *rw, uint64_t seq)
+replay_check(const struct replay_window *rw, const uint64_t *bits, uint64_t seq)
 {
 	uint64_t top = rw->top;
 
@@ -97,13 +100,13 @@ replay_check(const struct replay_window *rw, uint64_t seq)
 		return 0;
 	if (top - seq >= rw->win)
 		return -1;                    /* left of the window */
-	return (rw->bits[(seq >> 6) & rw->mask] >> (seq & 63)) & 1 ? -1 : 0;
+	return (bits[(seq >> 6) & rw->mask] >> (seq & 63)) & 1 ? -1 : 0;
 }
 
 /* Record `seq` (after its ICV verified): advance the window when it is ahead.
  * Returns -1 when it is a replay after all (checked again), else 0. */
 static inline int
-replay_update(struct replay_window *rw, uint64_t seq)
+replay_update(struct replay_window *rw, uint64_t *bits, uint64_t seq)
 {
 	uint64_t top = rw->top, *word;
 	uint64_t bit;
@@ -121,12 +124,12 @@ replay_update(struct replay_window *rw, uint64_t seq)
 		if (diff > rw->mask)
 			diff = rw->mask + 1;      /* jumped past the whole ring: clear all */
 		for (uint64_t k = 1; k <= diff; k++)
-			rw->bits[(ob + k) & rw->mask] = 0;
+			bits[(ob + k) & rw->mask] = 0;
 		__atomic_store_n(&rw->top, seq, __ATOMIC_RELAXED);
 	} else if (top - seq >= rw->win) {
 		return -1;
 	}
-	word = &rw->bits[(seq >> 6) & rw->mask];
+	word = &bits[(seq >> 6) & rw->mask];
 	bit = 1ULL << (seq & 63);
 	if (*word & bit)
 		return -1;
@@ -136,10 +139,11 @@ replay_update(struct replay_window *rw, uint64_t seq)
 
 /* Convenience for 32-bit callers: infer, then check. *seq64 gets the number. */
 static inline int
-replay_check32(const struct replay_window *rw, uint32_t seq_lo, uint64_t *seq64)
+replay_check32(const struct replay_window *rw, const uint64_t *bits, bool esn, uint32_t seq_lo,
+	       uint64_t *seq64)
 {
-	*seq64 = replay_infer(rw, seq_lo);
-	return replay_check(rw, *seq64);
+	*seq64 = replay_infer(rw, esn, seq_lo);
+	return replay_check(rw, bits, *seq64);
 }
 
 /* Highest authenticated sequence number (relaxed read, any thread). */

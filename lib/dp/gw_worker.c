@@ -436,12 +436,18 @@ outbound_common(struct worker *w, unsigned pidx, struct rte_mbuf **pkts, uint16_
 		return;
 	esp_outbound_burst(esp, enc, res, ne);
 	for (uint16_t i = 0; i < ne; i++) {
-		const struct gw_addr *r = esp_sa_remote(esp[i]);
+		const uint8_t *o = rte_pktmbuf_mtod(enc[i], const uint8_t *);
+		uint8_t family, dst[16];
+
 		if (res[i] != GW_DROP_NONE) {
 			drop(w, enc[i], res[i]);
 			continue;
 		}
-		route_and_send(w, enc[i], r->family, r->addr);
+		/* routed by the outer header's destination (the SA's remote), which
+		 * the ESP stage just wrote: no other line of the SA */
+		family = o[0] >> 4;
+		memcpy(dst, family == 4 ? o + 16 : o + 24, family == 4 ? 4 : 16);
+		route_and_send(w, enc[i], family, dst);
 	}
 }
 

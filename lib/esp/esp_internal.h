@@ -59,7 +59,6 @@ struct esp_sa_stats {
 
 struct esp_sa {
 	/* ---- cache line 0: what every packet reads ---- */
-	esp_run_fn run;              /* esp_out_* or esp_in_* for this suite */
 	union {
 		struct {
 			uint64_t seq;        /* out: next sequence number to send (see esp_out.c) */
@@ -69,10 +68,12 @@ struct esp_sa {
 		                          * stats slots (esp_sa_rw_bits) */
 	};
 	struct esp_sa_stats st0;     /* counters of stats slot 0 (esp_sa_slot) */
-	uint32_t spi;                /* host order */
 	uint32_t spi_be;             /* network order, as written on the wire */
 	uint8_t salt[GW_ESP_GCM_SALT_LEN];  /* GCM (RFC 4106 section 4) */
-	uint8_t suite;               /* enum gw_suite */
+	uint32_t o4_src, o4_dst;     /* out, IPv4 outer header: addresses (network order) */
+	uint32_t tmpl_sum;           /* out, IPv4: ones' complement sum of the header's
+	                              * constant words (variable ones added per packet) */
+	uint8_t suite;               /* enum gw_suite: with dir, picks the run function */
 	uint8_t dir;                 /* enum gw_dir */
 	uint8_t esn;
 	uint8_t outer_family;        /* 4 or 6 */
@@ -83,15 +84,10 @@ struct esp_sa {
 	uint8_t key_len;             /* AES key bytes (16/32), 0 for NULL */
 	uint8_t beet;                /* BEET next headers accepted / sent (esp.h) */
 
-	/* ---- cache line 1: outer header template and addresses ---- */
-	union {
-		struct rte_ipv4_hdr v4;  /* version/IHL, TTL 64, protocol 50, addresses */
-		struct rte_ipv6_hdr v6;  /* version, next header 50, hop limit 64, addresses */
-		uint8_t raw[40];
-	} tmpl __rte_cache_aligned;
-	uint32_t tmpl_sum;           /* IPv4: ones' complement sum of tmpl (variable fields 0) */
-	struct gw_addr remote;       /* here, not on line 2: the worker routes every
-	                              * encrypted packet by it (esp_sa_remote) */
+	/* ---- cache line 1: IPv6 outer header template, addresses ---- */
+	struct rte_ipv6_hdr tmpl6 __rte_cache_aligned;  /* out, IPv6: version, next header 50,
+	                                                 * hop limit 64, addresses */
+	struct gw_addr remote;
 	/* ---- cache line 2: the rest (control lcore, BEET) ---- */
 	uint32_t alloc_len;          /* bytes of this allocation, wiped on free */
 	struct gw_addr local;
@@ -115,7 +111,7 @@ struct esp_sa {
 	 * the replay window (in) */
 };
 
-_Static_assert(offsetof(struct esp_sa, tmpl) == RTE_CACHE_LINE_SIZE,
+_Static_assert(offsetof(struct esp_sa, tmpl6) == RTE_CACHE_LINE_SIZE,
 	       "what every packet reads fits in the SA's first cache line");
 
 /* Bytes from an SA to its stats slot 1 (the header, rounded to lines). */

@@ -186,18 +186,22 @@ out_build(const struct esp_sa *sa, struct rte_mbuf *m, struct out_pkt *p,
 		uint16_t frag = p->df ? rte_cpu_to_be_16(GW_IPV4_DF) : 0;
 		uint32_t sum = sa->tmpl_sum + tos + len + id + frag;
 
-		memcpy(h, &sa->tmpl.v4, sizeof(*h));
+		sum = (sum & 0xffff) + (sum >> 16);
+		sum = (sum & 0xffff) + (sum >> 16);
+		h->version_ihl = 0x45;
 		h->type_of_service = p->tos;
 		h->total_length = len;
 		h->packet_id = id;
 		h->fragment_offset = frag;
-		sum = (sum & 0xffff) + (sum >> 16);
-		sum = (sum & 0xffff) + (sum >> 16);
-		h->hdr_checksum = (uint16_t)~sum;   /* template sum + the variable words */
+		h->time_to_live = GW_IP_DEFAULT_TTL;
+		h->next_proto_id = GW_IPPROTO_ESP;
+		h->hdr_checksum = (uint16_t)~sum;   /* constant words' sum + the variable ones */
+		h->src_addr = sa->o4_src;
+		h->dst_addr = sa->o4_dst;
 	} else {
 		struct rte_ipv6_hdr *h = (struct rte_ipv6_hdr *)o;
 
-		memcpy(h, &sa->tmpl.v6, sizeof(*h));
+		memcpy(h, &sa->tmpl6, sizeof(*h));
 		h->vtc_flow = rte_cpu_to_be_32((6u << 28) | ((uint32_t)p->tos << 20));
 		h->payload_len = rte_cpu_to_be_16((uint16_t)(outer_len - GW_IPV6_HDR_LEN));
 	}

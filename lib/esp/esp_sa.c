@@ -159,19 +159,22 @@ static void
 build_template(struct esp_sa *sa)
 {
 	if (sa->outer_family == 4) {
-		struct rte_ipv4_hdr *h = &sa->tmpl.v4;
+		struct rte_ipv4_hdr h = {
+			.version_ihl = 0x45,
+			.time_to_live = GW_IP_DEFAULT_TTL,
+			.next_proto_id = GW_IPPROTO_ESP,
+		};
 
-		h->version_ihl = 0x45;
-		h->time_to_live = GW_IP_DEFAULT_TTL;
-		h->next_proto_id = GW_IPPROTO_ESP;
-		memcpy(&h->src_addr, sa->local.addr, 4);
-		memcpy(&h->dst_addr, sa->remote.addr, 4);
+		memcpy(&sa->o4_src, sa->local.addr, 4);
+		memcpy(&sa->o4_dst, sa->remote.addr, 4);
+		h.src_addr = sa->o4_src;
+		h.dst_addr = sa->o4_dst;
 		sa->outer_hlen = GW_IPV4_HDR_LEN;
 		/* TOS, length, identification, flags and checksum are 0 here and
 		 * added per packet (esp_out.c) */
-		sa->tmpl_sum = (uint16_t)~esp_cksum20(h);
+		sa->tmpl_sum = (uint16_t)~esp_cksum20(&h);
 	} else {
-		struct rte_ipv6_hdr *h = &sa->tmpl.v6;
+		struct rte_ipv6_hdr *h = &sa->tmpl6;
 
 		h->vtc_flow = rte_cpu_to_be_32(6u << 28);
 		h->proto = GW_IPPROTO_ESP;
@@ -182,15 +185,15 @@ build_template(struct esp_sa *sa)
 	}
 }
 
+/* The run function of each direction and suite (dispatch). */
+static const esp_run_fn runs[2][GW_SUITE_MAX] = {
+	[GW_DIR_OUT] = { esp_out_gcm128, esp_out_gcm256, esp_out_cbc, esp_out_cbc, esp_out_null },
+	[GW_DIR_IN] = { esp_in_gcm128, esp_in_gcm256, esp_in_cbc, esp_in_cbc, esp_in_null },
+};
+
 struct esp_sa *
 esp_sa_create(const struct esp_sa_params *p, char *err, size_t errlen)
 {
-	static const esp_run_fn runs[2][GW_SUITE_MAX] = {
-		[GW_DIR_OUT] = { esp_out_gcm128, esp_out_gcm256, esp_out_cbc, esp_out_cbc,
-				 esp_out_null },
-		[GW_DIR_IN] = { esp_in_gcm128, esp_in_gcm256, esp_in_cbc, esp_in_cbc,
-				esp_in_null },
-	};
 	uint8_t want_key, ivk[32];
 	uint8_t scratch[ESP_AES_SCHED_LEN] __rte_aligned(16);
 	size_t hdr_len, stats_len, rw_len = 0, total;
@@ -198,7 +201,6 @@ esp_sa_create(const struct esp_sa_params *p, char *err, size_t errlen)
 	bool gcm, hmac;
 
 	/* the per-packet fields fill exactly cache line 0 */
-	RTE_BUILD_BUG_ON(offsetof(struct esp_sa, tmpl) != RTE_CACHE_LINE_SIZE);
 	RTE_BUILD_BUG_ON(offsetof(struct esp_sa, k) % RTE_CACHE_LINE_SIZE != 0);
 	/* what an outbound packet reads after line 0 sits on line 1 (prefetched) */
 	RTE_BUILD_BUG_ON(offsetof(struct esp_sa, remote) + sizeof(struct gw_addr) >
@@ -250,7 +252,6 @@ esp_sa_create(const struct esp_sa_params *p, char *err, size_t errlen)
 	if (sa == NULL)
 		return fail(err, errlen, "out of memory for SA 0x%x", p->spi);
 	sa->alloc_len = (uint32_t)total;
-	sa->spi = p->spi;
 	sa->spi_be = rte_cpu_to_be_32(p->spi);
 	sa->suite = (uint8_t)p->suite;
 	sa->dir = (uint8_t)p->dir;
@@ -264,7 +265,6 @@ esp_sa_create(const struct esp_sa_params *p, char *err, size_t errlen)
 		memcpy(sa->hit_remote, p->hit_remote, 16);
 	}
 	sa->icv_len = GW_ESP_GCM_ICV_LEN;     /* = GW_ESP_HMAC256_ICV_LEN */
-	sa->run = runs[p->dir][p->suite];
 	build_template(sa);
 	if (p->dir == GW_DIR_IN) {
 		replay_init(&sa->rw, esp_sa_rw_bits(sa), p->replay_window);
@@ -333,7 +333,7 @@ esp_sa_free(struct esp_sa *sa)
 uint32_t
 esp_sa_spi(const struct esp_sa *sa)
 {
-	return sa->spi;
+	return rte_be_to_cpu_32(sa->spi_be);
 }
 
 enum gw_dir
@@ -415,12 +415,11 @@ sa_prefetch(const struct esp_sa *sa, bool out, unsigned slot, uint32_t len)
 	const uint8_t *k = b + offsetof(struct esp_sa, k);
 	const uint8_t *h = k + esp_gcm_off + ESP_GCM_HKEY_END;   /* just past HashKey^1 */
 
-	if (out) {
-		rte_prefetch0_write(b);                  /* seq: compare-and-swap per run */
-		rte_prefetch0(b + RTE_CACHE_LINE_SIZE);  /* outer header template */
-	} else {
-		rte_prefetch0_write(b);                  /* window state, slot 0's counters */
-	}
+	/* out: seq (compare-and-swap per run), the IPv4 outer header (the IPv6
+	 * template on line 1: dispatch); in: the window state; both: slot 0's
+	 * counters */
+	rte_prefetch0_write(b);
+	RTE_SET_USED(out);
 	if (slot != 0)
 		rte_prefetch0_write(esp_sa_slot((struct esp_sa *)(uintptr_t)sa, slot));
 	/* GCM: round keys (AES-128 176 bytes, AES-256 240), then the GHASH
@@ -489,9 +488,11 @@ dispatch(struct esp_sa *const sa[], struct rte_mbuf *mb[], uint8_t drop[], uint1
 		uint8_t *d = rte_pktmbuf_mtod(mb[k], uint8_t *);
 
 		rte_prefetch0(d);
-		if (out)
+		if (out) {
 			rte_prefetch0_write(d - RTE_CACHE_LINE_SIZE);
-		else if (k == 0 || sa[k] != sa[k - 1])
+			if ((k == 0 || sa[k] != sa[k - 1]) && sa[k]->outer_family == 6)
+				rte_prefetch0(&sa[k]->tmpl6);   /* the worker prefetched line 0 */
+		} else if (k == 0 || sa[k] != sa[k - 1])
 			sa_prefetch(sa[k], false, slot, in_payload_hint(rte_pktmbuf_data_len(mb[k])));   /* the worker prefetched out SAs already */
 	}
 	if (!out)            /* second pass: the SAs' first lines have had time to arrive */
@@ -506,7 +507,7 @@ dispatch(struct esp_sa *const sa[], struct rte_mbuf *mb[], uint8_t drop[], uint1
 		if (beet)
 			esp_out_beet_run(sa[i], mgr, slot, &mb[i], &drop[i], j - i);
 		else
-			sa[i]->run(sa[i], mgr, slot, &mb[i], &drop[i], j - i);
+			runs[sa[i]->dir][sa[i]->suite](sa[i], mgr, slot, &mb[i], &drop[i], j - i);
 		i = j;
 	}
 }

@@ -17,8 +17,9 @@
  *   slot's first line; the key data starts 16 bytes into the slot's second
  *   line, as in hipgw's esp_sa. The lines it needs are prefetched as hipgw
  *   does (a burst of 32 at once, or a rolling distance; the best counts).
- *   One slot against a random slot of the whole table: the ratio is what
- *   this machine allows any design that reads one random SA per packet.
+ *   One slot against a random slot of the whole table: table_ns -
+ *   one_slot_ns is the time per packet that one random SA costs here and
+ *   prefetching does not hide (the ratio depends on the work per packet).
  *   Run twice: the bare seal (pad 0), and the seal followed by 200 steps of
  *   dependent scalar work (pad 200, about as long per packet as hipgw's
  *   whole 1-SA path), to show whether more work per packet hides the misses.
@@ -338,7 +339,20 @@ main(int argc, char **argv)
 			gcm = 1;
 		else if (strcmp(argv[i], "--translate") == 0)
 			translate = 1;
-		else {
+		else if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+			printf("usage: hipgw-memrate --mb MIB [--lines L[,L...]] [--gcm] [--translate] "
+			       "[--steps N]\n"
+			       "  a table of MIB MiB (2 MiB hugepages when free), 2 KB slots; JSON lines out\n"
+			       "  --lines L,...  random reads of L consecutive lines per slot, per second\n"
+			       "                 (default 1,4,8 when neither --gcm nor --translate)\n"
+			       "  --gcm          AES-128-GCM seal of 64 B, key in one slot vs a random slot:\n"
+			       "                 ns per seal, bare and padded with scalar work\n"
+			       "  --translate    a lone prefetch's time to retire and a lone load, median ns,\n"
+			       "                 for tables of 4 MiB up to MIB\n"
+			       "  --steps N      steps per timed run (4000000)\n"
+			       "See the header of perf/memrate.c for the output fields.\n");
+			return 0;
+		} else {
 			fprintf(stderr, "usage: hipgw-memrate --mb MIB [--lines L[,L...]] [--gcm] "
 				"[--translate] [--steps N]\n");
 			return 2;

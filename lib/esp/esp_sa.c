@@ -198,6 +198,7 @@ esp_sa_create(const struct esp_sa_params *p, char *err, size_t errlen)
 	uint8_t scratch[ESP_AES_SCHED_LEN] __rte_aligned(16);
 	size_t hdr_len, stats_len, rw_len = 0, total;
 	struct esp_sa *sa;
+	struct gcm_key_data *gk;
 	bool gcm, hmac;
 
 	/* the key lines sa_prefetch names start on a line (line 0: esp_internal.h) */
@@ -277,12 +278,11 @@ esp_sa_create(const struct esp_sa_params *p, char *err, size_t errlen)
 		sa->iv_len = GW_ESP_GCM_IV_LEN;
 		sa->align = GW_ESP_MIN_ALIGN;
 		memcpy(sa->salt, p->key + sa->key_len, GW_ESP_GCM_SALT_LEN);
+		gk = (struct gcm_key_data *)(void *)(sa->k.gcm + esp_gcm_off);   /* esp_sa_gcm_key */
 		if (sa->key_len == 16)
-			IMB_AES128_GCM_PRE(esp_key_mgr, p->key,
-					   (struct gcm_key_data *)(void *)(sa->k.gcm + esp_gcm_off));
+			IMB_AES128_GCM_PRE(esp_key_mgr, p->key, gk);
 		else
-			IMB_AES256_GCM_PRE(esp_key_mgr, p->key,
-					   (struct gcm_key_data *)(void *)(sa->k.gcm + esp_gcm_off));
+			IMB_AES256_GCM_PRE(esp_key_mgr, p->key, gk);
 		break;
 	case GW_SUITE_AES128_CBC_SHA256:
 	case GW_SUITE_AES256_CBC_SHA256:

@@ -18,9 +18,8 @@
  *
  * Usage per packet: seq = replay_infer(w, esn, wire_seq); replay_check(w, bits,
  * seq) before the ICV is verified; replay_update(w, bits, seq) only after it
- * verified. update
- * checks again, so a duplicate inside one burst (both checked before either
- * updated) is still caught there.
+ * verified. update checks again, so a duplicate inside one burst (both
+ * checked before either updated) is still caught there.
  */
 #ifndef HIPGW_REPLAY_H
 #define HIPGW_REPLAY_H

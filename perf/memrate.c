@@ -53,6 +53,11 @@
 #define GCM_KEY_OFF (LINE + 16u)      /* hipgw: the key block on line 1, esp_gcm_off 16 */
 #define GCM_LEN 64u                   /* bytes sealed per step */
 #define BURST 32u
+#define USAGE "usage: hipgw-memrate --mb MIB [--lines L[,L...]] [--gcm] [--translate] [--steps N]\n"
+
+/* Prefetch distances tried, in steps (0: a burst of BURST at once for --gcm,
+ * none for --lines); the best counts. */
+static const unsigned aheads[] = { 0, 4, 8, 16, 32 };
 
 static double
 now_s(void)
@@ -181,7 +186,6 @@ static int
 gcm_bench(uint8_t *base, size_t nslots, const uint32_t *order, size_t steps, size_t mb, int huge)
 {
 	static struct gcm_bench g;
-	static const unsigned aheads[] = { 0, 4, 8, 16, 32 };
 	static const unsigned pads[] = { 0, 200 };
 	uint8_t key[16];
 	uint32_t *one;
@@ -322,7 +326,6 @@ main(int argc, char **argv)
 {
 	size_t mb = 0, steps = 4000000, bytes, nslots;
 	const char *lines_arg = NULL;
-	unsigned aheads[] = { 0, 4, 8, 16, 32 };
 	uint64_t seed = 0x9e3779b97f4a7c15ULL;
 	int huge = 1, gcm = 0, translate = 0, rc = 0;
 	uint32_t *order;
@@ -340,8 +343,7 @@ main(int argc, char **argv)
 		else if (strcmp(argv[i], "--translate") == 0)
 			translate = 1;
 		else if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
-			printf("usage: hipgw-memrate --mb MIB [--lines L[,L...]] [--gcm] [--translate] "
-			       "[--steps N]\n"
+			printf(USAGE
 			       "  a table of MIB MiB (2 MiB hugepages when free), 2 KB slots; JSON lines out\n"
 			       "  --lines L,...  random reads of L consecutive lines per slot, per second\n"
 			       "                 (default 1,4,8 when neither --gcm nor --translate)\n"
@@ -353,8 +355,7 @@ main(int argc, char **argv)
 			       "See the header of perf/memrate.c for the output fields.\n");
 			return 0;
 		} else {
-			fprintf(stderr, "usage: hipgw-memrate --mb MIB [--lines L[,L...]] [--gcm] "
-				"[--translate] [--steps N]\n");
+			fprintf(stderr, USAGE);
 			return 2;
 		}
 	}

@@ -20,6 +20,7 @@
 #include <arpa/inet.h>
 #include <ctype.h>
 #include <inttypes.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
@@ -65,9 +66,10 @@ struct gw_peer {
 	uint64_t hit_echo_answered;     /* its echo requests to our HIT answered */
 };
 
-struct retire {
+struct retire {                  /* an in SA replaced by a rekey, kept a while */
 	uint32_t spi;
 	uint64_t when_ns;
+	const struct gw_peer *peer;     /* whose: its CLOSE deletes it at once */
 };
 
 struct gw_hip {
@@ -349,7 +351,8 @@ io_sa_up(void *arg, void *user, const struct hip_sa_keys *out, const struct hip_
 	if (old_in_spi != 0) {
 		p->rekeys++;
 		if (g->n_retire < GW_HIP_MAX_RETIRE)
-			g->retire[g->n_retire++] = (struct retire){ old_in_spi, now_ns() + GW_HIP_OLD_SA_NS };
+			g->retire[g->n_retire++] = (struct retire){ old_in_spi,
+								    now_ns() + GW_HIP_OLD_SA_NS, p };
 		else
 			gw_sadb_del_in(&g->ctx->sadb, old_in_spi);
 	}
@@ -372,14 +375,71 @@ io_sa_down(void *arg, void *user, uint32_t in_spi)
 	gw_sadb_set_out(&g->ctx->sadb, p->slot, NULL);
 	if (in_spi != 0)
 		gw_sadb_del_in(&g->ctx->sadb, in_spi);
+	/* and the in SAs a rekey replaced: after CLOSE (RFC 7401 section 6.14)
+	 * or any other end of the association nothing of it may decrypt, not even
+	 * in those SAs' last 2 s */
+	for (unsigned i = 0; i < g->n_retire;) {
+		if (g->retire[i].peer != p) {
+			i++;
+			continue;
+		}
+		gw_sadb_del_in(&g->ctx->sadb, g->retire[i].spi);
+		g->retire[i] = g->retire[--g->n_retire];
+	}
 	drop_staged(p);
 	LOG(INFO, "peer %s: SAs down\n", p->conf->name);
+}
+
+/* The BEX steps in order, with the name the log and the stats JSON give them. */
+static const struct {
+	const char *log, *json;
+	size_t off;
+} bex_steps[] = {
+	{ "I1->R1", "i1_to_r1", offsetof(struct hip_bex_times, i1_to_r1) },
+	{ "R1->I2", "r1_to_i2", offsetof(struct hip_bex_times, r1_to_i2) },
+	{ "I2->R2", "i2_to_r2", offsetof(struct hip_bex_times, i2_to_r2) },
+	{ "R2->ESP", "r2_to_esp", offsetof(struct hip_bex_times, r2_to_esp) },
+	{ "Tbe", "tbe", offsetof(struct hip_bex_times, tbe) },
+};
+
+/* Step i of t in ns; 0: this side did not time it (each side times its own). */
+static uint64_t
+bex_step_ns(const struct hip_bex_times *t, unsigned i)
+{
+	uint64_t v;
+
+	memcpy(&v, (const uint8_t *)t + bex_steps[i].off, sizeof(v));
+	return v;
+}
+
+/* " I1->R1 0.221 ms, I2->R2 0.824 ms" (the steps this side timed) into buf. */
+static void
+bex_times_text(const struct hip_bex_times *t, char *buf, size_t len)
+{
+	size_t n = 0;
+
+	buf[0] = '\0';
+	for (unsigned i = 0; i < RTE_DIM(bex_steps) && n < len; i++) {
+		uint64_t v = bex_step_ns(t, i);
+		int w;
+
+		if (v == 0)
+			continue;
+		w = snprintf(buf + n, len - n, "%s %s %.3f ms", n ? "," : "", bex_steps[i].log,
+			     v / 1e6);
+		if (w < 0)
+			break;
+		n += (size_t)w;
+	}
+	if (buf[0] == '\0')
+		snprintf(buf, len, " no step timed");
 }
 
 static void
 io_bex_done(void *arg, void *user, bool ok, const struct hip_bex_times *t)
 {
 	struct gw_peer *p = user;
+	char txt[128];
 	(void)arg;
 	if (ok) {
 		p->bex_ok++;
@@ -388,9 +448,8 @@ io_bex_done(void *arg, void *user, bool ok, const struct hip_bex_times *t)
 		p->bex_failed++;
 		drop_staged(p);
 	}
-	LOG(NOTICE, "peer %s: BEX %s: I1->R1 %.3f ms, R1->I2 %.3f ms, I2->R2 %.3f ms, "
-	    "R2->ESP %.3f ms, Tbe %.3f ms\n", p->conf->name, ok ? "done" : "FAILED",
-	    t->i1_to_r1 / 1e6, t->r1_to_i2 / 1e6, t->i2_to_r2 / 1e6, t->r2_to_esp / 1e6, t->tbe / 1e6);
+	bex_times_text(t, txt, sizeof(txt));
+	LOG(NOTICE, "peer %s: BEX %s:%s\n", p->conf->name, ok ? "done" : "FAILED", txt);
 }
 
 /* The first ESP packets towards a peer left (seed paper: R2 in -> first ESP out). */
@@ -883,13 +942,20 @@ gw_hip_stats_json(struct gw_hip *g, FILE *f)
 		const struct gw_peer *p = &g->peers[i];
 		const struct hip_bex_times *t = &p->last;
 		fprintf(f, "%s\n      \"%s\": {\"bex_ok\": %u, \"bex_failed\": %u, \"rekeys\": %u, "
-			"\"in_spi\": %u, \"bex_ms\": {\"i1_to_r1\": %.3f, \"r1_to_i2\": %.3f, "
-			"\"i2_to_r2\": %.3f, \"r2_to_esp\": %.3f, \"tbe\": %.3f}, "
-			"\"hit_echo_tx\": %" PRIu64 ", \"hit_echo_rx\": %" PRIu64
+			"\"in_spi\": %u, \"bex_ms\": {", i ? "," : "", p->conf->name, p->bex_ok,
+			p->bex_failed, p->rekeys, p->in_spi);
+		for (unsigned k = 0; k < RTE_DIM(bex_steps); k++) {
+			uint64_t v = bex_step_ns(t, k);
+
+			fprintf(f, "%s\"%s\": ", k ? ", " : "", bex_steps[k].json);
+			if (v == 0)
+				fputs("null", f);         /* the other side's step */
+			else
+				fprintf(f, "%.3f", v / 1e6);
+		}
+		fprintf(f, "}, \"hit_echo_tx\": %" PRIu64 ", \"hit_echo_rx\": %" PRIu64
 			", \"hit_echo_answered\": %" PRIu64 "}",
-			i ? "," : "", p->conf->name, p->bex_ok, p->bex_failed, p->rekeys, p->in_spi,
-			t->i1_to_r1 / 1e6, t->r1_to_i2 / 1e6, t->i2_to_r2 / 1e6, t->r2_to_esp / 1e6,
-			t->tbe / 1e6, p->hit_echo_tx, p->hit_echo_rx, p->hit_echo_answered);
+			p->hit_echo_tx, p->hit_echo_rx, p->hit_echo_answered);
 	}
 	fputs("}}", f);
 }

@@ -21,7 +21,8 @@
 #   - both stats JSONs show bex_ok >= 1 for the peer and no failed BEX
 #   - 800 marked pings across UPDATE rekeys (sa-lifetime 3 s): no loss, and
 #     drops auth, replay and no_sa 0 on both gateways; at SIGTERM the capture
-#     shows CLOSE and CLOSE_ACK
+#     shows CLOSE and CLOSE_ACK, and gwB, closed by gwA, keeps no SA of it
+#     (not even an in SA a rekey replaced)
 #   - --keylog: both files mode 0600, a line for every SPI on the wire, and
 #     tshark decrypts the WAN ESP with them (the marked ICMP echoes between
 #     the inner addresses, in the BEX's SAs and in SAs after a rekey)
@@ -243,6 +244,13 @@ if write_hip_configs; then
 		rk=$(hip_get "$WORK/stats$s$GW_RUN.json" "hip.peers.$(hip_peer_name "$s").rekeys" || echo none)
 		check "gw$s: SAs rekeyed by UPDATE at least twice (rekeys $rk)" eval 'isnum "$rk" && [ "$rk" -ge 2 ]'
 	done
+	# gwA stopped first: its CLOSE ended the association at gwB, which must then
+	# hold no SA of it, not even an in SA that a rekey replaced under 2 s before
+	# (those stay for late packets; the rekeys above are 3 s apart)
+	peer=$(hip_peer_name B)
+	sas=$(hip_get "$WORK/statsB$GW_RUN.json" sa || echo none)
+	check "gwB after gwA's CLOSE: no SA of $peer left in its stats ($sas)" \
+		eval '[ "$sas" != none ] && ! grep -q "\"$peer-" <<<"$sas"'
 	info "WAN capture check (HIP)"
 	hip_wan_check "$CAP_FILE" close
 	info "--keylog: the SAs' keys decrypt the WAN capture (tshark)"

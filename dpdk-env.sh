@@ -107,7 +107,7 @@ cmd_hugepages() {
 build_dir() {
 	local dir=$1; shift
 	if [ ! -f "$dir/build.ninja" ]; then
-		say "build: meson setup $dir $*"
+		say "build: meson setup $dir${*:+ $*}"
 		local log
 		log=$(mktemp)
 		if ! meson setup "$dir" "$@" >"$log" 2>&1; then

@@ -10,6 +10,7 @@ import importlib.util
 import json
 import os
 import select
+import shutil
 import subprocess
 
 import pytest
@@ -31,7 +32,8 @@ def gen(tmp_path):
     if not os.path.exists(b):
         pytest.skip(f"{b} not built")
     sock = tmp_path / "straight.sock"
-    cmd = [b] + gwlib.eal_args(f"hgwcg{os.getpid()}") + [
+    prefix = f"hgwcg{os.getpid()}"
+    cmd = [b] + gwlib.eal_args(prefix) + [
         "--vdev", f"net_memif0,role=server,socket={sock},socket-abstract=no,mac=02:00:00:0f:00:01",
         "--vdev", f"net_memif1,role=client,socket={sock},socket-abstract=no,mac=02:00:00:0f:00:02",
         "--", "--idle", "adaptive"]
@@ -59,6 +61,7 @@ def gen(tmp_path):
             p.kill()
             rc = p.wait()
         err.close()
+        shutil.rmtree("/var/run/dpdk/" + prefix, ignore_errors=True)
     assert rc == 0, open(tmp_path / "chaingen.err").read()[-2000:]
 
 

@@ -136,12 +136,12 @@ if [ $hip_ok = 1 ]; then
 	cap_stop
 	hip_stats_checks
 	if t=$(hip_bex_times 2>&1); then
-		log "  this run's BEX (ms): I1->R1 I2->R2 at gwB, R1->I2 R2->ESP Tbe at gwA: $t"
+		log "  this run's BEX (ms): I1->R1 (gwB) R1->I2 (gwA) I2->R2 (gwB) R2->ESP (gwA) Tbe (gwA): $t"
 	else
 		log "  this run's BEX times: $t"
 	fi
 	info "checking the WAN capture $CAP_FILE"
-	hip_wan_check "$CAP_FILE"
+	hip_wan_check "$CAP_FILE" close
 	if [ "$HGW_FAIL" -gt 0 ]; then gw_log_tail A 20; gw_log_tail B 20; fi
 fi
 
@@ -174,6 +174,7 @@ fi
 # ------------------------------------------------------------ 3. Scenario A
 if [ $hip_ok = 1 ]; then
 	info "Scenario A: $BEX_RUNS Base Exchanges, both gateways restarted for each, one ping starts it"
+	log "  each exchange (ms): I1->R1 (gwB) R1->I2 (gwA) I2->R2 (gwB) R2->ESP (gwA) Tbe (gwA)"
 	n_ok=0
 	for ((i = 1; i <= BEX_RUNS; i++)); do
 		GW_RUN=-bex$i

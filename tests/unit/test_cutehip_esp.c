@@ -53,6 +53,7 @@
 #include "hip_keymat.h"
 #include "hip_packet.h"
 #include "hip_param.h"
+#include "unit_eal.h"
 
 #ifndef HIPGW_TEST_DATA
 #define HIPGW_TEST_DATA "tests/data"
@@ -489,12 +490,13 @@ static int
 setup(void **state)
 {
 	char *argv[] = { "test_cutehip_esp", "--no-huge", "-m", "64", "--no-pci", "--no-shconf",
-			 "--file-prefix", "cutehip_esp", "-l", "0", "--log-level", "error", NULL };
+			 "--no-telemetry", "--file-prefix", "cutehip_esp", "-l", "0",
+			 "--log-level", "error", NULL };
 
 	(void)state;
 	read_capture();
 	read_keys_file();
-	if (rte_eal_init(12, argv) < 0 || esp_lib_init() != 0)
+	if (rte_eal_init(RTE_DIM(argv) - 1, argv) < 0 || esp_lib_init() != 0)
 		return -1;
 	pool = rte_pktmbuf_pool_create("cutehip_esp", 255, 0, 0, RTE_MBUF_DEFAULT_BUF_SIZE, SOCKET_ID_ANY);
 	return pool == NULL ? -1 : 0;
@@ -513,7 +515,7 @@ teardown(void **state)
 	}
 	rte_mempool_free(pool);
 	esp_lib_fini();
-	rte_eal_cleanup();
+	unit_eal_cleanup();
 	return rc;
 }
 

@@ -36,6 +36,7 @@
 #include "esp.h"
 #include "esp_internal.h"
 #include "replay.h"
+#include "unit_eal.h"
 
 struct gcm_vec {
 	const char *key, *nonce, *aad, *pt, *ct, *tag;
@@ -1653,10 +1654,11 @@ setup(void **state)
 	/* --in-memory cannot go with --no-huge (legacy memory) in DPDK 22.11;
 	 * --no-shconf keeps the test from leaving runtime files behind. */
 	char *argv[] = { "test_esp_kat", "--no-huge", "-m", "128", "--no-pci", "--no-shconf",
-			 "-l", "0", "--log-level", "error", NULL };
+			 "--no-telemetry", "--file-prefix", "test_esp_kat", "-l", "0",
+			 "--log-level", "error", NULL };
 
 	(void)state;
-	if (rte_eal_init(10, argv) < 0)
+	if (rte_eal_init(RTE_DIM(argv) - 1, argv) < 0)
 		return -1;
 	if (esp_lib_init() != 0)
 		return -1;
@@ -1678,7 +1680,7 @@ teardown(void **state)
 	}
 	rte_mempool_free(pool);
 	esp_lib_fini();
-	rte_eal_cleanup();
+	unit_eal_cleanup();
 	return 0;
 }
 

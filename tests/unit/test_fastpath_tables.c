@@ -21,6 +21,7 @@
 #include "gw_ctx.h"
 #include "gw_neigh.h"
 #include "gw_sa.h"
+#include "unit_eal.h"
 
 static struct rte_hash *neigh;
 
@@ -278,10 +279,11 @@ static int
 setup(void **state)
 {
 	char *argv[] = { "test_fastpath_tables", "--no-huge", "-m", "64", "--no-pci",
-			 "--no-shconf", "-l", "0", "--log-level", "error", NULL };
+			 "--no-shconf", "--no-telemetry", "--file-prefix", "test_fastpath_tables",
+			 "-l", "0", "--log-level", "error", NULL };
 
 	(void)state;
-	if (rte_eal_init(10, argv) < 0)
+	if (rte_eal_init(RTE_DIM(argv) - 1, argv) < 0)
 		return -1;
 	neigh = gw_neigh_create("test_neigh", 1024, SOCKET_ID_ANY);
 	return neigh == NULL ? -1 : 0;
@@ -292,7 +294,7 @@ teardown(void **state)
 {
 	(void)state;
 	rte_hash_free(neigh);
-	rte_eal_cleanup();
+	unit_eal_cleanup();
 	return 0;
 }
 

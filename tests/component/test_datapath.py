@@ -198,6 +198,17 @@ def test_gcm_restart_no_nonce_reuse(gw, rng, tmp_path):
     d3 = one_run(out3, 20)
     assert [d.seq for d in d3] == list(range(1, 21)), \
         "new key: sequence numbers %s, expected 1..20" % [d.seq for d in d3]
+    # the first key again (a start with a mistyped key, or a key rotated back):
+    # its mark survived the other key's run, so it resumes above its second run
+    d4 = one_run(out, 20)
+    s4 = [d.seq for d in d4]
+    assert min(s4) > max(s2), \
+        "the first key after another key's run reused sequence numbers (nonces): second " \
+        "run %d..%d, fourth %d..%d" % (min(s2), max(s2), min(s4), max(s4))
+    assert not {d.iv for d in d4} & (nonces1 | nonces2), "GCM IVs of the first key reused"
+    lines = open(state).read().splitlines()
+    assert lines[0] == "hipgw-seq 2" and len(lines) == 3, \
+        "state file should hold one mark per key (2 keys): %r" % lines
 
 
 def test_gcm_state_unwritable_refuses_start(gw, rng, tmp_path):

@@ -251,15 +251,19 @@ class Gw:
             if sa.suite.kind == "gcm":
                 path = sa.state or "/var/lib/hipgw/%s.seq" % sa.name
                 tag = hashlib.sha256(sa.key).hexdigest()[:16]
+                marks = {}                          # one mark per key, as hipgw keeps
                 try:
-                    t, hw = open(path).read().split()
-                    if t == tag and BUG != "restart":
-                        sa.next = int(hw) + 1
+                    for line in open(path).read().splitlines():
+                        t, hw = line.split()
+                        marks[t] = int(hw)
                 except (OSError, ValueError):
                     pass
+                if tag in marks and BUG != "restart":
+                    sa.next = marks[tag] + 1
                 sa.hw = sa.next - 1 + 4096
+                marks[tag] = sa.hw
                 with open(path, "w") as f:          # raises when not writable
-                    f.write("%s %d\n" % (tag, sa.hw))
+                    f.write("".join("%s %d\n" % kv for kv in marks.items()))
         for sa in self.in_sas.values():
             sa.top = 0
             sa.seen = set()

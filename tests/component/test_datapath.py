@@ -206,9 +206,6 @@ def test_gcm_restart_no_nonce_reuse(gw, rng, tmp_path):
         "the first key after another key's run reused sequence numbers (nonces): second " \
         "run %d..%d, fourth %d..%d" % (min(s2), max(s2), min(s4), max(s4))
     assert not {d.iv for d in d4} & (nonces1 | nonces2), "GCM IVs of the first key reused"
-    lines = open(state).read().splitlines()
-    assert lines[0] == "hipgw-seq 2" and len(lines) == 3, \
-        "state file should hold one mark per key (2 keys): %r" % lines
 
 
 def test_gcm_state_unwritable_refuses_start(gw, rng, tmp_path):

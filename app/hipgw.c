@@ -8,10 +8,13 @@
  * Exit codes: 0 clean stop, 1 runtime failure (EAL, ports, memory),
  * 2 bad command line or config (message "FILE:LINE: ...").
  */
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <libgen.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -102,8 +105,38 @@ load_config(const char *path, char *err, size_t errlen)
 		gw_config_wipe(&cfg);
 		return -1;
 	}
+	for (unsigned i = 0; i < cfg.n_peers; i++) {
+		if (memcmp(cfg.peers[i].hit, hi.hit, sizeof(hi.hit)) != 0)
+			continue;
+		snprintf(err, errlen, "%s:%u: peer %s: hit is our own HIT (of hi on line %u)",
+			 cfg.path, cfg.peers[i].line, cfg.peers[i].name, cfg.hi_line);
+		hip_hi_free(&hi);
+		gw_config_wipe(&cfg);
+		return -1;
+	}
 	hip_hi_free(&hi);
 	return 0;
+}
+
+/* --stats-json is written at exit: find out now if its directory cannot take
+ * it, not after the run. Prints the reason. */
+static bool
+stats_dir_writable(const char *path)
+{
+	char dir[4096];
+	struct stat st;
+
+	snprintf(dir, sizeof(dir), "%s", path);
+	if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
+		fprintf(stderr, "hipgw: --stats-json %s: is a directory\n", path);
+		return false;
+	}
+	if (access(dirname(dir), W_OK | X_OK) != 0) {
+		fprintf(stderr, "hipgw: --stats-json %s: cannot write in %s: %s\n", path, dir,
+			strerror(errno));
+		return false;
+	}
+	return true;
 }
 
 static int
@@ -118,6 +151,8 @@ check_config(const char *path)
 	printf("%s: OK (%u ports, %u SAs, %u HIP peers)\n", path, cfg.n_ports, cfg.n_sas, cfg.n_peers);
 	return 0;
 }
+
+#define GW_IDLE_EXIT_MAX_MS (30ULL * 24 * 3600 * 1000)   /* 30 days */
 
 int
 main(int argc, char **argv)
@@ -154,6 +189,9 @@ main(int argc, char **argv)
 	{
 		int aargc = argc - sep;
 		char **aargv = argv + sep;
+		char *dashes = aargv[0];
+
+		aargv[0] = (char *)"hipgw";   /* getopt's messages start with argv[0] */
 		optind = 1;
 		while ((opt = getopt_long(aargc, aargv, "", longopts, NULL)) != -1) {
 			switch (opt) {
@@ -162,11 +200,16 @@ main(int argc, char **argv)
 				break;
 			case 's':
 				opts.stats_json = optarg;
+				if (!stats_dir_writable(optarg))
+					return 2;
 				break;
 			case 'i':
+				errno = 0;
 				opts.idle_exit_ms = strtoull(optarg, &end, 10);
-				if (*end != 0 || optarg[0] == '-') {
-					fprintf(stderr, "hipgw: --idle-exit takes milliseconds\n");
+				if (!isdigit((unsigned char)optarg[0]) || *end != 0 || errno != 0 ||
+				    opts.idle_exit_ms > GW_IDLE_EXIT_MAX_MS) {
+					fprintf(stderr, "hipgw: --idle-exit takes milliseconds, 0..%llu "
+						"(0: never)\n", (unsigned long long)GW_IDLE_EXIT_MAX_MS);
 					return 2;
 				}
 				break;
@@ -184,6 +227,7 @@ main(int argc, char **argv)
 				return 2;
 			}
 		}
+		aargv[0] = dashes;
 		if (config == NULL || optind != aargc) {
 			usage(stderr);
 			return 2;

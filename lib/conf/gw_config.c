@@ -160,9 +160,10 @@
  *
  * [policy]                        optional section
  *   bypass = PREFIX, ...          up to 32 destinations forwarded in clear from
- *                                 inner to outer; host bits zero; none equal to an
- *                                 out SA's or a peer's prefix. Without a match
- *                                 (SA, peer or bypass) a packet is dropped.
+ *                                 inner to outer; host bits zero; none overlapping
+ *                                 an out SA's or a peer's prefix (not even a
+ *                                 smaller one inside it). Without a match (SA,
+ *                                 peer or bypass) a packet is dropped.
  *
  * [sa-gen NAME]                   0..1 sections. BENCHMARKING / LAB FEATURE: the
  *                                 keys follow from a seed written here, so anyone
@@ -1993,11 +1994,12 @@ cross_check_peers(struct loader *L)
 			const struct gw_conf_peer *pe = &cfg->peers[i];
 
 			for (unsigned y = 0; y < pe->n_prefixes; y++)
-				if (cfg->bypass[x].len == pe->prefixes[y].len &&
-				    addr_eq(&cfg->bypass[x].a, &pe->prefixes[y].a))
+				if (gw_prefix_overlap(&cfg->bypass[x], &pe->prefixes[y]))
 					return fail(L, key_line(L, SEC_POLICY, 0, K_BYPASS),
-						    "bypass: %s is also a prefix of [peer %s]",
-						    prefix_str(&cfg->bypass[x], a), pe->name);
+						    "bypass: %s overlaps %s of [peer %s] (traffic "
+						    "a peer protects is never sent in clear)",
+						    prefix_str(&cfg->bypass[x], a),
+						    prefix_str(&pe->prefixes[y], b), pe->name);
 		}
 	return 0;
 }
@@ -2089,7 +2091,10 @@ cross_check(struct loader *L)
 		for (unsigned j = 0; j < i; j++) {
 			const struct gw_conf_port *q = &cfg->ports[j];
 
-			if (strcmp(p->device, q->device) == 0)
+			/* the name before the first ',' (arguments aside) is the device */
+			size_t pn = strcspn(p->device, ","), qn = strcspn(q->device, ",");
+
+			if (pn == qn && strncmp(p->device, q->device, pn) == 0)
 				return fail(L, key_line(L, SEC_PORT, i, K_DEVICE),
 					    "device: same device as port %s", q->name);
 			for (unsigned x = 0; x < p->n_addrs; x++)
@@ -2174,11 +2179,12 @@ cross_check(struct loader *L)
 			if (sa->dir != GW_DIR_OUT)
 				continue;
 			for (unsigned y = 0; y < sa->n_prefixes; y++)
-				if (cfg->bypass[x].len == sa->prefixes[y].len &&
-				    addr_eq(&cfg->bypass[x].a, &sa->prefixes[y].a))
+				if (gw_prefix_overlap(&cfg->bypass[x], &sa->prefixes[y]))
 					return fail(L, key_line(L, SEC_POLICY, 0, K_BYPASS),
-						    "bypass: %s is also a prefix of out SA %s",
-						    prefix_str(&cfg->bypass[x], a), sa->name);
+						    "bypass: %s overlaps %s of out SA %s (traffic an "
+						    "SA protects is never sent in clear)",
+						    prefix_str(&cfg->bypass[x], a),
+						    prefix_str(&sa->prefixes[y], b), sa->name);
 		}
 	if (cross_check_peers(L) != 0)
 		return -1;
@@ -2191,10 +2197,16 @@ static int
 read_file(struct loader *L)
 {
 	size_t cap = 0;
-	int fd = open(L->path, O_RDONLY | O_CLOEXEC);
+	struct stat st;
+	/* O_NONBLOCK: a FIFO without a writer must not hang the start */
+	int fd = open(L->path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 
 	if (fd < 0)
 		return fail(L, 0, "cannot open: %s", strerror(errno));
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+		close(fd);
+		return fail(L, 0, "not a regular file");
+	}
 	for (;;) {
 		if (L->buflen == cap) {
 			size_t ncap = cap ? cap * 2 : 16384;

@@ -53,7 +53,7 @@ is_pci_addr(const char *s)
 
 /* Attach (probe) the device of a [port] section; returns its DPDK port id or -1. */
 static int
-port_attach(const struct gw_conf_port *pc, char *err, size_t errlen)
+port_attach(const char *path, const struct gw_conf_port *pc, char *err, size_t errlen)
 {
 	char name[RTE_DEV_NAME_MAX_LEN];
 	uint16_t pid;
@@ -63,12 +63,15 @@ port_attach(const struct gw_conf_port *pc, char *err, size_t errlen)
 	if (rte_eth_dev_get_port_by_name(name, &pid) == 0)
 		return pid;
 	if (rte_dev_probe(pc->device) != 0)
-		return fail(err, errlen, "port %s: cannot attach device \"%s\"", pc->name, pc->device);
+		return fail(err, errlen, "%s:%u: port %s: cannot attach device \"%s\" (see EAL's "
+			    "message above; the driver name or its arguments?)", path, pc->line,
+			    pc->name, pc->device);
 	if (rte_eth_dev_get_port_by_name(name, &pid) != 0) {
 		if (is_pci_addr(name))
-			return fail(err, errlen, "port %s: no ethdev for PCI device %s (bound to vfio-pci?)",
-				    pc->name, name);
-		return fail(err, errlen, "port %s: device \"%s\" is not an ethdev", pc->name, name);
+			return fail(err, errlen, "%s:%u: port %s: no ethdev for PCI device %s "
+				    "(bound to vfio-pci?)", path, pc->line, pc->name, name);
+		return fail(err, errlen, "%s:%u: port %s: device \"%s\" is not an ethdev", path,
+			    pc->line, pc->name, name);
 	}
 	return pid;
 }
@@ -119,7 +122,7 @@ port_setup(struct gw_ctx *ctx, unsigned i, const struct gw_conf_port *pc, char *
 	uint16_t nrx = RX_DESC, ntx = TX_DESC;
 	int pid, ret;
 
-	pid = port_attach(pc, err, errlen);
+	pid = port_attach(ctx->cfg->path, pc, err, errlen);
 	if (pid < 0)
 		return -1;
 	p->port_id = pid;
@@ -155,7 +158,8 @@ port_setup(struct gw_ctx *ctx, unsigned i, const struct gw_conf_port *pc, char *
 		(int)ctx->n_workers : -1;
 	ret = rte_eth_dev_configure(pid, ctx->n_workers, ctx->n_workers + (p->ctrl_txq >= 0), &conf);
 	if (ret != 0)
-		return fail(err, errlen, "port %s: configure failed: %s", pc->name, rte_strerror(-ret));
+		return fail(err, errlen, "%s:%u: port %s: configure failed: %s (is its device also "
+			    "another port's?)", ctx->cfg->path, pc->line, pc->name, rte_strerror(-ret));
 	rte_eth_dev_adjust_nb_rx_tx_desc(pid, &nrx, &ntx);
 	for (unsigned q = 0; q < ctx->n_workers; q++) {
 		int s = rte_eth_dev_socket_id(pid);
@@ -423,7 +427,9 @@ gw_create(struct gw_ctx *ctx, const struct gw_config *cfg, const struct gw_run_o
 					    cfg->mbuf_size ? (uint16_t)cfg->mbuf_size :
 					    RTE_MBUF_DEFAULT_BUF_SIZE, rte_socket_id());
 	if (ctx->pool == NULL)
-		return fail(err, errlen, "cannot allocate %u mbufs (hugepages? try -m or --no-huge)", nmbuf);
+		return fail(err, errlen, "%s: cannot allocate %u mbufs of %u bytes ([gateway] mbufs, "
+			    "mbuf-size; or give EAL more memory with -m)", cfg->path, nmbuf,
+			    cfg->mbuf_size ? cfg->mbuf_size : RTE_MBUF_DEFAULT_BUF_SIZE);
 	for (unsigned w = 0; w < ctx->n_workers; w++) {
 		char name[32];
 		snprintf(name, sizeof(name), "hipgw_up%u", w);

@@ -125,6 +125,8 @@ CROSS = [
     ("duplicate-spi", "replace", ("spi = 0x1001", "spi = 0x1000")),
     ("overlapping-out-prefixes", "replace", ("prefixes = 10.3.0.0/16",
                                              "prefixes = 10.2.5.0/24, fd00:3::/48")),
+    # a bypass inside an out SA's prefix would send part of its traffic in clear
+    ("bypass-inside-sa-prefix", "replace", ("bypass = ", "bypass = 10.2.7.0/24")),
 ]
 
 
@@ -158,3 +160,36 @@ def test_normal_start_with_bad_config_exits_2(tmp_path):
     r = gwlib.run_hipgw(str(tmp_path), path)
     assert not r.timed_out and r.rc == 2, r.describe()
     assert re.search(re.escape(path) + r":%d: \S" % min(ok), r.stdout + r.stderr), r.describe()
+
+
+def test_fifo_config_refused_without_hanging(tmp_path):
+    # a FIFO nobody writes to: open() would block for ever without O_NONBLOCK
+    path = str(tmp_path / "fifo.ini")
+    os.mkfifo(path)
+    rc, out, err, to = check_config(path)
+    assert not to, "hipgw --check-config hung on a FIFO"
+    assert rc == 2 and re.search(re.escape(path) + r":0: not a regular file", out + err), \
+        "rc=%s:\n%s%s" % (rc, out, err)
+
+
+def test_peer_hit_equal_to_our_own_refused(tmp_path):
+    hipgw = gwlib.hipgw_binary()
+    gwlib.Gateway(str(tmp_path)).require()
+    key = str(tmp_path / "gw.pem")
+    assert gwlib.run_process([hipgw, "keygen", "--algo", "ecdsa-p256", "--out", key],
+                             str(tmp_path), timeout=30)[0] == 0
+    rc, out, err, _ = gwlib.run_process([hipgw, "hit", key], str(tmp_path), timeout=30)
+    assert rc == 0, err
+    own_hit = out.split()[-1]
+    path = str(tmp_path / "gw.ini")
+    lines = ["[gateway]", "hi = " + key, "",
+             "[port lan]", "device = net_null0", "role = inner", "address = 10.2.0.1/24", "",
+             "[port wan]", "device = net_null1", "role = outer", "address = 192.0.2.1/24", "",
+             "[peer b]", "hit = " + own_hit, "locator = 192.0.2.2",
+             "prefixes = 10.128.0.0/24", ""]
+    with open(path, "w") as f:
+        f.write("\n".join(lines))
+    rc, out, err, to = check_config(path)
+    peer_line = lines.index("[peer b]") + 1
+    assert not to and rc == 2, "peer with our own HIT accepted: rc=%s\n%s%s" % (rc, out, err)
+    assert re.search(re.escape(path) + r":%d: \S" % peer_line, out + err), out + err

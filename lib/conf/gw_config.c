@@ -2203,9 +2203,15 @@ read_file(struct loader *L)
 
 	if (fd < 0)
 		return fail(L, 0, "cannot open: %s", strerror(errno));
-	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+	if (fstat(fd, &st) != 0) {
+		int e = errno;
 		close(fd);
-		return fail(L, 0, "not a regular file");
+		return fail(L, 0, "cannot read: %s", strerror(e));
+	}
+	if (!S_ISREG(st.st_mode)) {
+		close(fd);
+		return fail(L, 0, S_ISDIR(st.st_mode) ? "cannot read: Is a directory" :
+			    "not a regular file");
 	}
 	for (;;) {
 		if (L->buflen == cap) {

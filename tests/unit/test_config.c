@@ -1168,7 +1168,10 @@ static const struct err_case err_cases[] = {
 	/* [policy] */
 	{ "bypass_host_bits", LAN WAN "[policy]\nbypass = 10.9.0.1/16 ;!\n", -1, "bypass: '10.9.0.1/16' has host bits set" },
 	{ "bypass_is_sa_prefix", LAN WAN SA_OUT "[policy]\nbypass = 10.9.0.0/16, 10.2.0.0/16 ;!\n", -1,
-	  "bypass: 10.2.0.0/16 is also a prefix of out SA out1" },
+	  "bypass: 10.2.0.0/16 overlaps 10.2.0.0/16 of out SA out1 (traffic an SA protects is "
+	  "never sent in clear)" },
+	{ "bypass_inside_sa_prefix", LAN WAN SA_OUT "[policy]\nbypass = 10.2.7.0/24 ;!\n", -1,
+	  "bypass: 10.2.7.0/24 overlaps 10.2.0.0/16 of out SA out1" },
 
 	/* [gateway] HIP keys */
 	{ "hi_missing", LAN WAN "[gateway]\nhi = /nonexistent-hipgw-test/gw.pem ;!\n", -1,
@@ -1305,7 +1308,10 @@ static const struct err_case err_cases[] = {
 	  "local = 192.0.2.1\nremote = 198.51.100.1\nprefixes = fd00:9::/32, 10.0.0.0/8 ;!\n", -1,
 	  "prefixes: 10.0.0.0/8 overlaps 10.2.0.0/16 of [peer siteB] (line 14)" },
 	{ "bypass_is_peer_prefix", GW_HI LAN WAN PEER_B "[policy]\nbypass = 10.2.0.0/16 ;!\n", -1,
-	  "bypass: 10.2.0.0/16 is also a prefix of [peer siteB]" },
+	  "bypass: 10.2.0.0/16 overlaps 10.2.0.0/16 of [peer siteB] (traffic a peer protects is "
+	  "never sent in clear)" },
+	{ "bypass_inside_peer_prefix", GW_HI LAN WAN PEER_B "[policy]\nbypass = 10.2.128.0/17 ;!\n",
+	  -1, "bypass: 10.2.128.0/17 overlaps 10.2.0.0/16 of [peer siteB]" },
 	/* [sa-gen] (benchmarking / lab feature) */
 	{ "sagen_no_name", LAN WAN "[sa-gen] ;!\n", -1, "section [sa-gen] needs a name" },
 	{ "sagen_two", LAN WAN SAGEN "prefixes = 16.0.0.0/12\n[sa-gen h] ;!\n", -1,

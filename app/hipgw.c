@@ -28,6 +28,7 @@
 #include "gw_config.h"
 #include "hip_hi.h"
 #include "hip_cli.h"
+#include "hip_wire.h"
 
 static volatile int signalled;
 
@@ -89,14 +90,37 @@ static struct gw_ctx ctx;
 
 /* Load the config and, when it names one, the Host Identity key (so that a
  * key file that is no usable key is a config error: FILE:LINE, exit 2). */
+/* Suites that do not encrypt are for tests: allowed, but said aloud. */
+static void
+warn_null_suites(void)
+{
+	bool null = false;
+
+	for (unsigned i = 0; i < cfg.n_sas; i++)
+		null |= cfg.sas[i].suite == GW_SUITE_NULL_SHA256;
+	for (unsigned i = 0; i < cfg.n_esp_transforms; i++)
+		null |= cfg.esp_transforms[i] == HIP_ESP_NULL_HMAC_SHA256;
+	for (unsigned i = 0; i < cfg.n_hip_ciphers; i++)
+		null |= cfg.hip_ciphers[i] == HIP_CIPHER_NULL_ENCRYPT;
+	if (null)
+		fprintf(stderr, "hipgw: warning: %s allows traffic without encryption (null-sha256 "
+			"or the NULL HIP cipher): for tests only\n", cfg.path);
+}
+
 static int
 load_config(const char *path, char *err, size_t errlen)
 {
 	struct hip_hi hi;
 	char msg[400];
 
+	struct stat st;
+
 	if (gw_config_load(path, &cfg, err, errlen) != 0)
 		return -1;
+	if (cfg.n_sas > 0 && stat(path, &st) == 0 && (st.st_mode & 077) != 0)
+		fprintf(stderr, "hipgw: warning: %s holds manual SA keys and is readable by group or "
+			"others (mode %04o; chmod 600 it)\n", path, (unsigned)(st.st_mode & 07777));
+	warn_null_suites();
 	if (cfg.hi_path[0] == '\0')
 		return 0;
 	memset(&hi, 0, sizeof(hi));

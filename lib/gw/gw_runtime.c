@@ -183,8 +183,9 @@ port_setup(struct gw_ctx *ctx, unsigned i, const struct gw_conf_port *pc, char *
 		    ctx->n_workers, p->rss_spi ? "RSS on the ESP SPI (the first worker that receives "
 		    "an SA owns it)" : "software handoff to the SA's owner worker (SPI hash)");
 	if (rte_eth_dev_set_mtu(pid, pc->mtu) != 0)
-		LOG(WARNING, "port %s: %s cannot set MTU %u; keeping its own\n", pc->name,
-		    info.driver_name, pc->mtu);
+		LOG(WARNING, "port %s: %s does not take MTU %u; hipgw still sizes and fragments "
+		    "by %u, and the driver may drop larger frames than its own MTU\n", pc->name,
+		    info.driver_name, pc->mtu, pc->mtu);
 	ret = rte_eth_dev_start(pid);
 	if (ret != 0)
 		return fail(err, errlen, "port %s: start failed: %s", pc->name, rte_strerror(-ret));

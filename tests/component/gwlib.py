@@ -575,8 +575,9 @@ def write_config(d, sas, bypass=(), lan_extra="", wan_extra="", gateway_extra=""
     if bypass:
         lines += ["", "[policy]", "bypass = %s" % conf_list(bypass)]
     path = os.path.join(d, "hipgw.conf")
-    with open(path, "w") as f:
-        f.write("\n".join(lines) + "\n")
+    with open(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600), "w") as f:
+        f.write("\n".join(lines) + "\n")     # it holds SA keys: 0600, as hipgw asks
+    os.chmod(path, 0o600)
     return path
 
 

@@ -113,7 +113,8 @@
  *                                 aes128-cbc-sha256 | aes256-cbc-sha256 |
  *                                 null-sha256
  *   key = 0xHEX                   GCM: AES key followed by the 4-byte salt
- *                                 (RFC 4106), 20 or 36 bytes; CBC: AES key, 16
+ *                                 (RFC 4106), 20 or 36 bytes, no two GCM SAs
+ *                                 (in or out) with one key; CBC: AES key, 16
  *                                 or 32 bytes; null-sha256: not allowed
  *   auth-key = 0xHEX              -sha256 suites: HMAC-SHA-256 key, 32 bytes,
  *                                 required; GCM: not allowed
@@ -2142,6 +2143,14 @@ cross_check(struct loader *L)
 				return fail(L, key_line(L, SEC_SA, i, K_SPI),
 					    "spi: 0x%x is already used by %s SA %s (line %u)", sa->spi,
 					    gw_dir_name(sa->dir), o->name, key_line(L, SEC_SA, j, K_SPI));
+			/* RFC 4106 section 3.1: a GCM nonce (salt, IV = sequence number) is
+			 * used once per key; two SAs of one key, in either direction, both
+			 * count from 1 */
+			if (suite_is_gcm(sa->suite) && suite_is_gcm(o->suite) &&
+			    sa->key_len == o->key_len && memcmp(sa->key, o->key, sa->key_len) == 0)
+				return fail(L, key_line(L, SEC_SA, i, K_KEY),
+					    "key: the same GCM key as SA %s (line %u): both would use "
+					    "the same nonces", o->name, key_line(L, SEC_SA, j, K_KEY));
 			if (sa->state[0] != '\0' && strcmp(sa->state, o->state) == 0)
 				return fail(L, key_line(L, SEC_SA, i, K_STATE) ? key_line(L, SEC_SA, i, K_STATE)
 					    : sa->line, "state: file %.80s is also used by SA %s",

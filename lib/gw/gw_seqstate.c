@@ -7,7 +7,9 @@
  *     hipgw-seq 2
  *     key=<id> reserved=<n>          (one line per key, at most GW_SEQ_KEYS_MAX)
  * where every number up to n may have been used under the key whose id
- * (SHA-256 of SPI and keys, first 8 bytes) is given. A key the file does not
+ * (SHA-256 of the key material, first 8 bytes; files written before
+ * 2026-11-30 put the SPI first, and those ids are still matched) is given.
+ * Whatever the SPI, one GCM key has one nonce space, so one mark. A key the file does not
  * know starts at 1; the marks of the other keys stay, so a start with a
  * mistyped key, or a key rotated back, never resumes below its mark. Several
  * SAs may share one file (each has its own line). Every write reads the file
@@ -50,8 +52,12 @@ struct seq_file {
 	int dir_fd;
 };
 
+/* The id of c's GCM key material (AES key and salt: what the nonce space
+ * belongs to, RFC 4106 section 3.1), hex of the first 8 bytes of its SHA-256;
+ * with_spi: the id files written before 2026-11-30 used (SPI first), still
+ * honoured when reading so that an upgrade never restarts a key at 1. */
 static void
-key_id(const struct gw_conf_sa *c, char out[17])
+key_id(const struct gw_conf_sa *c, bool with_spi, char out[17])
 {
 	uint8_t md[32];
 	unsigned mdlen = 0;
@@ -59,11 +65,13 @@ key_id(const struct gw_conf_sa *c, char out[17])
 	uint32_t spi = c->spi;
 
 	EVP_DigestInit_ex(x, EVP_sha256(), NULL);
-	EVP_DigestUpdate(x, &spi, sizeof(spi));
+	if (with_spi)
+		EVP_DigestUpdate(x, &spi, sizeof(spi));
 	EVP_DigestUpdate(x, c->key, c->key_len);
 	EVP_DigestUpdate(x, c->auth_key, c->auth_key_len);
 	EVP_DigestFinal_ex(x, md, &mdlen);
 	EVP_MD_CTX_free(x);
+	explicit_bzero(md + 8, sizeof(md) - 8);
 	for (int i = 0; i < 8; i++)
 		snprintf(&out[2 * i], 3, "%02x", md[i]);
 }
@@ -231,6 +239,7 @@ gw_seqstate_open(struct gw_sa *sa, const struct gw_conf_sa *c, uint64_t *seq_fir
 		 uint64_t *seq_limit, char *err, size_t errlen)
 {
 	struct seq_file *f = malloc(sizeof(*f));
+	char old_id[17];
 
 	if (f == NULL) {
 		snprintf(err, errlen, "%s:0: no memory for the GCM sequence state of SA %s",
@@ -238,14 +247,16 @@ gw_seqstate_open(struct gw_sa *sa, const struct gw_conf_sa *c, uint64_t *seq_fir
 		return -1;
 	}
 	snprintf(sa->state, sizeof(sa->state), "%s", c->state);
-	key_id(c, sa->key_id);
+	key_id(c, false, sa->key_id);
+	key_id(c, true, old_id);
 	*seq_first = 1;              /* a key this file does not know starts at 1 */
 	if (seq_load(f, sa->state, c->name, err, errlen) != 0) {
 		free(f);
 		return -1;
 	}
 	for (unsigned i = 0; i < f->n; i++)
-		if (strcmp(f->m[i].id, sa->key_id) == 0)
+		if ((strcmp(f->m[i].id, sa->key_id) == 0 || strcmp(f->m[i].id, old_id) == 0) &&
+		    f->m[i].reserved + 1 > *seq_first)
 			*seq_first = f->m[i].reserved + 1;
 	sa->seq_reserved = *seq_first - 1 + GW_SEQ_BLOCK;
 	if (seq_store(f, sa->state, sa->key_id, sa->seq_reserved) != 0) {

@@ -206,6 +206,13 @@ def test_gcm_restart_no_nonce_reuse(gw, rng, tmp_path):
         "the first key after another key's run reused sequence numbers (nonces): second " \
         "run %d..%d, fourth %d..%d" % (min(s2), max(s2), min(s4), max(s4))
     assert not {d.iv for d in d4} & (nonces1 | nonces2), "GCM IVs of the first key reused"
+    # the same key under another SPI is the same nonce space (RFC 4106 3.1: the
+    # nonce is salt and IV only): it goes on above the key's mark
+    out5 = gwlib.SA(**{**out.__dict__, "spi": out.spi + 0x10})
+    s5 = [d.seq for d in one_run(out5, 10)]
+    assert min(s5) > max(s4), \
+        "the first key under a new SPI restarted its sequence numbers: %d..%d after %d..%d" % (
+            min(s5), max(s5), min(s4), max(s4))
 
 
 def test_gcm_state_unwritable_refuses_start(gw, rng, tmp_path):

@@ -207,6 +207,7 @@ assert_hex(const uint8_t *b, size_t n, const char *hex)
 
 #define K16  "000102030405060708090a0b0c0d0e0f"
 #define K20  K16 "10111213"
+#define K20B "f0e0d0c0b0a090807060504030201000" "10111213"   /* another GCM key */
 #define K32  "202122232425262728292a2b2c2d2e2f303132333435363738393a3b3c3d3e3f"
 #define K36  K32 "40414243"
 #define A32  "a0a1a2a3a4a5a6a7a8a9aaabacadaeafb0b1b2b3b4b5b6b7b8b9babbbcbdbebf"
@@ -485,7 +486,7 @@ test_example_gwA(void **state)
 #define SA_OUT "[sa out1]\ndirection = out\nspi = 0x1000\nsuite = aes128-gcm16\n" \
 	"key = 0x" K20 "\nlocal = 192.0.2.1\nremote = 198.51.100.1\nprefixes = 10.2.0.0/16\n"
 #define SA_IN "[sa in1]\ndirection = in\nspi = 0x2000\nsuite = aes128-gcm16\n" \
-	"key = 0x" K20 "\nlocal = 192.0.2.1\nremote = 198.51.100.1\nprefixes = 10.2.0.0/16\n"
+	"key = 0x" K20B "\nlocal = 192.0.2.1\nremote = 198.51.100.1\nprefixes = 10.2.0.0/16\n"
 
 static void
 test_defaults(void **state)
@@ -582,7 +583,7 @@ static const char hip_conf[] =
 	"direction = in\n"
 	"spi = 0x1000\n"
 	"suite = aes128-gcm16\n"
-	"key = 0x" K20 "\n"
+	"key = 0x" K20B "\n"
 	"local = 192.0.2.1\n"
 	"remote = 198.51.100.9\n"
 	"prefixes = 10.9.0.0/16, 10.2.0.0/16\n"
@@ -1131,7 +1132,7 @@ static const struct err_case err_cases[] = {
 	{ "state_on_cbc", LAN WAN CBC_SA("state = /tmp/x.seq ;!\n"), -1, "state: only for GCM suites (suite is aes128-cbc-sha256)" },
 	{ "state_relative", LAN WAN SA_OUT "state = seq/x ;!\n", -1, "state: 'seq/x' is not an absolute file path" },
 	{ "state_shared", LAN WAN SA_OUT "state = /tmp/s.seq\n"
-	  "[sa out2]\ndirection = out\nspi = 0x1001\nsuite = aes128-gcm16\nkey = 0x" K20 "\nlocal = 192.0.2.1\n"
+	  "[sa out2]\ndirection = out\nspi = 0x1001\nsuite = aes128-gcm16\nkey = 0x" K20B "\nlocal = 192.0.2.1\n"
 	  "remote = 198.51.100.2\nprefixes = 10.3.0.0/16\nstate = /tmp/s.seq ;!\n", -1,
 	  "state: file /tmp/s.seq is also used by SA out1" },
 	{ "remote_family", LAN WAN SA_OUT "[sa y]\ndirection = in\nspi = 0x2000\nsuite = aes128-gcm16\n"
@@ -1153,13 +1154,17 @@ static const struct err_case err_cases[] = {
 	  "[sa in2]\ndirection = in\nspi = 0x2000 ;!\nsuite = aes128-gcm16\nkey = 0x" K20 "\nlocal = 192.0.2.1\n"
 	  "remote = 198.51.100.2\nprefixes = 10.3.0.0/16\n", -1, "spi: 0x2000 is already used by in SA in1 (line 11)" },
 	{ "out_prefixes_overlap", LAN WAN SA_OUT
-	  "[sa out2]\ndirection = out\nspi = 0x1001\nsuite = aes128-gcm16\nkey = 0x" K20 "\nlocal = 192.0.2.1\n"
+	  "[sa out2]\ndirection = out\nspi = 0x1001\nsuite = aes128-gcm16\nkey = 0x" K20B "\nlocal = 192.0.2.1\n"
 	  "remote = 198.51.100.2\nprefixes = fd00:2::/48, 10.2.1.0/24 ;!\n", -1,
 	  "prefixes: 10.2.1.0/24 overlaps 10.2.0.0/16 of out SA out1 (line 16)" },
 	{ "out_prefixes_overlap_default_route", LAN WAN SA_OUT
-	  "[sa out2]\ndirection = out\nspi = 0x1001\nsuite = aes128-gcm16\nkey = 0x" K20 "\nlocal = 192.0.2.1\n"
+	  "[sa out2]\ndirection = out\nspi = 0x1001\nsuite = aes128-gcm16\nkey = 0x" K20B "\nlocal = 192.0.2.1\n"
 	  "remote = 198.51.100.2\nprefixes = 0.0.0.0/0 ;!\n", -1,
 	  "prefixes: 0.0.0.0/0 overlaps 10.2.0.0/16 of out SA out1" },
+	{ "gcm_key_shared", LAN WAN SA_OUT
+	  "[sa out2]\ndirection = out\nspi = 0x1001\nsuite = aes128-gcm16\nkey = 0x" K20 " ;!\n"
+	  "local = 192.0.2.1\nremote = 198.51.100.2\nprefixes = 10.3.0.0/16\n", -1,
+	  "key: the same GCM key as SA out1 (line 13): both would use the same nonces" },
 	{ "out_prefixes_overlap_same_sa", LAN WAN
 	  "[sa out2]\ndirection = out\nspi = 0x1001\nsuite = aes128-gcm16\nkey = 0x" K20 "\nlocal = 192.0.2.1\n"
 	  "remote = 198.51.100.2\nprefixes = 10.2.0.0/16, 10.2.128.0/17 ;!\n", -1,

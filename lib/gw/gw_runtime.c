@@ -60,8 +60,15 @@ port_attach(const char *path, const struct gw_conf_port *pc, char *err, size_t e
 	size_t n = strcspn(pc->device, ",");
 
 	snprintf(name, sizeof(name), "%.*s", (int)n, pc->device);
-	if (rte_eth_dev_get_port_by_name(name, &pid) == 0)
+	if (rte_eth_dev_get_port_by_name(name, &pid) == 0) {
+		/* EAL made it already (-a, --vdev): its arguments are the command
+		 * line's, which wins over the config's */
+		if (pc->device[n] == ',')
+			LOG(WARNING, "%s:%u: port %s: %s exists already (EAL options); the "
+			    "arguments given to it there are used, not \"%s\"\n", path, pc->line,
+			    pc->name, name, pc->device + n + 1);
 		return pid;
+	}
 	if (rte_dev_probe(pc->device) != 0)
 		return fail(err, errlen, "%s:%u: port %s: cannot attach device \"%s\" (see EAL's "
 			    "message above; the driver name or its arguments?)", path, pc->line,

@@ -10,7 +10,9 @@
  * CLOSE_ACK, removes the SAs and goes to CLOSED, where a retransmitted CLOSE
  * gets the same answer again, until HIP_CLOSED_HOLD_NS. Both sides remove
  * their SAs (sa_down) and keep the HIP keys only as long as a retransmission
- * can still need them.
+ * can still need them. When both sides close at once the CLOSEs cross: each
+ * answers the other's and goes to CLOSED, where the CLOSE_ACK to its own CLOSE
+ * (authenticated, its echo ours) is then taken without a drop.
  */
 #include <string.h>
 #include <openssl/crypto.h>
@@ -103,7 +105,7 @@ hip_close_ack_in(struct hip_host *h, const uint8_t *pkt, const struct hip_hdr *h
 	struct hip_echo e;
 	int rc;
 
-	if (a->state != HIP_STATE_CLOSING)
+	if (a->state != HIP_STATE_CLOSING && a->state != HIP_STATE_CLOSED)
 		return hip_drop(h, &h->st.drop_state, HIP_E_HOST_STATE);
 	if (p->echo_resp_signed == NULL || p->mac == NULL || p->sig == NULL ||
 	    hip_echo_parse(p->echo_resp_signed, &e) != 0)
@@ -113,6 +115,9 @@ hip_close_ack_in(struct hip_host *h, const uint8_t *pkt, const struct hip_hdr *h
 		return rc;
 	if (e.len != sizeof(a->echo) || CRYPTO_memcmp(e.data, a->echo, sizeof(a->echo)) != 0)
 		return hip_drop(h, &h->st.drop_replay, HIP_E_HOST_AUTH);
+	if (a->state == HIP_STATE_CLOSED)
+		return 0;      /* both closed at once: the answer to our CLOSE, after we
+		                * answered theirs (and went to CLOSED then) */
 	hip_rtx_stop(a);
 	hip_assoc_sa_down(a);
 	h->st.closes++;

@@ -1397,6 +1397,30 @@ test_close(void **state)
 	sides_down();
 }
 
+/* both sides close at once (two gateways stopped together): the CLOSEs cross,
+ * each side answers the other's, and the CLOSE_ACKs reach sides already
+ * CLOSED: taken without a drop */
+static void
+test_close_simultaneous(void **state)
+{
+	(void)state;
+	pair_up(&k_p256, &k_p384, &P_DEFAULT);
+	bex(0, 1);
+	hip_host_close_all(S[0].h, now);
+	hip_host_close_all(S[1].h, now);
+	assert_int_equal(state_of(0, 1), HIP_STATE_CLOSING);
+	assert_int_equal(state_of(1, 0), HIP_STATE_CLOSING);
+	run(1000);
+	for (int s = 0; s < 2; s++) {
+		assert_int_equal(state_of(s, 1 - s), HIP_STATE_CLOSED);
+		assert_int_equal(S[s].sa_down_n, 1);
+		assert_int_equal(stats(s).closes, 1);
+		assert_int_equal(stats(s).drop_state, 0);
+		assert_int_equal(stats(s).dropped, 0);
+	}
+	sides_down();
+}
+
 /* malformed packets: each dropped and counted, no state change, no crash */
 static void
 raw_i1(struct pkt *p, const uint8_t *params, size_t plen)
@@ -2522,6 +2546,7 @@ main(void)
 		cmocka_unit_test(test_forget),
 		cmocka_unit_test(test_rekey_no_in_up),
 		cmocka_unit_test(test_close),
+		cmocka_unit_test(test_close_simultaneous),
 		cmocka_unit_test(test_replayed_i2),
 		cmocka_unit_test(test_bad_input),
 		cmocka_unit_test(test_fuzz),

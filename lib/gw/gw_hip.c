@@ -623,6 +623,8 @@ hit_ping_run(struct gw_hip *g, uint64_t now)
 		}
 		for (uint32_t k = 0; k < n && k < GW_HIP_PING_MAX; k++)
 			hit_ping_send(p);
+		if (n > GW_HIP_PING_MAX)   /* the rest on the next passes, none lost */
+			__atomic_fetch_add(&p->ping_req, n - GW_HIP_PING_MAX, __ATOMIC_RELAXED);
 	}
 }
 

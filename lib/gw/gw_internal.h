@@ -63,5 +63,8 @@ void gw_hip_stats_tel(struct gw_hip *g, struct rte_tel_data *d, bool with_peers)
 int gw_hip_peer_tel(struct gw_hip *g, const char *name, struct rte_tel_data *d);
 /* Telemetry /hipgw/stats gains a "hip" object while g is set (NULL: none). */
 void gw_telemetry_set_hip(struct gw_hip *g);
+/* Before the tables go: telemetry requests from now on answer nothing (waits
+ * for a request being answered). */
+void gw_telemetry_stop(void);
 
 #endif

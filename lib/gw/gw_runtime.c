@@ -600,6 +600,7 @@ gw_run(struct gw_ctx *ctx, const struct gw_run_opts *opts)
 void
 gw_destroy(struct gw_ctx *ctx)
 {
+	gw_telemetry_stop();
 	for (unsigned i = 0; i < ctx->n_ports; i++) {
 		rte_eth_dev_stop(ctx->ports[i].port_id);
 		rte_eth_dev_close(ctx->ports[i].port_id);

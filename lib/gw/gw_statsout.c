@@ -138,10 +138,27 @@ sagen_tel(const struct sagen_snap *s, const char *name, struct rte_tel_data *d)
 }
 static struct gw_hip *volatile tel_hip;
 
+/* Every telemetry handler (DPDK's telemetry thread) holds tel_lock while it
+ * reads tel_ctx or tel_hip; the control lcore changes them only under it, so
+ * a request that arrives while hipgw stops never reads freed state. Control
+ * path only: the workers never take it. */
+static pthread_mutex_t tel_lock = PTHREAD_MUTEX_INITIALIZER;
+
 void
 gw_telemetry_set_hip(struct gw_hip *g)
 {
+	pthread_mutex_lock(&tel_lock);
 	tel_hip = g;
+	pthread_mutex_unlock(&tel_lock);
+}
+
+void
+gw_telemetry_stop(void)
+{
+	pthread_mutex_lock(&tel_lock);
+	tel_hip = NULL;
+	tel_ctx = NULL;
+	pthread_mutex_unlock(&tel_lock);
 }
 
 /* DPDK telemetry accepts only [A-Za-z0-9_/] in names: section names such as
@@ -159,7 +176,6 @@ tel_name(const char *name, char *buf, size_t len)
 /* The telemetry thread (one per connected client) reads SA pointers that the
  * control lcore may retire: under the SA tables' RCU as their one non-lcore
  * reader, one client at a time. */
-static pthread_mutex_t tel_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static void
 snapshot(struct gw_ctx *ctx, struct snap *s)
@@ -308,9 +324,11 @@ tel_stats(const char *cmd __rte_unused, const char *params __rte_unused, struct 
 	struct rte_tel_data *drops, *ports, *sas;
 	char nb[GW_CONF_NAME_MAX];
 
-	if (tel_ctx == NULL)
-		return -1;
 	pthread_mutex_lock(&tel_lock);
+	if (tel_ctx == NULL) {
+		pthread_mutex_unlock(&tel_lock);
+		return -1;
+	}
 	gw_sadb_ext_read_begin(&tel_ctx->sadb);
 	snapshot(tel_ctx, &s);
 	gw_sadb_ext_read_end(&tel_ctx->sadb);
@@ -395,10 +413,14 @@ tel_stats(const char *cmd __rte_unused, const char *params __rte_unused, struct 
 static int
 tel_hit_ping(const char *cmd, const char *params, struct rte_tel_data *d)
 {
-	struct gw_hip *g = tel_hip;
+	int rc;
 
 	(void)cmd;
-	if (g == NULL || params == NULL || params[0] == '\0' || gw_hip_hit_ping(g, params) != 0)
+	pthread_mutex_lock(&tel_lock);
+	rc = tel_hip == NULL || params == NULL || params[0] == '\0' ? -1 :
+	     gw_hip_hit_ping(tel_hip, params);
+	pthread_mutex_unlock(&tel_lock);
+	if (rc != 0)
 		return -1;
 	rte_tel_data_start_dict(d);
 	rte_tel_data_add_dict_string(d, "peer", params);
@@ -411,22 +433,31 @@ tel_hit_ping(const char *cmd, const char *params, struct rte_tel_data *d)
 static int
 tel_hip_counters(const char *cmd, const char *params, struct rte_tel_data *d)
 {
+	int rc = -1;
+
 	(void)cmd;
 	(void)params;
-	if (tel_hip == NULL)
-		return -1;
-	gw_hip_stats_tel(tel_hip, d, false);
-	return 0;
+	pthread_mutex_lock(&tel_lock);
+	if (tel_hip != NULL) {
+		gw_hip_stats_tel(tel_hip, d, false);
+		rc = 0;
+	}
+	pthread_mutex_unlock(&tel_lock);
+	return rc;
 }
 
 /* /hipgw/hip_peer,PEER: hip.peers.PEER of /hipgw/stats, for one [peer]. */
 static int
 tel_hip_peer(const char *cmd, const char *params, struct rte_tel_data *d)
 {
+	int rc = -1;
+
 	(void)cmd;
-	if (tel_hip == NULL || params == NULL || params[0] == '\0')
-		return -1;
-	return gw_hip_peer_tel(tel_hip, params, d);
+	pthread_mutex_lock(&tel_lock);
+	if (tel_hip != NULL && params != NULL && params[0] != '\0')
+		rc = gw_hip_peer_tel(tel_hip, params, d);
+	pthread_mutex_unlock(&tel_lock);
+	return rc;
 }
 
 /* /hipgw/sa_gen: [sa-gen] progress (installed count, elapsed ns, SAs/s) and
@@ -441,11 +472,15 @@ tel_sagen(const char *cmd __rte_unused, const char *params __rte_unused, struct 
 	struct sagen_snap g;
 	char nb[GW_CONF_NAME_MAX];
 
-	if (tel_ctx == NULL || tel_ctx->cfg->sagen.count == 0)
+	pthread_mutex_lock(&tel_lock);
+	if (tel_ctx == NULL || tel_ctx->cfg->sagen.count == 0) {
+		pthread_mutex_unlock(&tel_lock);
 		return -1;
+	}
 	sagen_snapshot(tel_ctx, &g);
 	rte_tel_data_start_dict(d);
 	sagen_tel(&g, tel_name(tel_ctx->cfg->sagen.name, nb, sizeof(nb)), d);
+	pthread_mutex_unlock(&tel_lock);
 	return 0;
 }
 

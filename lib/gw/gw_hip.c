@@ -64,6 +64,7 @@ struct gw_peer {
 	uint64_t hit_echo_tx;           /* echo requests sent to the peer's HIT (BEET) */
 	uint64_t hit_echo_rx;           /* echo replies received from it */
 	uint64_t hit_echo_answered;     /* its echo requests to our HIT answered */
+	uint64_t ping_log_ns;           /* last "HIT ping without SAs" log line */
 };
 
 struct retire {                  /* an in SA replaced by a rekey, kept a while */
@@ -616,7 +617,12 @@ hit_ping_run(struct gw_hip *g, uint64_t now)
 			continue;
 		n = __atomic_exchange_n(&p->ping_req, 0, __ATOMIC_RELAXED);
 		if (gw_sadb_out(&g->ctx->sadb, p->slot) == NULL) {
-			LOG(INFO, "peer %s: HIT ping without SAs: starting a BEX\n", p->conf->name);
+			if (now - p->ping_log_ns >= 1000000000ULL || p->ping_log_ns == 0) {
+				/* at most a line a second, however often it is asked */
+				LOG(INFO, "peer %s: HIT ping without SAs: dropped (no_sa); a BEX "
+				    "starts unless one runs\n", p->conf->name);
+				p->ping_log_ns = now;
+			}
 			gw_stats[rte_lcore_id()].drops[GW_DROP_NO_SA] += n;
 			hip_host_connect(g->host, p, now);
 			continue;

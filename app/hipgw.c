@@ -88,8 +88,6 @@ keylog_open(const char *path)
 static struct gw_config cfg;   /* large: keep off the stack */
 static struct gw_ctx ctx;
 
-/* Load the config and, when it names one, the Host Identity key (so that a
- * key file that is no usable key is a config error: FILE:LINE, exit 2). */
 /* Suites that do not encrypt are for tests: allowed, but said aloud. */
 static void
 warn_null_suites(void)
@@ -107,13 +105,14 @@ warn_null_suites(void)
 			"or the NULL HIP cipher): for tests only\n", cfg.path);
 }
 
+/* Load the config and, when it names one, the Host Identity key (so that a
+ * key file that is no usable key is a config error: FILE:LINE, exit 2). */
 static int
 load_config(const char *path, char *err, size_t errlen)
 {
 	struct hip_hi hi;
-	char msg[400];
-
 	struct stat st;
+	char msg[400];
 
 	if (gw_config_load(path, &cfg, err, errlen) != 0)
 		return -1;

@@ -362,6 +362,21 @@ io_sa_up(void *arg, void *user, const struct hip_sa_keys *out, const struct hip_
 	flush_staged(p);
 }
 
+/* Delete the replaced in SAs whose time is up at now (ns), and all of peer's
+ * (NULL: none) whatever their time. */
+static void
+retire_del(struct gw_hip *g, const struct gw_peer *peer, uint64_t now)
+{
+	for (unsigned i = 0; i < g->n_retire;) {
+		if (now < g->retire[i].when_ns && g->retire[i].peer != peer) {
+			i++;
+			continue;
+		}
+		gw_sadb_del_in(&g->ctx->sadb, g->retire[i].spi);
+		g->retire[i] = g->retire[--g->n_retire];
+	}
+}
+
 static void
 io_sa_down(void *arg, void *user, uint32_t in_spi)
 {
@@ -379,14 +394,7 @@ io_sa_down(void *arg, void *user, uint32_t in_spi)
 	/* and the in SAs a rekey replaced: after CLOSE (RFC 7401 section 6.14)
 	 * or any other end of the association nothing of it may decrypt, not even
 	 * in those SAs' last 2 s */
-	for (unsigned i = 0; i < g->n_retire;) {
-		if (g->retire[i].peer != p) {
-			i++;
-			continue;
-		}
-		gw_sadb_del_in(&g->ctx->sadb, g->retire[i].spi);
-		g->retire[i] = g->retire[--g->n_retire];
-	}
+	retire_del(g, p, 0);
 	drop_staged(p);
 	LOG(INFO, "peer %s: SAs down\n", p->conf->name);
 }
@@ -803,14 +811,7 @@ gw_hip_tick(struct gw_hip *g)
 	drop_log_flush(g, now);
 	if (!g->closing)
 		hit_ping_run(g, now);
-	for (unsigned i = 0; i < g->n_retire;) {
-		if (now < g->retire[i].when_ns) {
-			i++;
-			continue;
-		}
-		gw_sadb_del_in(&g->ctx->sadb, g->retire[i].spi);
-		g->retire[i] = g->retire[--g->n_retire];
-	}
+	retire_del(g, NULL, now);
 	/* byte lifetime and sequence space (RFC 7402 section 6: rekey before it runs out) */
 	for (unsigned i = 0; i < g->n_peers; i++) {
 		struct gw_peer *p = &g->peers[i];

@@ -136,12 +136,14 @@ sagen_tel(const struct sagen_snap *s, const char *name, struct rte_tel_data *d)
 	rte_tel_data_add_dict_u64(d, "sad_bytes", s->sad_bytes);
 	rte_tel_data_add_dict_u64(d, "bytes_per_sa", s->bytes_per_sa);
 }
-static struct gw_hip *volatile tel_hip;
+static struct gw_hip *tel_hip;            /* under tel_lock */
 
-/* Every telemetry handler (DPDK's telemetry thread) holds tel_lock while it
- * reads tel_ctx or tel_hip; the control lcore changes them only under it, so
- * a request that arrives while hipgw stops never reads freed state. Control
- * path only: the workers never take it. */
+/* Every telemetry handler (DPDK's telemetry thread, one per connected client)
+ * holds tel_lock while it reads tel_ctx or tel_hip; the control lcore changes
+ * them only under it, so a request that arrives while hipgw stops never reads
+ * freed state. It also makes the clients one at a time, so that they are one
+ * non-lcore reader of the SA tables' RCU, whose SA pointers the control lcore
+ * may retire. Control path only: the workers never take it. */
 static pthread_mutex_t tel_lock = PTHREAD_MUTEX_INITIALIZER;
 
 void
@@ -172,10 +174,6 @@ tel_name(const char *name, char *buf, size_t len)
 	buf[i] = 0;
 	return buf;
 }
-
-/* The telemetry thread (one per connected client) reads SA pointers that the
- * control lcore may retire: under the SA tables' RCU as their one non-lcore
- * reader, one client at a time. */
 
 static void
 snapshot(struct gw_ctx *ctx, struct snap *s)

@@ -581,6 +581,18 @@ def write_config(d, sas, bypass=(), lan_extra="", wan_extra="", gateway_extra=""
     return path
 
 
+def make_hi(d, name):
+    """A new ECDSA P-256 Host Identity d/name.pem (hipgw keygen, mode 0600) and
+    its HIT (hipgw hit): (path, HIT string)."""
+    key = os.path.join(d, name + ".pem")
+    rc, _, err, _ = run_process([hipgw_binary(), "keygen", "--algo", "ecdsa-p256", "--out", key],
+                                d, timeout=30)
+    assert rc == 0, "hipgw keygen: " + err
+    rc, out, err, _ = run_process([hipgw_binary(), "hit", key], d, timeout=30)
+    assert rc == 0, "hipgw hit: " + err
+    return key, out.split()[-1]
+
+
 # --------------------------------------------------------------------------
 # Running hipgw
 

@@ -173,14 +173,8 @@ def test_fifo_config_refused_without_hanging(tmp_path):
 
 
 def test_peer_hit_equal_to_our_own_refused(tmp_path):
-    hipgw = gwlib.hipgw_binary()
     gwlib.Gateway(str(tmp_path)).require()
-    key = str(tmp_path / "gw.pem")
-    assert gwlib.run_process([hipgw, "keygen", "--algo", "ecdsa-p256", "--out", key],
-                             str(tmp_path), timeout=30)[0] == 0
-    rc, out, err, _ = gwlib.run_process([hipgw, "hit", key], str(tmp_path), timeout=30)
-    assert rc == 0, err
-    own_hit = out.split()[-1]
+    key, own_hit = gwlib.make_hi(str(tmp_path), "gw")
     path = str(tmp_path / "gw.ini")
     lines = ["[gateway]", "hi = " + key, "",
              "[port lan]", "device = net_null0", "role = inner", "address = 10.2.0.1/24", "",

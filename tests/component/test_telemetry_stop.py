@@ -45,20 +45,14 @@ def poll(path, stop, replies):
 def test_stop_while_telemetry_polls(tmp_path):
     hipgw = gwlib.hipgw_binary()
     gwlib.Gateway(str(tmp_path)).require()
-    keys = []
-    for name in ("gwA", "gwB"):
-        k = str(tmp_path / (name + ".pem"))
-        assert gwlib.run_process([hipgw, "keygen", "--algo", "ecdsa-p256", "--out", k],
-                                 str(tmp_path), timeout=30)[0] == 0
-        keys.append(k)
-    rc, out, err, _ = gwlib.run_process([hipgw, "hit", keys[1]], str(tmp_path), timeout=30)
-    assert rc == 0, err
+    key, _ = gwlib.make_hi(str(tmp_path), "gwA")
+    _, peer_hit = gwlib.make_hi(str(tmp_path), "gwB")
     cfg = tmp_path / "gw.ini"
     cfg.write_text("\n".join([
-        "[gateway]", "hi = " + keys[0], "idle = adaptive", "",
+        "[gateway]", "hi = " + key, "idle = adaptive", "",
         "[port lan]", "device = net_null0,no-rx=1", "role = inner", "address = 10.1.0.1/24", "",
         "[port wan]", "device = net_null1,no-rx=1", "role = outer", "address = 192.0.2.1/24", "",
-        "[peer gwB]", "hit = " + out.split()[-1], "locator = 192.0.2.2",
+        "[peer gwB]", "hit = " + peer_hit, "locator = 192.0.2.2",
         "prefixes = 10.2.0.0/24", "",
         "[sa-gen g]", "count = 1000", "direction = out", "suite = aes128-gcm16",
         "local = 192.0.2.1", "remote = 192.0.2.2", "prefixes = 16.0.0.0/12", ""]))

@@ -363,6 +363,10 @@ hip_bex_in_r1(struct hip_host *h, const uint8_t *pkt, const struct hip_hdr *hdr,
 	    hip_transport_format_list_parse(p->tf_list, &tf) != 0 ||
 	    hip_esp_transform_parse(p->esp_transform, &et) != 0)
 		return hip_drop(h, &h->st.drop_malformed, HIP_E_PARAM_VALUE);
+	/* the HOST_ID TLV is kept for HIP_MAC_2 (commit below): a Domain
+	 * Identifier the HIT does not cover must not make it outgrow its copy */
+	if (p->host_id->total > sizeof(a->peer_host_id))
+		return hip_drop(h, &h->st.drop_malformed, HIP_E_PARAM_LENGTH);
 	/* 6.8 step 10: in I2-SENT only a newer R1 generation restarts */
 	if (a->state == HIP_STATE_I2_SENT &&
 	    (p->r1_counter == NULL || !a->have_r1_gen || rc.generation <= a->r1_gen))

@@ -2304,13 +2304,18 @@ hand_initiator(struct hip_hi *ha, struct hip_hi *hb, uint8_t group, uint16_t cip
 	sides_down();
 }
 
-/* engine initiator S0 (ha), hand responder S1 (hb) */
+/* engine initiator S0 (ha), hand responder S1 (hb); the R1's HOST_ID carries
+ * a Domain Identifier (FQDN) of di_len bytes (0: none). One whose HOST_ID TLV
+ * would not fit the association's copy of it is dropped as malformed (the HIT
+ * does not cover the DI, the signature does not bound it), and that ends the
+ * exchange here. */
 static void
-hand_responder(struct hip_hi *ha, struct hip_hi *hb, uint8_t group, uint16_t cipher, uint16_t esp)
+hand_responder(struct hip_hi *ha, struct hip_hi *hb, uint8_t group, uint16_t cipher, uint16_t esp,
+	       size_t di_len)
 {
 	struct params pr = P_DEFAULT;
 	uint8_t suite = hb->suite, ival[48], pub[HIP_DH_PUB_MAX], kij[HIP_DH_SECRET_MAX];
-	uint8_t r1_hid[1200], a_hid[1200];
+	uint8_t r1_hid[2048], a_hid[1200], di[2048];
 	size_t rl = hip_suite_rhash_len(suite), publ, kl, r1_hidl, a_hidl = hand_host_id(ha, a_hid);
 	struct pkt pk, i2;
 	struct hip_tlv t;
@@ -2350,11 +2355,16 @@ hand_responder(struct hip_hi *ha, struct hip_hi *hb, uint8_t group, uint16_t cip
 		struct hip_dh_group_list gl = { .n = 1, .ids = { group } };
 		struct hip_diffie_hellman d = { .n = 1 };
 		struct hip_cipher hc = { .n = 1, .ids = { cipher } };
-		struct hip_host_id id = { .algorithm = hb->algo, .hi_len = hb->hi_len, .hi = hb->hi };
+		struct hip_host_id id = { .algorithm = hb->algo, .hi_len = hb->hi_len, .hi = hb->hi,
+					  .di_type = di_len ? HIP_DI_FQDN : HIP_DI_NONE,
+					  .di_len = (uint16_t)di_len, .di = di };
 		struct hip_hit_suite_list sl = { .n = 2, .ids = { 0x10, 0x20 } };
 		struct hip_transport_format_list tf = { .n = 1, .types = { HIP_PARAM_ESP_TRANSFORM } };
 		struct hip_esp_transform et = { .n = 1, .suites = { esp } };
 		size_t pzoff, hoff;
+
+		assert_true(di_len <= sizeof(di));
+		memset(di, 'a', sizeof(di));
 
 		d.v[0].group_id = group;
 		d.v[0].pub_len = (uint16_t)publ;
@@ -2366,7 +2376,7 @@ hand_responder(struct hip_hi *ha, struct hip_hi *hb, uint8_t group, uint16_t cip
 		hip_diffie_hellman_put(&b, &d);
 		hip_cipher_put(&b, &hc);
 		hoff = b.len;
-		hip_host_id_put(&b, &id);
+		assert_int_equal(hip_host_id_put(&b, &id), 0);
 		r1_hidl = b.len - hoff;
 		memcpy(r1_hid, pk.b + hoff, r1_hidl);
 		hip_hit_suite_list_put(&b, &sl);
@@ -2375,7 +2385,20 @@ hand_responder(struct hip_hi *ha, struct hip_hi *hb, uint8_t group, uint16_t cip
 		hand_sig(&b, HIP_PARAM_HIP_SIGNATURE_2, hb, pzoff);
 	}
 	finish_pkt(&b, &pk, 1, 0);
-	inject(&pk);
+	{
+		struct hip_host_stats before = stats(0);
+
+		inject(&pk);
+		if (r1_hidl > 4 + 6 + HIP_HI_MAX_LEN + 8) {   /* HIP_HOST_ID_TLV_MAX */
+			assert_int_not_equal(last_rc, 0);
+			assert_int_equal(qn, 0);
+			assert_int_equal(stats(0).drop_malformed, before.drop_malformed + 1);
+			assert_int_equal(state_of(0, 1), HIP_STATE_I1_SENT);
+			hip_dh_free(&mine);
+			sides_down();
+			return;
+		}
+	}
 	assert_int_equal(last_rc, 0);
 	assert_int_equal(qn, 1);
 	i2 = q[0];
@@ -2468,10 +2491,23 @@ test_hand_peer(void **state)
 	hand_initiator(&k_p256, &k_p384, HIP_DH_GROUP_NIST_P384, HIP_CIPHER_AES_256_CBC, 13);
 	hand_initiator(&k_rsa, &k_p384b, HIP_DH_GROUP_MODP_3072, HIP_CIPHER_NULL_ENCRYPT, 9);
 	hand_initiator(&k_p384b, &k_rsa, HIP_DH_GROUP_NIST_P256, HIP_CIPHER_AES_128_CBC, 7);
-	hand_responder(&k_p384, &k_p256, HIP_DH_GROUP_NIST_P256, HIP_CIPHER_AES_128_CBC, 8);
-	hand_responder(&k_p256, &k_p384, HIP_DH_GROUP_NIST_P384, HIP_CIPHER_AES_256_CBC, 13);
-	hand_responder(&k_rsa, &k_p384b, HIP_DH_GROUP_MODP_3072, HIP_CIPHER_NULL_ENCRYPT, 9);
-	hand_responder(&k_p384b, &k_rsa, HIP_DH_GROUP_NIST_P256, HIP_CIPHER_AES_128_CBC, 7);
+	hand_responder(&k_p384, &k_p256, HIP_DH_GROUP_NIST_P256, HIP_CIPHER_AES_128_CBC, 8, 0);
+	hand_responder(&k_p256, &k_p384, HIP_DH_GROUP_NIST_P384, HIP_CIPHER_AES_256_CBC, 13, 0);
+	hand_responder(&k_rsa, &k_p384b, HIP_DH_GROUP_MODP_3072, HIP_CIPHER_NULL_ENCRYPT, 9, 0);
+	hand_responder(&k_p384b, &k_rsa, HIP_DH_GROUP_NIST_P256, HIP_CIPHER_AES_128_CBC, 7, 0);
+}
+
+/* R1's HOST_ID with a Domain Identifier: a short one is kept whole (HIP_MAC_2
+ * of the R2 covers it), one that would outgrow the association's copy of the
+ * TLV is refused and counted, never copied (it overflowed that copy in the
+ * heap once). */
+static void
+test_r1_domain_identifier(void **state)
+{
+	(void)state;
+	hand_responder(&k_p384, &k_p256, HIP_DH_GROUP_NIST_P256, HIP_CIPHER_AES_128_CBC, 8, 40);
+	hand_responder(&k_p384, &k_p256, HIP_DH_GROUP_NIST_P256, HIP_CIPHER_AES_128_CBC, 8, 1100);
+	hand_responder(&k_p384b, &k_rsa, HIP_DH_GROUP_NIST_P256, HIP_CIPHER_AES_128_CBC, 7, 700);
 }
 
 /* API corners */
@@ -2554,6 +2590,7 @@ main(void)
 		cmocka_unit_test(test_r1_ratelimit),
 		cmocka_unit_test(test_deterministic),
 		cmocka_unit_test(test_hand_peer),
+		cmocka_unit_test(test_r1_domain_identifier),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

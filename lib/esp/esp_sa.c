@@ -456,11 +456,14 @@ static __rte_always_inline void
 prefetch_replay_word(const struct esp_sa *sa, const struct rte_mbuf *m)
 {
 	const uint8_t *ip = rte_pktmbuf_mtod(m, const uint8_t *);
-	unsigned hl = (ip[0] >> 4) == 4 ? (ip[0] & 0xfu) * 4u : GW_IPV6_HDR_LEN;
-	uint32_t seq_be;
+	uint32_t dl = rte_pktmbuf_data_len(m), seq_be;
+	unsigned hl;
 	uint64_t seq;
 
-	if (sa->rw.win == 0 || rte_pktmbuf_data_len(m) < hl + GW_ESP_HDR_LEN)
+	if (sa->rw.win == 0 || dl == 0)   /* an empty mbuf has no byte to read */
+		return;
+	hl = (ip[0] >> 4) == 4 ? (ip[0] & 0xfu) * 4u : GW_IPV6_HDR_LEN;
+	if (dl < hl + GW_ESP_HDR_LEN)
 		return;
 	memcpy(&seq_be, ip + hl + 4, 4);
 	seq = replay_infer(&sa->rw, sa->esn, rte_be_to_cpu_32(seq_be));

@@ -22,6 +22,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 #include <cmocka.h>
 
 #include <openssl/evp.h>
@@ -1724,6 +1726,47 @@ test_gcm_key_offsets(void **state)
 	esp_gcm_off = was;
 }
 
+/* An empty mbuf (data_len 0) whose data starts at the very end of its buffer,
+ * with an unmapped page right after it: esp_inbound_burst must drop it as
+ * malformed without reading a byte of it (the replay-window prefetch once
+ * read the IP version byte before any length check). */
+static void
+ext_free_noop(void *addr, void *opaque)
+{
+	(void)addr;
+	(void)opaque;
+}
+
+static void
+test_empty_mbuf(void **state)
+{
+	long pg = sysconf(_SC_PAGESIZE);
+	uint8_t *map = mmap(NULL, (size_t)pg * 2, PROT_READ | PROT_WRITE,
+			    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	struct rte_mbuf_ext_shared_info shinfo = { .free_cb = ext_free_noop };
+	(void)state;
+
+	assert_true(map != MAP_FAILED);
+	assert_int_equal(mprotect(map + pg, (size_t)pg, PROT_NONE), 0);
+	rte_mbuf_ext_refcnt_set(&shinfo, 1);
+	for (unsigned s = 0; s < NSUITES; s++)
+		for (int esn = 0; esn < 2; esn++) {
+			struct esp_sa *in = mk_sa(GW_DIR_IN, SUITES[s], esn, 4);
+			struct rte_mbuf *m = rte_pktmbuf_alloc(pool);
+
+			assert_non_null(m);
+			rte_mbuf_ext_refcnt_set(&shinfo, 1);
+			rte_pktmbuf_attach_extbuf(m, map, 0, (uint16_t)pg, &shinfo);
+			m->data_off = (uint16_t)pg;     /* one past the last mapped byte */
+			m->data_len = 0;
+			m->pkt_len = 0;
+			assert_int_equal(in1(in, m), GW_DROP_MALFORMED);
+			rte_pktmbuf_free(m);
+			esp_sa_free(in);
+		}
+	munmap(map, (size_t)pg * 2);
+}
+
 int
 main(void)
 {
@@ -1743,6 +1786,7 @@ main(void)
 		cmocka_unit_test(test_beet_inbound_checks),
 		cmocka_unit_test(test_job_order),
 		cmocka_unit_test(test_gcm_key_offsets),
+		cmocka_unit_test(test_empty_mbuf),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

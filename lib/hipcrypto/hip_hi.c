@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -404,6 +405,75 @@ pkey_from_params(const char *type, OSSL_PARAM_BLD *bld)
 	return pk;
 }
 
+/* Trial division bound and Miller-Rabin bases of rsa_modulus_ok. */
+#define RSA_SMALL_FACTOR_BOUND 752   /* SP 800-56B 6.4.2.2 (step d): no factor below */
+static const unsigned rsa_mr_bases[] = { 2, 3, 5, 7, 11, 13, 17, 19, 23, 29, 31, 37 };
+
+/* RSA modulus checks of NIST SP 800-56B section 6.4.2.2 (public-key partial
+ * validation: odd, no factor below 752, composite), made deterministic.
+ * OpenSSL's EVP_PKEY_public_check draws its Miller-Rabin bases at random, so
+ * a malformed modulus could pass one time and fail the next with the same
+ * bytes. Here the bases are fixed: a modulus that is a strong probable prime
+ * to every one of them is refused; a real RSA modulus fails at the first base
+ * (one modular exponentiation). n: the modulus, odd, 2048..4096 bits.
+ * Returns 0 (acceptable) or -1. */
+static int
+rsa_modulus_ok(const BIGNUM *n)
+{
+	BN_CTX *ctx = BN_CTX_new();
+	BIGNUM *n1, *d, *a, *x;
+	int s = 0, rc = -1;
+
+	if (ctx == NULL)
+		return -1;
+	BN_CTX_start(ctx);
+	n1 = BN_CTX_get(ctx);
+	d = BN_CTX_get(ctx);
+	a = BN_CTX_get(ctx);
+	x = BN_CTX_get(ctx);
+	if (x == NULL || !BN_is_odd(n))
+		goto out;
+	for (unsigned p = 3; p < RSA_SMALL_FACTOR_BOUND; p += 2) {
+		unsigned q = 3;
+
+		while (q * q <= p && p % q != 0)
+			q += 2;
+		if (q * q <= p)
+			continue;                    /* p is not prime */
+		if (BN_mod_word(n, p) == 0)
+			goto out;
+	}
+	if (BN_copy(n1, n) == NULL || !BN_sub_word(n1, 1) || BN_copy(d, n1) == NULL)
+		goto out;
+	while (!BN_is_odd(d)) {
+		if (!BN_rshift1(d, d))
+			goto out;
+		s++;
+	}
+	for (size_t k = 0; k < sizeof(rsa_mr_bases) / sizeof(rsa_mr_bases[0]); k++) {
+		bool witness = true;            /* this base proves n composite */
+
+		if (!BN_set_word(a, rsa_mr_bases[k]) || !BN_mod_exp(x, a, d, n, ctx))
+			goto out;
+		if (BN_is_one(x) || BN_cmp(x, n1) == 0)
+			witness = false;
+		for (int r = 1; r < s && witness; r++) {
+			if (!BN_mod_sqr(x, x, n, ctx))
+				goto out;
+			if (BN_cmp(x, n1) == 0)
+				witness = false;
+		}
+		if (witness) {
+			rc = 0;
+			goto out;
+		}
+	}
+out:
+	BN_CTX_end(ctx);
+	BN_CTX_free(ctx);
+	return rc;
+}
+
 int
 hip_hi_decode(uint16_t algo, const uint8_t *b, size_t len, struct hip_hi *hi)
 {
@@ -462,7 +532,8 @@ hip_hi_decode(uint16_t algo, const uint8_t *b, size_t len, struct hip_hi *hi)
 		if (e == NULL || n == NULL)
 			goto out;
 		if (BN_num_bits(n) < 2048 || BN_num_bits(n) > 4096 || !BN_is_odd(n) ||
-		    !BN_is_odd(e) || BN_is_one(e) || BN_num_bits(e) > 256)
+		    !BN_is_odd(e) || BN_is_one(e) || BN_num_bits(e) > 256 ||
+		    rsa_modulus_ok(n) != 0)
 			goto out;
 		if (OSSL_PARAM_BLD_push_BN(bld, OSSL_PKEY_PARAM_RSA_N, n) != 1 ||
 		    OSSL_PARAM_BLD_push_BN(bld, OSSL_PKEY_PARAM_RSA_E, e) != 1)
@@ -473,7 +544,7 @@ hip_hi_decode(uint16_t algo, const uint8_t *b, size_t len, struct hip_hi *hi)
 	}
 	if (hi->pkey == NULL)
 		goto out;
-	{
+	if (algo == HIP_HI_ALGO_ECDSA) {   /* on the curve (RSA: rsa_modulus_ok above) */
 		EVP_PKEY_CTX *c = EVP_PKEY_CTX_new_from_pkey(NULL, hi->pkey, NULL);
 		int ok = c != NULL && EVP_PKEY_public_check(c) == 1;
 

@@ -612,6 +612,58 @@ test_load_refusals(void **state)
 	hip_hi_free(&h);
 }
 
+/* An RSA HI whose modulus n = p * q (3061 bits) passes every size and
+ * parity check, with p - 1 = 802 k and q - 1 = 2 k j (p, q prime): one random
+ * base in 401 has b^(n-1) = 1 mod p, and a probabilistic Miller-Rabin check
+ * then finds the factor p and refuses n; the other bases let it pass. So
+ * OpenSSL's public-key check accepted it about 399 times in 400, with the
+ * same bytes. A gateway's verdict on a peer's identity must depend on the
+ * bytes alone. */
+static const char odd_modulus_hex[] =
+	"141552c9eaae2d163d3f7f66e3e9470bb9b09826a218095785e11801760fcbfc"
+	"75e1f1d8fa566d1e70c9b468932ad3a99a2a6aef450758e820921c40906ebf3a"
+	"812bb4542ff63d2aaed2acaddff4a380b82957ba2056b4af024f92989665cca2"
+	"5dfb872e5352b10f4a34f3cce48be5537cd53c8cb5f0017ec888ae1e6abf46e2"
+	"fa091c904a1a5edbac110939815278039a5498bfa6471e0da972af003de82847"
+	"4c6b8f72e92cf46f14344b95d4de2794f6fb487a5a1c886bc5fc70e110337823"
+	"279dcacec02e976e8bb374a5936c573775156e517fa4211964ec1847a7d2a76d"
+	"e6d46bcf9581a5ad546f811b9e3a58482b9536152577093b4a16679a03248661"
+	"cf394a83a70d2fef48cda13042317e640dd48316d7cc373f358a6465da868308"
+	"2a9774bfcd89d018050183531aafb0feb7fca5b8170551f7ad5b7d5933e0fac1"
+	"3b66b3bf673bd6cc19f647c874f88460ae0e986ada739b7d46eabd9cdb0e3e8c"
+	"052f2217de67d1d8c4cf366ce09c9afad538dd8ba8af6b90699cd459355aab";
+
+static void
+test_hi_decode_deterministic(void **state)
+{
+	uint8_t b[4 + 512];
+	size_t nl = strlen(odd_modulus_hex) / 2;
+	struct hip_hi h = { 0 };
+	int first = 0, same = 0;
+
+	(void)state;
+	b[0] = 3;                   /* e = 65537, 3 bytes */
+	b[1] = 0x01;
+	b[2] = 0x00;
+	b[3] = 0x01;
+	assert_true(nl <= sizeof(b) - 4);
+	for (size_t i = 0; i < nl; i++) {
+		unsigned v;
+
+		assert_int_equal(sscanf(odd_modulus_hex + 2 * i, "%2x", &v), 1);
+		b[4 + i] = (uint8_t)v;
+	}
+	for (int k = 0; k < 400; k++) {
+		int rc = hip_hi_decode(5, b, 4 + nl, &h);
+
+		hip_hi_free(&h);
+		if (k == 0)
+			first = rc;
+		same += rc == first;
+	}
+	assert_int_equal(same, 400);
+}
+
 static void
 test_hi_decode_bad(void **state)
 {
@@ -1505,6 +1557,7 @@ main(void)
 		cmocka_unit_test(test_sig_encoding),
 		cmocka_unit_test(test_sig_capture),
 		cmocka_unit_test(test_cli),
+		cmocka_unit_test(test_hi_decode_deterministic),
 	};
 
 	return cmocka_run_group_tests(tests, setup_tmp, teardown_tmp);

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause
- * Worker lcore: the fast path (DESIGN.md "Packet paths"). Each worker owns RX
+ * Worker lcore: the fast path. Each worker owns RX
  * and TX queue `idx` of every port and runs each burst to completion: inner RX ->
  * SPD -> ESP outbound -> outer TX, and outer RX -> SAD -> ESP inbound -> inner TX.
  * Everything else is punted to the control lcore through an rte_ring.

@@ -1,0 +1,404 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Worker fast path, inbound: outer RX -> reassembly (rte_ip_frag) -> SAD
+ * (rte_hash by SPI) -> handoff to the SA's owner worker when several run
+ * (the anti-replay window has one writer) -> ESP inbound (RFC 4303 3.4) ->
+ * inner policy (spoof, TTL, MSS) -> inner TX. Clear traffic from the outer
+ * side never goes inward.
+ */
+#include <rte_cycles.h>
+#include <rte_prefetch.h>
+
+#include "gw_worker_internal.h"
+
+/* ---------- inbound: outer RX -> ESP -> inner TX ---------- */
+
+/* Reassemble an ESP fragment. Returns the whole packet (Ethernet at data
+ * start, single segment) or NULL when it is held or was dropped. */
+static struct rte_mbuf *
+reassemble(struct worker *w, struct rte_mbuf *m, uint8_t family, void *l3)
+{
+	uint64_t tsc = rte_rdtsc();
+	uint32_t before = w->dr.cnt;
+	struct rte_mbuf *r;
+
+	m->l2_len = sizeof(struct rte_ether_hdr);
+	if (family == 4) {
+		m->l3_len = rte_ipv4_hdr_len(l3);
+		r = rte_ipv4_frag_reassemble_packet(w->frag, &w->dr, m, tsc, l3);
+	} else {
+		struct rte_ipv6_hdr *ip6 = l3;
+		struct rte_ipv6_fragment_ext *fh = (struct rte_ipv6_fragment_ext *)(ip6 + 1);
+		m->l3_len = sizeof(*ip6) + sizeof(*fh);
+		r = rte_ipv6_frag_reassemble_packet(w->frag, &w->dr, m, tsc, ip6, fh);
+	}
+	/* fragments put on death row: overlaps, bad lengths, timeouts, table full */
+	w->st->drops[GW_DROP_MALFORMED] += w->dr.cnt - before;
+	if (w->dr.cnt > RTE_IP_FRAG_DEATH_ROW_LEN / 2)
+		rte_ip_frag_free_death_row(&w->dr, 0);
+	if (r == NULL)
+		return NULL;
+	if (r->nb_segs > 1 && rte_pktmbuf_linearize(r) != 0) {
+		drop(w, r, GW_DROP_MALFORMED);
+		return NULL;
+	}
+	return r;
+}
+
+/* ---------- inbound single writer: handoff between workers ---------- */
+
+static void
+handoff_flush(struct worker *w)
+{
+	for (unsigned o = 0; o < w->ctx->n_workers; o++) {
+		struct handoff_q *q = &w->ho[o];
+		unsigned k;
+		if (q->n == 0)
+			continue;
+		k = wk_ring_send(w, w->ctx->handoff_ring[o][w->idx], q->m, q->n);
+		w->st->handoff_out += k;
+		w->st->handoff_drops += q->n - k;
+		q->n = 0;
+	}
+}
+
+/* Queue an ESP packet (IP header first) for worker `owner`. */
+static void
+handoff(struct worker *w, unsigned owner, struct rte_mbuf *m, uint32_t spi, unsigned pidx)
+{
+	struct handoff_q *q = &w->ho[owner];
+	struct gw_meta *md = gw_meta(m);
+	md->kind = GW_HANDOFF;
+	md->port = pidx;
+	md->lk.spi = spi;
+	md->lk.stamp = GW_STAMP_NONE;
+	if (q->n == GW_BURST)
+		handoff_flush(w);
+	q->m[q->n++] = m;
+}
+
+/* Several workers: true when this worker owns sa (claiming it when it has no
+ * owner yet); otherwise *owner is the worker that does. */
+static inline bool
+sa_is_mine(struct worker *w, struct gw_sa *sa, unsigned *owner)
+{
+	int32_t o = __atomic_load_n(&sa->owner, __ATOMIC_RELAXED);
+	if (o == (int32_t)w->idx)
+		return true;
+	if (o < 0 && __atomic_compare_exchange_n(&sa->owner, &o, (int32_t)w->idx, false,
+						 __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+		return true;
+	*owner = (unsigned)o;
+	return false;
+}
+
+static __rte_always_inline void inbound_esp(struct worker *w, unsigned pidx, struct rte_mbuf **dec,
+			const uint32_t *spi, uint16_t nk, const bool slow);
+
+/* ESP packets other workers handed to this one (it owns their SAs): up to
+ * HANDOFF_ROUNDS bursts per sender and loop, since a sender may hand over
+ * more than one burst per loop (one per port). */
+#define HANDOFF_ROUNDS 4
+
+unsigned
+wk_drain_handoff(struct worker *w)
+{
+	unsigned total = 0;
+	for (unsigned k = 0; k < w->ctx->n_workers * HANDOFF_ROUNDS; k++) {
+		unsigned from = k % w->ctx->n_workers;
+		struct rte_mbuf *pkts[GW_BURST];
+		uint32_t spi[GW_BURST];
+		unsigned n, i = 0;
+		if (from == w->idx)
+			continue;
+		n = rte_ring_sc_dequeue_burst(w->ctx->handoff_ring[w->idx][from], (void **)pkts,
+					      GW_BURST, NULL);
+		if (n == 0)
+			continue;
+		w->st->handoff_in += n;
+		total += n;
+		for (unsigned k = 0; k < n; k++)
+			spi[k] = gw_meta(pkts[k])->lk.spi;
+		while (i < n) {            /* runs of the same outer port */
+			unsigned j = i + 1, port = gw_meta(pkts[i])->port;
+			while (j < n && gw_meta(pkts[j])->port == port)
+				j++;
+			inbound_esp(w, port, &pkts[i], &spi[i], j - i, false);
+			i = j;
+		}
+	}
+	return total;
+}
+
+/* ---------- inbound: outer RX -> ESP -> inner TX ---------- */
+
+static __rte_always_inline void
+inbound_common(struct worker *w, unsigned pidx, struct rte_mbuf **pkts, uint16_t n,
+	       const bool slow)
+{
+	struct gw_ctx *ctx = w->ctx;
+	const struct gw_port *port = &ctx->ports[pidx];
+	struct rte_mbuf *dec[GW_BURST];
+	uint32_t spi[GW_BURST];
+	uint16_t nk = 0;
+
+	for (uint16_t i = 0; i < n && i < 4; i++)
+		rte_prefetch0(rte_pktmbuf_mtod(pkts[i], void *));
+
+	for (uint16_t i = 0; i < n; i++) {
+		struct rte_mbuf *m = pkts[i];
+		struct rte_ether_hdr *eth = rte_pktmbuf_mtod(m, struct rte_ether_hdr *);
+		uint32_t len = rte_pktmbuf_data_len(m), hl;
+		uint8_t proto, family;
+		uint8_t *l3;
+		uint16_t et;
+
+		if (i + 4 < n)
+			rte_prefetch0(rte_pktmbuf_mtod(pkts[i + 4], void *));
+		if (l2_accept(w, m, port, pidx, &et) != 0)
+			continue;
+		len -= sizeof(*eth);
+		l3 = (uint8_t *)(eth + 1);
+		if (et == RTE_ETHER_TYPE_IPV4) {
+			struct rte_ipv4_hdr *ip = (struct rte_ipv4_hdr *)l3;
+			uint16_t tl = gw_ipv4_check(ip, len);
+			if (tl == 0) {
+				drop(w, m, GW_DROP_MALFORMED);
+				continue;
+			}
+			if (tl < len)
+				rte_pktmbuf_trim(m, len - tl);
+			if (!gw_port_owns(port, 4, (uint8_t *)&ip->dst_addr)) {
+				drop(w, m, GW_DROP_POLICY);   /* clear traffic never goes inward */
+				continue;
+			}
+			/* gw_ipv4_check verified the header checksum: ESP need not again */
+			m->ol_flags = (m->ol_flags & ~RTE_MBUF_F_RX_IP_CKSUM_MASK) |
+				      RTE_MBUF_F_RX_IP_CKSUM_GOOD;
+			proto = ip->next_proto_id;
+			family = 4;
+			hl = rte_ipv4_hdr_len(ip);
+			if (proto == GW_IPPROTO_ESP && rte_ipv4_frag_pkt_is_fragmented(ip)) {
+				m = reassemble(w, m, 4, ip);
+				if (m == NULL)
+					continue;
+				eth = rte_pktmbuf_mtod(m, struct rte_ether_hdr *);
+				l3 = (uint8_t *)(eth + 1);
+				ip = (struct rte_ipv4_hdr *)l3;
+				ip->hdr_checksum = 0;
+				ip->hdr_checksum = rte_ipv4_cksum(ip);
+				len = rte_pktmbuf_data_len(m) - sizeof(*eth);
+			}
+		} else if (et == RTE_ETHER_TYPE_IPV6) {
+			struct rte_ipv6_hdr *ip = (struct rte_ipv6_hdr *)l3;
+			uint32_t tl = gw_ipv6_check(ip, len);
+			if (tl == 0) {
+				drop(w, m, GW_DROP_MALFORMED);
+				continue;
+			}
+			if (tl < len)
+				rte_pktmbuf_trim(m, len - tl);
+			if (ip->dst_addr[0] == 0xff) {
+				punt(w, m, GW_PUNT_LOCAL, pidx, 0);
+				continue;
+			}
+			if (!gw_port_owns(port, 6, ip->dst_addr)) {
+				drop(w, m, GW_DROP_POLICY);
+				continue;
+			}
+			proto = ip->proto;
+			family = 6;
+			hl = sizeof(*ip);
+			if (proto == IPPROTO_FRAGMENT && tl >= hl + 8 && l3[hl] == GW_IPPROTO_ESP) {
+				m = reassemble(w, m, 6, ip);
+				if (m == NULL)
+					continue;
+				eth = rte_pktmbuf_mtod(m, struct rte_ether_hdr *);
+				l3 = (uint8_t *)(eth + 1);
+				proto = GW_IPPROTO_ESP;
+				len = rte_pktmbuf_data_len(m) - sizeof(*eth);
+			}
+		} else if (et == RTE_ETHER_TYPE_ARP) {
+			punt(w, m, GW_PUNT_LOCAL, pidx, 0);
+			continue;
+		} else {
+			drop(w, m, GW_DROP_POLICY);
+			continue;
+		}
+		if (proto != GW_IPPROTO_ESP) {
+			/* ICMP, ICMPv6 (ND), HIP to the gateway itself */
+			if (proto == GW_IPPROTO_ICMP || proto == GW_IPPROTO_ICMPV6 ||
+			    proto == GW_IPPROTO_HIP)
+				punt(w, m, GW_PUNT_LOCAL, pidx, 0);
+			else
+				drop(w, m, GW_DROP_POLICY);
+			continue;
+		}
+		(void)family;
+		if (len < hl + GW_ESP_HDR_LEN) {
+			drop(w, m, GW_DROP_MALFORMED);
+			continue;
+		}
+		memcpy(&spi[nk], l3 + hl, 4);
+		spi[nk] = rte_be_to_cpu_32(spi[nk]);
+		if (spi[nk] == 0) {
+			drop(w, m, GW_DROP_NO_SA);
+			continue;
+		}
+		rte_pktmbuf_adj(m, sizeof(*eth));
+		dec[nk++] = m;
+	}
+	if (nk > 0)
+		inbound_esp(w, pidx, dec, spi, nk, slow);
+}
+
+void
+wk_inbound_burst(struct worker *w, unsigned pidx, struct rte_mbuf **pkts, uint16_t n)
+{
+	inbound_common(w, pidx, pkts, n, false);
+}
+
+void
+wk_inbound_burst_slow(struct worker *w, unsigned pidx, struct rte_mbuf **pkts, uint16_t n)
+{
+	inbound_common(w, pidx, pkts, n, true);
+}
+
+/* dec[0..nk-1]: ESP packets (IP header first) received on outer port pidx with
+ * SPIs spi[] (host order, non-zero), nk <= GW_BURST: SAD lookup (or the slow
+ * path's stamp), handoff to the SA's owner when several workers run, ESP
+ * inbound, policy checks, route and send. */
+static __rte_always_inline void
+inbound_esp(struct worker *w, unsigned pidx, struct rte_mbuf **dec, const uint32_t *spi,
+	    uint16_t nk, const bool slow)
+{
+	struct gw_ctx *ctx = w->ctx;
+	const void *keys[GW_BURST];
+	void *data[GW_BURST];
+	struct esp_sa *esp[GW_BURST];
+	struct gw_sa *sas[GW_BURST];
+	uint8_t res[GW_BURST];
+	uint64_t hits = 0;
+	uint16_t nd = 0;
+
+	if (slow) {
+		for (uint16_t i = 0; i < nk; i++) {
+			const struct gw_meta *md = gw_meta(dec[i]);
+			if (md->lk.stamp == GW_STAMP_IN)
+				data[i] = gw_meta_sa(md);
+			else if (rte_hash_lookup_data(ctx->sadb.sad, &spi[i], &data[i]) < 0)
+				data[i] = NULL;
+			if (data[i] != NULL)
+				hits |= 1ULL << i;
+		}
+	} else {
+		/* one key per run of equal SPIs (usually the whole burst is one SA) */
+		uint8_t run[GW_BURST];
+		uint64_t rhits = 0;
+		uint16_t nu = 0;
+		for (uint16_t i = 0; i < nk; i++) {
+			if (i == 0 || spi[i] != spi[i - 1])
+				keys[nu++] = &spi[i];
+			run[i] = nu - 1;
+		}
+		rte_hash_lookup_bulk_data(ctx->sadb.sad, keys, nu, &rhits, data);
+		for (uint16_t i = nk; i-- > 0;) {   /* back to one entry per packet; run[i] <= i */
+			data[i] = data[run[i]];
+			hits |= ((rhits >> run[i]) & 1) << i;
+		}
+	}
+	for (uint16_t i = 0; i < nk; i++)     /* the SAs, before the pass that reads them */
+		if (hits & (1ULL << i))
+			gw_sadb_prefetch_in(&ctx->sadb, data[i]);   /* ok[] for the spoof check below */
+	for (uint16_t i = 0; i < nk; i++) {
+		unsigned owner;
+		if (!(hits & (1ULL << i))) {
+			drop(w, dec[i], GW_DROP_NO_SA);
+			continue;
+		}
+		if (unlikely(w->handoff) && !sa_is_mine(w, data[i], &owner)) {
+			handoff(w, owner, dec[i], spi[i], pidx);
+			continue;
+		}
+		sas[nd] = data[i];
+		esp[nd] = sas[nd]->esp;
+		if (nd == 0 || esp[nd] != esp[nd - 1])   /* its ESP lines, before the ESP stage */
+			esp_sa_prefetch(esp[nd], false, rte_pktmbuf_data_len(dec[i]));
+		dec[nd++] = dec[i];
+	}
+	if (unlikely(w->handoff))
+		handoff_flush(w);
+	if (nd == 0)
+		return;
+	esp_inbound_burst(esp, dec, res, nd);
+	for (uint16_t i = 0; i < nd; i++) {  /* inner route entries, before the pass below */
+		const uint8_t *l3 = rte_pktmbuf_mtod(dec[i], const uint8_t *);
+
+		if (res[i] == GW_DROP_NONE && (l3[0] >> 4) == 4 && !esp_pkt_is_beet(dec[i]))
+			gw_route4_prefetch(&ctx->routes,
+					   ((const struct rte_ipv4_hdr *)l3)->dst_addr);
+	}
+	for (uint16_t i = 0; i < nd; i++) {
+		struct rte_mbuf *m = dec[i];
+		struct gw_sa *sa = sas[i];
+		uint8_t *l3 = rte_pktmbuf_mtod(m, uint8_t *);
+		uint8_t *src, *dst;
+		uint8_t family;
+
+		if (i + 2 < nd)
+			rte_prefetch0(rte_pktmbuf_mtod(dec[i + 2], void *));
+		if (res[i] != GW_DROP_NONE) {
+			drop(w, m, res[i]);
+			continue;
+		}
+		if (esp_pkt_is_beet(m)) {
+			/* HIT-to-HIT (BEET): for the gateway itself, never the inner port */
+			punt(w, m, GW_PUNT_BEET, pidx, 0);
+			continue;
+		}
+		if ((l3[0] >> 4) == 4) {
+			struct rte_ipv4_hdr *ip = (struct rte_ipv4_hdr *)l3;
+			family = 4;
+			src = (uint8_t *)&ip->src_addr;
+			dst = (uint8_t *)&ip->dst_addr;
+			if (!gw_prefixes_match(gw_sa_src_ok(sa), sa->n_src, 4, src) ||
+			    !gw_prefixes_match(gw_sa_dst_ok(sa), sa->n_dst, 4, dst)) {
+				esp_sa_uncount(sa->esp, rte_pktmbuf_data_len(m));
+				drop(w, m, GW_DROP_SPOOF);
+				continue;
+			}
+			if (ip->time_to_live <= 1) {
+				esp_sa_uncount(sa->esp, rte_pktmbuf_data_len(m));
+				drop(w, m, GW_DROP_TTL);
+				continue;
+			}
+			gw_ipv4_dec_ttl(ip);
+			if (ip->next_proto_id == GW_IPPROTO_TCP &&
+			    !(ip->fragment_offset & rte_cpu_to_be_16(GW_IPV4_OFFSET_MASK))) {
+				uint32_t ihl = rte_ipv4_hdr_len(ip);
+				gw_tcp_clamp_mss(l3 + ihl, rte_pktmbuf_data_len(m) - ihl, sa->mss4);
+			}
+		} else {
+			struct rte_ipv6_hdr *ip = (struct rte_ipv6_hdr *)l3;
+			family = 6;
+			src = ip->src_addr;
+			dst = ip->dst_addr;
+			if (!gw_prefixes_match(gw_sa_src_ok(sa), sa->n_src, 6, src) ||
+			    !gw_prefixes_match(gw_sa_dst_ok(sa), sa->n_dst, 6, dst)) {
+				esp_sa_uncount(sa->esp, rte_pktmbuf_data_len(m));
+				drop(w, m, GW_DROP_SPOOF);
+				continue;
+			}
+			if (ip->hop_limits <= 1) {
+				esp_sa_uncount(sa->esp, rte_pktmbuf_data_len(m));
+				drop(w, m, GW_DROP_TTL);
+				continue;
+			}
+			ip->hop_limits--;
+			if (ip->proto == GW_IPPROTO_TCP)
+				gw_tcp_clamp_mss(l3 + sizeof(*ip), rte_pktmbuf_data_len(m) - sizeof(*ip),
+						 sa->mss6);
+		}
+		route_and_send(w, m, family, dst);
+	}
+}
+

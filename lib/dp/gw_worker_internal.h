@@ -1,0 +1,200 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Worker lcore internals shared by its three files: gw_worker.c (the main
+ * loop, TX queues, rings to the control lcore), gw_outbound.c (inner RX ->
+ * SPD -> ESP -> outer TX) and gw_inbound.c (outer RX -> SAD -> ESP -> inner
+ * TX, reassembly, handoff to the SA's owner). Not for use outside lib/dp.
+ */
+#ifndef HIPGW_WORKER_INTERNAL_H
+#define HIPGW_WORKER_INTERNAL_H
+
+#include <string.h>
+#include <rte_ethdev.h>
+#include <rte_ether.h>
+#include <rte_ip.h>
+#include <rte_ip_frag.h>
+
+#include "gw_worker.h"
+#include "gw_meta.h"
+#include "gw_neigh.h"
+#include "gw_pkt.h"
+
+#define TXQ_MAX (GW_BURST * 4)
+
+struct txq {
+	uint16_t n;
+	struct rte_mbuf *m[TXQ_MAX];
+};
+
+/* ESP packets waiting to be handed to the worker owning their SA */
+struct handoff_q {
+	uint16_t n;
+	struct rte_mbuf *m[GW_BURST];
+};
+
+/* Packets for the control lcore, enqueued once per loop (one ring update per
+ * burst, not per packet: under an I1 flood every I1 goes this way) */
+struct punt_q {
+	uint16_t n;
+	struct rte_mbuf *m[GW_BURST * 2];
+};
+
+struct worker {
+	struct gw_ctx *ctx;
+	struct gw_neigh_cache ncache;   /* next-hop MACs (gw_neigh.h), this lcore's */
+	unsigned idx;
+	bool handoff;                   /* several workers: inbound SAs have owners */
+	bool slow;                      /* --slow-path: the control lcore looks SAs up */
+	struct gw_lcore_stats *st;
+	struct txq tx[GW_CONF_MAX_PORTS];
+	struct rte_ip_frag_tbl *frag;
+	struct rte_ip_frag_death_row dr;
+	struct handoff_q ho[GW_MAX_WORKERS];
+	struct punt_q pq;
+};
+
+static inline void
+drop(struct worker *w, struct rte_mbuf *m, enum gw_drop reason)
+{
+	w->st->drops[reason]++;
+	rte_pktmbuf_free(m);
+}
+
+/* Send TX queue p of this worker (gw_worker.c). */
+void wk_tx_flush(struct worker *w, unsigned p);
+/* Enqueue m[0 .. n) on the single-producer ring r, in order; what it has no
+ * room for is freed and counted as ring_full. Returns how many went. */
+unsigned wk_ring_send(struct worker *w, struct rte_ring *r, struct rte_mbuf **m, unsigned n);
+/* Enqueue the packets waiting for the control lcore. */
+void wk_punt_flush(struct worker *w);
+
+static inline void
+tx_enqueue(struct worker *w, unsigned p, struct rte_mbuf *m)
+{
+	struct txq *q = &w->tx[p];
+	if (q->n == TXQ_MAX)
+		wk_tx_flush(w, p);
+	q->m[q->n++] = m;
+}
+
+/* Hand a packet to the control lcore (queued; wk_punt_flush sends). */
+static void
+punt(struct worker *w, struct rte_mbuf *m, enum gw_meta_kind kind, unsigned port, uint16_t mtu)
+{
+	struct gw_meta *md = gw_meta(m);
+	md->kind = kind;
+	md->port = port;
+	md->mtu = mtu;
+	if (w->pq.n == RTE_DIM(w->pq.m))
+		wk_punt_flush(w);
+	w->pq.m[w->pq.n++] = m;
+}
+
+
+/* m holds an IP packet (no L2). Add Ethernet towards next hop `nh` for
+ * destination (family, dst) and queue it on the next hop's port. */
+static __rte_always_inline void
+send_ip(struct worker *w, struct rte_mbuf *m, const struct gw_nexthop *nh,
+	uint8_t family, const uint8_t *dst)
+{
+	struct gw_port *port = &w->ctx->ports[nh->port];
+	const uint8_t *hop = nh->on_link ? dst : nh->via.addr;
+	struct rte_ether_hdr *eth;
+
+	eth = (struct rte_ether_hdr *)rte_pktmbuf_prepend(m, sizeof(*eth));
+	if (eth == NULL) {
+		drop(w, m, GW_DROP_MALFORMED);
+		return;
+	}
+	eth->ether_type = rte_cpu_to_be_16(family == 4 ? RTE_ETHER_TYPE_IPV4 : RTE_ETHER_TYPE_IPV6);
+	rte_ether_addr_copy(&port->mac, &eth->src_addr);
+	if (gw_neigh_cache_get(&w->ncache, w->ctx->neigh,
+			       __atomic_load_n(&w->ctx->neigh_gen, __ATOMIC_ACQUIRE),
+			       nh->port, family, hop, &eth->dst_addr)) {
+		tx_enqueue(w, nh->port, m);
+		return;
+	}
+	{
+		struct gw_meta *md = gw_meta(m);
+		md->family = family;
+		memcpy(md->ip, hop, family == 4 ? 4 : 16);
+		punt(w, m, GW_PUNT_NEIGH, nh->port, 0);
+	}
+}
+
+static inline bool
+for_this_port(const struct gw_port *p, const struct rte_ether_hdr *eth)
+{
+	return rte_is_same_ether_addr(&eth->dst_addr, &p->mac);
+}
+
+/* Ethernet stage of both paths: a single-segment frame for this port's MAC
+ * goes on (0, *et set); broadcast/multicast ARP and IPv6 (ND) go to the control
+ * lcore; anything else is dropped (-1: m consumed either way). On a port where
+ * the control lcore sends through its own packet socket, a frame from the
+ * port's own MAC is the kernel's copy of one of those (packet(7): a socket
+ * bound to the interface with ETH_P_ALL, as the af_packet PMD's are, sees the
+ * interface's outgoing frames too): freed first, counted as ctrl_looped. */
+static inline int
+l2_accept(struct worker *w, struct rte_mbuf *m, const struct gw_port *port, unsigned pidx,
+	  uint16_t *et)
+{
+	struct rte_ether_hdr *eth = rte_pktmbuf_mtod(m, struct rte_ether_hdr *);
+
+	if (rte_pktmbuf_data_len(m) < sizeof(*eth) || m->nb_segs != 1) {
+		drop(w, m, GW_DROP_MALFORMED);
+		return -1;
+	}
+	if (port->ctrl_fd >= 0 && rte_is_same_ether_addr(&eth->src_addr, &port->mac)) {
+		w->st->ctrl_looped[pidx]++;
+		rte_pktmbuf_free(m);
+		return -1;
+	}
+	*et = rte_be_to_cpu_16(eth->ether_type);
+	if (for_this_port(port, eth))
+		return 0;
+	if (rte_is_multicast_ether_addr(&eth->dst_addr) &&
+	    (*et == RTE_ETHER_TYPE_ARP || *et == RTE_ETHER_TYPE_IPV6))
+		punt(w, m, GW_PUNT_LOCAL, pidx, 0);
+	else
+		drop(w, m, GW_DROP_POLICY);
+	return -1;
+}
+
+static inline bool
+is_own_addr(const struct gw_ctx *ctx, uint8_t family, const uint8_t *ip)
+{
+	for (unsigned i = 0; i < ctx->n_ports; i++)
+		if (gw_port_owns(&ctx->ports[i], family, ip))
+			return true;
+	return false;
+}
+
+/* Route an IP packet (no L2) by its destination and send it. */
+static __rte_always_inline void
+route_and_send(struct worker *w, struct rte_mbuf *m, uint8_t family, const uint8_t *dst)
+{
+	const struct gw_nexthop *nh;
+	if (family == 4) {
+		uint32_t d;
+		memcpy(&d, dst, 4);
+		nh = gw_route4(&w->ctx->routes, d);
+	} else {
+		nh = gw_route6(&w->ctx->routes, dst);
+	}
+	if (nh == NULL) {
+		drop(w, m, GW_DROP_NO_ROUTE);
+		return;
+	}
+	send_ip(w, m, nh, family, dst);
+}
+
+/* The burst stages, one per direction; _slow: --slow-path, the control
+ * lcore stamped each frame with its lookup (gw_outbound.c, gw_inbound.c). */
+void wk_outbound_burst(struct worker *w, unsigned pidx, struct rte_mbuf **pkts, uint16_t n);
+void wk_outbound_burst_slow(struct worker *w, unsigned pidx, struct rte_mbuf **pkts, uint16_t n);
+void wk_inbound_burst(struct worker *w, unsigned pidx, struct rte_mbuf **pkts, uint16_t n);
+void wk_inbound_burst_slow(struct worker *w, unsigned pidx, struct rte_mbuf **pkts, uint16_t n);
+/* ESP packets other workers handed to this one; returns how many. */
+unsigned wk_drain_handoff(struct worker *w);
+
+#endif

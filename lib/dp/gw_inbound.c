@@ -131,6 +131,25 @@ wk_drain_handoff(struct worker *w)
 
 /* ---------- inbound: outer RX -> ESP -> inner TX ---------- */
 
+/* An outer IPv6 packet (tl bytes after Ethernet, trimmed to that) for the
+ * gateway whose next header is an extension header: RFC 4303 3.1.2 lets ESP
+ * follow Hop-by-Hop, Routing, Fragment and Destination Options, and ICMPv6 or
+ * HIP may come behind them too. The chain is walked and removed
+ * (gw_ip6ext_remove), so that ESP inbound, reassembly and the control lcore
+ * find their header right after the fixed one. Returns the packet's new
+ * length after Ethernet (*proto its next header), or 0 when m was dropped. */
+static uint32_t
+outer_ip6_ext(struct worker *w, struct rte_mbuf *m, uint32_t tl, uint8_t *proto)
+{
+	enum gw_drop r = gw_ip6ext_remove(m, sizeof(struct rte_ether_hdr), tl, proto);
+
+	if (r != GW_DROP_NONE) {
+		drop(w, m, r);
+		return 0;
+	}
+	return rte_pktmbuf_data_len(m) - sizeof(struct rte_ether_hdr);
+}
+
 static __rte_always_inline void
 inbound_common(struct worker *w, unsigned pidx, struct rte_mbuf **pkts, uint16_t n,
 	       const bool slow)
@@ -208,7 +227,16 @@ inbound_common(struct worker *w, unsigned pidx, struct rte_mbuf **pkts, uint16_t
 			proto = ip->proto;
 			family = 6;
 			hl = sizeof(*ip);
-			if (proto == IPPROTO_FRAGMENT && tl >= hl + 8 && l3[hl] == GW_IPPROTO_ESP) {
+			if (unlikely(proto != GW_IPPROTO_ESP) && gw_ip6ext_is(proto)) {
+				if ((tl = outer_ip6_ext(w, m, tl, &proto)) == 0)
+					continue;
+				eth = rte_pktmbuf_mtod(m, struct rte_ether_hdr *);
+				l3 = (uint8_t *)(eth + 1);
+				ip = (struct rte_ipv6_hdr *)l3;
+				len = tl;
+			}
+			if (proto == GW_IPPROTO_FRAGMENT && tl >= hl + GW_IPV6_FRAG_HDR_LEN &&
+			    l3[hl] == GW_IPPROTO_ESP) {
 				m = reassemble(w, m, 6, ip);
 				if (m == NULL)
 					continue;

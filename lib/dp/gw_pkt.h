@@ -14,6 +14,7 @@
 #include <rte_tcp.h>
 #include <rte_mbuf.h>
 #include "gw_cksum.h"
+#include "gw_ip6ext.h"
 #include "hipgw_wire.h"
 
 /* True when the IPv4 header of hl bytes (20..60) has a valid header checksum

@@ -387,3 +387,39 @@ def test_inner_atomic_fragments_forwarded(gw, rng):
     assert not problems, "\n".join(problems)
     check_drops(r)
 
+
+def test_inner_syn_in_atomic_fragment_mss_clamped(gw, rng):
+    """A TCP SYN from the site in an IPv6 atomic fragment, or behind Destination
+    Options, has its MSS clamped as one without them; its TCP checksum stays
+    right. A SYN in a real fragment is left alone (its TCP header is not the
+    gateway's to edit)."""
+    from scapy.layers.inet import TCP
+    out, inn = sa_pair(rng)
+    mx = gwlib.max_inner(out.suite, 6)
+    limit = mx - 60
+
+    def syn(dport):
+        return bytes(IPv6(src=gwlib.HOST6, dst="fd00:2::40", hlim=64) /
+                     TCP(sport=40000 + dport, dport=dport, flags="S", seq=1,
+                         options=[("MSS", 1460), ("NOP", None), ("WScale", 7)]))
+
+    sent = [insert_ext(syn(1), [frag()]), insert_ext(syn(2), [dst()]),
+            insert_ext(syn(3), [frag(m=1)])]
+    r = gw.run([out, inn], lan_in=[gwlib.lan_frame(b) for b in sent], lan_mss="auto")
+    dec = gwlib.decrypt_outbound(out, gwlib.data_frames(r.wan_out))
+    assert len(dec) == len(sent), (len(dec), r.drops)
+    for s, d in zip(sent, dec):
+        p = IPv6(d.inner)
+        mss = dict(p[TCP].options).get("MSS")
+        if s is sent[2]:
+            assert d.inner == gwlib.routed(s), "the SYN in a real fragment was changed"
+            continue
+        assert limit - 16 < mss <= limit, "SYN MSS 1460 became %d; the ESP overhead allows %d" % (
+            mss, limit)
+        want = IPv6(s)
+        want[TCP].options = [(k, mss if k == "MSS" else v) for k, v in want[TCP].options]
+        del want[TCP].chksum
+        want = IPv6(bytes(want))
+        assert d.inner == gwlib.routed(bytes(want)), \
+            "clamped SYN differs from the original but for MSS, TCP checksum and hop limit"
+    check_drops(r)

@@ -30,6 +30,9 @@ struct gw_lcore_stats {
 	/* --slow-path: frames sent to the control lcore for their SA lookup, and
 	 * stamped frames this worker finished (read by the control lcore) */
 	uint64_t slow_sent, slow_done;
+	/* decapsulated IPv4 packets without DF longer than their inner port's
+	 * MTU, handed to the control lcore to fragment */
+	uint64_t inner_fragmented;
 } __rte_cache_aligned;
 
 /* One slot per lcore id; index with rte_lcore_id(). */

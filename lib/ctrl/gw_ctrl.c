@@ -341,6 +341,12 @@ gw_ctrl_poll(struct gw_ctrl *c)
 			case GW_PUNT_FRAGMENT:
 				ctrl_fragment(c, m, port, md->mtu);
 				break;
+			case GW_PUNT_TOO_BIG_IN:
+				ctrl_decap_too_big(c, m, port, md->mtu);
+				break;
+			case GW_PUNT_FRAGMENT_IN:
+				ctrl_decap_fragment(c, m, md->mtu);
+				break;
 			case GW_PUNT_BEET:
 				if (c->hooks.beet_input != NULL)
 					c->hooks.beet_input(c->hooks.ctx, m);

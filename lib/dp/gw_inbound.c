@@ -91,6 +91,32 @@ sa_is_mine(struct worker *w, struct gw_sa *sa, unsigned *owner)
 	return false;
 }
 
+/* A decapsulated inner packet (IP header first, TTL / hop limit not yet
+ * decremented) longer than the MTU of inner port `port` it is routed to: never
+ * sent so. IPv4 without DF goes to the control lcore to be fragmented to that
+ * MTU (RFC 791 2.3; counted in inner_fragmented), its TTL decremented here as
+ * for any forwarded packet; IPv4 with DF and IPv6 (which routers never
+ * fragment, RFC 8200 section 5) go to the control lcore for an ICMP
+ * fragmentation needed (RFC 1191) / Packet Too Big (RFC 4443 3.2) back through
+ * the tunnel to their source, counted as mtu and not as delivered by sa. */
+static void
+decap_too_big(struct worker *w, struct rte_mbuf *m, struct gw_sa *sa, unsigned port,
+	      uint8_t family)
+{
+	struct rte_ipv4_hdr *ip = rte_pktmbuf_mtod(m, struct rte_ipv4_hdr *);
+	uint16_t mtu = w->ctx->ports[port].mtu;
+
+	if (family == 4 && !(ip->fragment_offset & rte_cpu_to_be_16(GW_IPV4_DF))) {
+		gw_ipv4_dec_ttl(ip);
+		w->st->inner_fragmented++;
+		punt(w, m, GW_PUNT_FRAGMENT_IN, port, mtu);
+		return;
+	}
+	esp_sa_uncount(sa->esp, rte_pktmbuf_data_len(m));
+	w->st->drops[GW_DROP_MTU]++;
+	punt(w, m, GW_PUNT_TOO_BIG_IN, port, mtu);
+}
+
 static __rte_always_inline void inbound_esp(struct worker *w, unsigned pidx, struct rte_mbuf **dec,
 			const uint32_t *spi, uint16_t nk, const bool slow);
 
@@ -369,6 +395,7 @@ inbound_esp(struct worker *w, unsigned pidx, struct rte_mbuf **dec, const uint32
 		struct rte_mbuf *m = dec[i];
 		struct gw_sa *sa = sas[i];
 		uint8_t *l3 = rte_pktmbuf_mtod(m, uint8_t *);
+		const struct gw_nexthop *nh;
 		uint8_t *src, *dst;
 		uint8_t family;
 
@@ -399,12 +426,6 @@ inbound_esp(struct worker *w, unsigned pidx, struct rte_mbuf **dec, const uint32
 				drop(w, m, GW_DROP_TTL);
 				continue;
 			}
-			gw_ipv4_dec_ttl(ip);
-			if (ip->next_proto_id == GW_IPPROTO_TCP &&
-			    !(ip->fragment_offset & rte_cpu_to_be_16(GW_IPV4_OFFSET_MASK))) {
-				uint32_t ihl = rte_ipv4_hdr_len(ip);
-				gw_tcp_clamp_mss(l3 + ihl, rte_pktmbuf_data_len(m) - ihl, sa->mss4);
-			}
 		} else {
 			struct rte_ipv6_hdr *ip = (struct rte_ipv6_hdr *)l3;
 			family = 6;
@@ -421,12 +442,32 @@ inbound_esp(struct worker *w, unsigned pidx, struct rte_mbuf **dec, const uint32
 				drop(w, m, GW_DROP_TTL);
 				continue;
 			}
+		}
+		nh = route_lookup(w, family, dst);
+		if (nh == NULL) {
+			drop(w, m, GW_DROP_NO_ROUTE);
+			continue;
+		}
+		if (unlikely(rte_pktmbuf_data_len(m) > ctx->ports[nh->port].mtu)) {
+			decap_too_big(w, m, sa, nh->port, family);
+			continue;
+		}
+		if (family == 4) {
+			struct rte_ipv4_hdr *ip = (struct rte_ipv4_hdr *)l3;
+			gw_ipv4_dec_ttl(ip);
+			if (ip->next_proto_id == GW_IPPROTO_TCP &&
+			    !(ip->fragment_offset & rte_cpu_to_be_16(GW_IPV4_OFFSET_MASK))) {
+				uint32_t ihl = rte_ipv4_hdr_len(ip);
+				gw_tcp_clamp_mss(l3 + ihl, rte_pktmbuf_data_len(m) - ihl, sa->mss4);
+			}
+		} else {
+			struct rte_ipv6_hdr *ip = (struct rte_ipv6_hdr *)l3;
 			ip->hop_limits--;
 			if (ip->proto == GW_IPPROTO_TCP)
 				gw_tcp_clamp_mss(l3 + sizeof(*ip), rte_pktmbuf_data_len(m) - sizeof(*ip),
 						 sa->mss6);
 		}
-		route_and_send(w, m, family, dst);
+		send_ip(w, m, nh, family, dst);
 	}
 }
 

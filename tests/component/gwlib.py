@@ -528,7 +528,7 @@ def conf_list(items):
 
 
 def write_config(d, sas, bypass=(), lan_extra="", wan_extra="", gateway_extra="",
-                 lan_mss=None, gateway6=False):
+                 lan_mss=None, gateway6=False, lan_mtu=MTU):
     lines = ["; written by tests/component", "[gateway]", "workers = 1",
              "idle = adaptive"]
     if gateway_extra:
@@ -538,7 +538,7 @@ def write_config(d, sas, bypass=(), lan_extra="", wan_extra="", gateway_extra=""
               "role = inner",
               "address = %s/24, %s/64" % (LAN4, LAN6),
               "neighbors = %s %s, %s %s" % (HOST4, HOST_MAC, HOST6, HOST_MAC),
-              "mtu = %d" % MTU]
+              "mtu = %d" % lan_mtu]
     if lan_mss is not None:
         lines.append("tcp-mss-clamp = %s" % lan_mss)
     if lan_extra:

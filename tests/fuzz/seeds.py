@@ -48,6 +48,11 @@ PARAM_ENCRYPTED = 641
 MODE_IPV6 = 0x01
 V6_SRC = ipaddress.IPv6Address("fd00:99::1").packed
 V6_DST = ipaddress.IPv6Address("fd00:99::2").packed
+# a small [sa-gen] (tests/component/test_sagen.py's shape): local, remote
+SAGEN = ("\n[sa-gen bench]\ncount = 16\ndirection = both\nsuite = aes128-gcm16\nlocal = %s\n"
+         "remote = %s\nprefixes = 16.0.0.0/12\nprefix-len = 24\nspi-seed = 0x5eed\n"
+         "prefix-seed = 77\nkey-seed = 0xc0ffee\nbatch = 100\ninstall = before-start\n"
+         "replay-window = 1024\n")
 # the fixed Host Identity key files fuzz_config.c writes before the first input
 FUZZ_KEY_DIR = "/tmp/hipgw-fuzz-keys"
 
@@ -185,13 +190,15 @@ def seed_config(seen):
         variants.append((gwlib.make_sa_pair(rng, "aes256-cbc-sha256"),
                          {"bypass": ("10.9.0.0/16", "fd00:9::/48"), "lan_mss": 1300}))
         variants.append(((), {"gateway_extra": hi + "\npuzzle-k = 12\nsa-lifetime = 60s, 1MiB"
-                              "\nesp-transforms = 13, 9\ndh-groups = 7, 4\nhip-ciphers = 4, 2"}))
-        for sas, kw in variants:
+                              "\nesp-transforms = aes-gcm16, aes256-cbc-sha256"
+                              "\ndh-groups = nist-p256, modp3072\nhip-ciphers = aes256-cbc, aes128-cbc"}))
+        variants.append(((), {}))
+        tails = {len(variants) - 2: peer, len(variants) - 1: SAGEN % (gwlib.WAN4, gwlib.PEER4)}
+        for i, (sas, kw) in enumerate(variants):
             path = gwlib.write_config(d, sas, **kw)
             with open(path, "rb") as f:
                 text = f.read()
-            if not sas:
-                text += peer.encode() + b"\n"
+            text += tails.get(i, "").encode()
             put("config", text.replace(d.encode(), b"/tmp/hipgw-fuzz-state"), seen)
 
 

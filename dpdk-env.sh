@@ -283,11 +283,12 @@ cmd_fuzz() {   # [SECONDS] [NAME...]
 # new fuzzing. One pass per harness whose replay is clean, one failure per
 # harness that crashes, leaks or times out.
 run_fuzz() {
-	local n exe p=0 f=0 log inputs
+	local n exe p=0 f=0 log inputs art
 	if ! build_fuzz; then
 		stage_result fuzz 0 1
 		return
 	fi
+	art=$(mktemp -d /tmp/hgw-replay.XXXXXX)
 	say "fuzz replay: $FUZZ_DIR/corpus/NAME and $FUZZ_DIR/regress/NAME through $BUILD_FUZZ/$FUZZ_DIR/fuzz_NAME"
 	for n in $(fuzz_names); do
 		exe=$(fuzz_exe "$n")
@@ -300,7 +301,7 @@ run_fuzz() {
 		fi
 		# file arguments: each is run once, nothing is written (artifacts to a temp dir)
 		if (cd "$REPO/$BUILD_FUZZ" && timeout 300 "$exe" -timeout=$FUZZ_TIMEOUT -rss_limit_mb=$FUZZ_RSS_MB \
-			-artifact_prefix="$(mktemp -d /tmp/hgw-replay.XXXXXX)/" "${inputs[@]}" >"$log" 2>&1); then
+			-artifact_prefix="$art/" "${inputs[@]}" >"$log" 2>&1); then
 			say "  fuzz_$n: ${#inputs[@]} inputs clean"
 			p=$((p + 1))
 		else
@@ -309,6 +310,7 @@ run_fuzz() {
 			f=$((f + 1))
 		fi
 	done
+	rm -rf "$art"
 	stage_result fuzz "$p" "$f"
 }
 

@@ -71,8 +71,12 @@
 #define GW_ICMP_ECHO_REPLY         0
 #define GW_ICMP_DEST_UNREACH       3
 #define GW_ICMP_FRAG_NEEDED        4   /* code of GW_ICMP_DEST_UNREACH */
+#define GW_ICMP_SOURCE_QUENCH      4
+#define GW_ICMP_REDIRECT           5
 #define GW_ICMP_ECHO_REQUEST       8
 #define GW_ICMP_TIME_EXCEEDED      11
+#define GW_ICMP_PARAM_PROBLEM      12
+#define GW_ICMP6_INFO_MIN          128  /* RFC 4443 2.1: types below are errors */
 #define GW_ICMP6_PACKET_TOO_BIG    2
 #define GW_ICMP6_TIME_EXCEEDED     3
 #define GW_ICMP6_ECHO_REQUEST      128

@@ -63,7 +63,8 @@ void ctrl_icmp_error(struct gw_ctrl *c, struct rte_mbuf *m, unsigned port, uint8
  * / Packet Too Big with mtu, at least 1280 (RFC 8201), quoting as much of orig
  * as fits in 576 / 1280 bytes (RFC 1812 4.3.2.3, RFC 4443 2.4 (c)); checksums
  * done. Returns a new mbuf starting at its IP header (Ethernet headroom left),
- * or NULL: no mbuf, a family mismatch, orig a non-first IPv4 fragment. */
+ * or NULL: no mbuf, a family mismatch, orig a non-first IPv4 fragment or an
+ * ICMP / ICMPv6 error itself (RFC 1812 4.3.2.2, RFC 4443 2.4 (e)). */
 struct rte_mbuf *ctrl_icmp_error_build(struct gw_ctrl *c, const uint8_t *orig, uint32_t olen,
 				       const struct gw_addr *src, uint8_t kind, uint16_t mtu);
 /* Fragment the IPv4 packet m (IP header first, no DF; consumed) into pieces of

@@ -9,6 +9,7 @@
 #include <rte_ip_frag.h>
 
 #include "ctrl_internal.h"
+#include "gw_ip6ext.h"
 #include "gw_meta.h"
 #include "hipgw_wire.h"
 
@@ -88,6 +89,38 @@ ctrl_icmp_local(struct gw_ctrl *c, struct rte_mbuf *m, unsigned port)
 	ctrl_drop(c, m, GW_DROP_POLICY);
 }
 
+/* True when the IP packet orig (olen bytes) is itself an ICMP error (RFC 792:
+ * destination unreachable, source quench, redirect, time exceeded, parameter
+ * problem) or ICMPv6 error (RFC 4443 2.1: a type below 128, found behind the
+ * extension headers gw_ip6ext_walk accepts): no error is sent about one (RFC
+ * 1812 4.3.2.2, RFC 4443 2.4 (e)), so two gateways never bounce errors. */
+static bool
+is_icmp_error(const uint8_t *orig, uint32_t olen)
+{
+	if ((orig[0] >> 4) == 4) {
+		const struct rte_ipv4_hdr *ip = (const struct rte_ipv4_hdr *)orig;
+		uint32_t hl = rte_ipv4_hdr_len(ip);
+		uint8_t t;
+
+		if (ip->next_proto_id != GW_IPPROTO_ICMP || olen <= hl ||
+		    (ip->fragment_offset & rte_cpu_to_be_16(GW_IPV4_OFFSET_MASK)))
+			return false;
+		t = orig[hl];
+		return t == GW_ICMP_DEST_UNREACH || t == GW_ICMP_SOURCE_QUENCH ||
+		       t == GW_ICMP_REDIRECT || t == GW_ICMP_TIME_EXCEEDED ||
+		       t == GW_ICMP_PARAM_PROBLEM;
+	} else {
+		const struct rte_ipv6_hdr *ip = (const struct rte_ipv6_hdr *)orig;
+		uint32_t tl = RTE_MIN(olen, sizeof(*ip) + rte_be_to_cpu_16(ip->payload_len));
+		struct gw_ip6ext x = { .len = 0, .proto = ip->proto };
+
+		if (gw_ip6ext_is(ip->proto) && gw_ip6ext_walk(orig, tl, &x) != GW_DROP_NONE)
+			return false;
+		return x.proto == GW_IPPROTO_ICMPV6 && sizeof(*ip) + x.len < tl &&
+		       orig[sizeof(*ip) + x.len] < GW_ICMP6_INFO_MIN;
+	}
+}
+
 struct rte_mbuf *
 ctrl_icmp_error_build(struct gw_ctrl *c, const uint8_t *orig, uint32_t olen,
 		      const struct gw_addr *src, uint8_t kind, uint16_t mtu)
@@ -96,7 +129,8 @@ ctrl_icmp_error_build(struct gw_ctrl *c, const uint8_t *orig, uint32_t olen,
 	struct icmp_err_hdr *ic;
 	uint32_t quote;
 
-	if (olen < GW_IPV4_HDR_LEN || src->family != ((orig[0] >> 4) == 4 ? 4 : 6))
+	if (olen < GW_IPV4_HDR_LEN || src->family != ((orig[0] >> 4) == 4 ? 4 : 6) ||
+	    is_icmp_error(orig, olen))
 		return NULL;
 	if ((orig[0] >> 4) == 4) {
 		const struct rte_ipv4_hdr *oip = (const struct rte_ipv4_hdr *)orig;

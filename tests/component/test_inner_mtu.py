@@ -101,3 +101,27 @@ def test_decapsulated_packet_over_inner_mtu(gw, rng, suite, outer):
     assert sum(w["inner_fragmented"] for w in r.stats["workers"]) == 1, r.stats["workers"]
     assert r.sa(inn.name)["packets"] == len(good) + len(edge) + 1, \
         "the in SA counts %d packets delivered" % r.sa(inn.name)["packets"]
+
+
+def test_no_icmp_error_about_an_icmp_error(gw, rng):
+    """A decapsulated ICMP error (destination unreachable, ICMPv6 time exceeded)
+    too big for the inner port is dropped and counted as mtu, with no ICMP
+    error about it (RFC 1812 4.3.2.2, RFC 4443 2.4 (e)); an echo request of
+    the same size still gets one."""
+    from scapy.layers.inet import ICMP
+    from scapy.layers.inet6 import ICMPv6TimeExceeded, ICMPv6EchoRequest
+    from scapy.packet import Raw
+    out, inn = gwlib.make_sa_pair(rng, "aes128-gcm16", 4)
+    pad = bytes(1400)
+    errs = [bytes(IP(src="10.2.0.20", dst=gwlib.HOST4, flags="DF") / ICMP(type=3, code=1) /
+                  Raw(pad)),
+            bytes(IPv6(src="fd00:2::20", dst=gwlib.HOST6) / ICMPv6TimeExceeded() / Raw(pad))]
+    echo = bytes(IPv6(src="fd00:2::21", dst=gwlib.HOST6) / ICMPv6EchoRequest(data=pad))
+    r = gw.run([out, inn], wan_in=feed(rng, inn, errs + [echo]), lan_mtu=LAN_MTU)
+    assert not gwlib.data_frames(r.lan_out), "a packet over the inner MTU went out"
+    dec = gwlib.decrypt_outbound(out, gwlib.data_frames(r.wan_out))
+    assert len(dec) == 1, "%d ICMP errors through the tunnel; expected one, about the echo " \
+        "request, none about the ICMP errors" % len(dec)
+    t, c, mtu, quote = icmp_of(dec[0].inner)
+    assert (t, c, mtu) == (2, 0, LAN_MTU) and quote == echo[:len(quote)]
+    check_drops(r, mtu=3)

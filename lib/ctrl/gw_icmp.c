@@ -35,6 +35,13 @@ ctrl_icmp_local(struct gw_ctrl *c, struct rte_mbuf *m, unsigned port)
 	uint32_t len = rte_pktmbuf_data_len(m) - sizeof(*eth);
 	uint16_t et = rte_be_to_cpu_16(eth->ether_type);
 
+	/* a frame to a multicast MAC comes straight from the Ethernet stage:
+	 * nothing of its IP header has been checked */
+	if (len < (et == RTE_ETHER_TYPE_IPV4 ? sizeof(struct rte_ipv4_hdr) :
+		   sizeof(struct rte_ipv6_hdr))) {
+		ctrl_drop(c, m, GW_DROP_MALFORMED);
+		return;
+	}
 	if (et == RTE_ETHER_TYPE_IPV4) {
 		struct rte_ipv4_hdr *ip = (struct rte_ipv4_hdr *)(eth + 1);
 		uint32_t hl = rte_ipv4_hdr_len(ip), tl = rte_be_to_cpu_16(ip->total_length);

@@ -423,3 +423,22 @@ def test_inner_syn_in_atomic_fragment_mss_clamped(gw, rng):
         assert d.inner == gwlib.routed(bytes(want)), \
             "clamped SYN differs from the original but for MSS, TCP checksum and hop limit"
     check_drops(r)
+
+
+@pytest.mark.parametrize("side", ["outer", "inner"])
+def test_truncated_ipv6_frame_to_multicast_mac(gw, rng, side):
+    """IPv6 frames to a multicast MAC go from the Ethernet stage straight to the
+    control lcore; one too short for an IPv6 header (none at all, or half of
+    one) is dropped as malformed, with good traffic around it untouched."""
+    out, inn = sa_pair(rng)
+    mac = gwlib.PEER6_MAC if side == "outer" else gwlib.HOST_MAC
+    bad = [Ether(src=mac, dst="33:33:00:00:00:01", type=0x86dd),
+           Ether(src=mac, dst="33:33:ff:00:00:01", type=0x86dd) / Raw(bytes([0x60]) + bytes(19))]
+    echo = Ether(src=mac, dst=gwlib.WAN_MAC if side == "outer" else gwlib.LAN_MAC,
+                 type=0x86dd) / Raw(echo6(gwlib.PEER6 if side == "outer" else gwlib.HOST6,
+                                          gwlib.WAN6 if side == "outer" else gwlib.LAN6, b"after"))
+    frames = bad + [echo]
+    r = gw.run([out, inn], **({"wan_in": frames} if side == "outer" else {"lan_in": frames}))
+    me, src = (gwlib.WAN6, gwlib.PEER6) if side == "outer" else (gwlib.LAN6, gwlib.HOST6)
+    assert len(echo_replies(r.wan_out if side == "outer" else r.lan_out, me, src, b"after")) == 1
+    check_drops(r, malformed=len(bad))

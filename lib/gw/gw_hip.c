@@ -4,7 +4,10 @@
  * out slot for its prefixes; packets towards it while it has no SA are staged
  * (bounded) and start a Base Exchange; when the engine reports new SAs, the in
  * SA goes into the SAD first, then the out SA into the slot (make-before-break),
- * and the staged packets go back through the fast path.
+ * and the staged packets go back through the fast path. ESP for an SPI we do
+ * not know from a peer's locator, while we have no SA with it, starts a Base
+ * Exchange too: the peer kept SAs that we lost in a restart (the workers'
+ * trigger, lib/tables/gw_peerloc.h).
  *
  * The SAs carry site traffic in tunnel mode (next header 4/41) and the
  * gateways' own HIT-to-HIT packets in BEET (RFC 7402 3.1). Of the latter the
@@ -645,6 +648,74 @@ hook_no_sa(void *arg, struct rte_mbuf *m, unsigned port, unsigned slot)
 	hip_host_connect(g->host, p, now_ns());
 }
 
+/* ESP for an SPI we do not know from a locator of peer index `peer` (the
+ * workers checked that we have no SA with it and rate-limited it): the peer
+ * kept SAs that we lost in a restart, and nothing but a new Base Exchange
+ * brings the tunnel back (RFC 7401 4.4.2, 6.9). Its first I1 goes to the
+ * address the ESP came from. m is dropped as no_sa. */
+static void
+hook_unknown_spi(void *arg, struct rte_mbuf *m, unsigned port, unsigned peer)
+{
+	struct gw_hip *g = arg;
+	struct gw_lcore_stats *st = &gw_stats[rte_lcore_id()];
+	struct gw_addr src;
+	char a[INET6_ADDRSTRLEN];
+	struct gw_peer *p;
+
+	(void)port;
+	gw_peerloc_src(rte_pktmbuf_mtod(m, const uint8_t *), &src);   /* the worker checked it */
+	ctrl_count_drop(m, GW_DROP_NO_SA);
+	if (peer >= g->n_peers || g->closing) {
+		st->unknown_spi_ignored++;
+		return;
+	}
+	p = &g->peers[peer];
+	if (hip_host_connect_to(g->host, p, &src, now_ns()) != 1) {
+		st->unknown_spi_ignored++;   /* a BEX runs, or one just failed */
+		return;
+	}
+	st->unknown_spi_bex++;
+	p->unknown_spi_bex++;
+	if (inet_ntop(src.family == 4 ? AF_INET : AF_INET6, src.addr, a, sizeof(a)) == NULL)
+		snprintf(a, sizeof(a), "?");
+	LOG(NOTICE, "peer %s: ESP for an unknown SPI from its locator %s (did we restart?): "
+	    "Base Exchange started\n", p->conf->name, a);
+}
+
+/* The workers' table of the peers' locators, for hook_unknown_spi. */
+static int
+peerloc_setup(struct gw_hip *g, char *err, size_t errlen)
+{
+	const struct gw_config *cfg = g->ctx->cfg;
+	unsigned n = 0;
+
+	for (unsigned i = 0; i < g->n_peers; i++)
+		n += g->peers[i].conf->n_locators;
+	g->ctx->peerloc = gw_peerloc_create("hipgw_peerloc", g->n_peers, n, rte_socket_id());
+	if (g->ctx->peerloc == NULL) {
+		snprintf(err, errlen, "%s: cannot create the peer locator table", cfg->path);
+		return -1;
+	}
+	for (unsigned i = 0; i < g->n_peers; i++) {
+		const struct gw_conf_peer *pc = g->peers[i].conf;
+
+		for (unsigned k = 0; k < pc->n_locators; k++) {
+			int rc = gw_peerloc_add(g->ctx->peerloc, &pc->locators[k], i, g->peers[i].slot);
+
+			if (rc < 0) {
+				snprintf(err, errlen, "%s:%u: peer %s: cannot install", cfg->path,
+					 pc->line, pc->name);
+				return -1;
+			}
+			if (rc == 1)
+				LOG(WARNING, "peer %s: locator %u is an earlier peer's too: ESP for an "
+				    "unknown SPI from it starts a BEX with that peer only\n", pc->name,
+				    k + 1);
+		}
+	}
+	return 0;
+}
+
 /* ---- life cycle ---- */
 
 struct gw_hip *
@@ -654,7 +725,8 @@ gw_hip_create(struct gw_ctx *ctx, struct gw_ctrl *ctrl, FILE *keylog, char *err,
 	struct gw_hip *g;
 	struct hip_host_cfg hc = { 0 };
 	struct gw_ctrl_hooks hooks = { .hip_input = hook_hip_input, .no_sa = hook_no_sa,
-				       .beet_input = hook_beet_input };
+				       .beet_input = hook_beet_input,
+				       .unknown_spi = hook_unknown_spi };
 	char hit[64];
 
 	if (cfg->n_peers == 0)
@@ -697,6 +769,8 @@ gw_hip_create(struct gw_ctx *ctx, struct gw_ctrl *ctrl, FILE *keylog, char *err,
 		}
 		g->n_peers++;
 	}
+	if (peerloc_setup(g, err, errlen) != 0)
+		goto fail;
 	hooks.ctx = g;
 	gw_ctrl_set_hooks(ctrl, &hooks);
 	hip_hit_to_str(g->hi.hit, hit, sizeof(hit));
@@ -749,6 +823,8 @@ gw_hip_free(struct gw_hip *g)
 		return;
 	for (unsigned i = 0; i < g->n_peers; i++)
 		drop_staged(&g->peers[i]);
+	gw_peerloc_free(g->ctx->peerloc);   /* the workers stopped */
+	g->ctx->peerloc = NULL;
 	if (g->host != NULL)
 		hip_host_free(g->host);
 	hip_hi_free(&g->hi);

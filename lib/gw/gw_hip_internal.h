@@ -34,6 +34,7 @@ struct gw_peer {
 	uint64_t hit_echo_rx;           /* echo replies received from it */
 	uint64_t hit_echo_answered;     /* its echo requests to our HIT answered */
 	uint64_t ping_log_ns;           /* last "HIT ping without SAs" log line */
+	uint64_t unknown_spi_bex;       /* BEXs started by ESP for an unknown SPI from it */
 };
 
 struct retire {                  /* an in SA replaced by a rekey, kept a while */

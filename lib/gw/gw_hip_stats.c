@@ -75,6 +75,21 @@ peer_tel(const struct gw_peer *p, struct rte_tel_data *pd)
 	rte_tel_data_add_dict_u64(pd, "hit_echo_tx", p->hit_echo_tx);
 	rte_tel_data_add_dict_u64(pd, "hit_echo_rx", p->hit_echo_rx);
 	rte_tel_data_add_dict_u64(pd, "hit_echo_answered", p->hit_echo_answered);
+	rte_tel_data_add_dict_u64(pd, "unknown_spi_bex", p->unknown_spi_bex);
+}
+
+/* ESP for an unknown SPI from the peers' locators (struct gw_lcore_stats),
+ * summed over the lcores, in the order of unknown_spi_names. */
+static const char *const unknown_spi_names[] = {
+	"unknown_spi_bex", "unknown_spi_ratelimit", "unknown_spi_ignored",
+};
+
+static void
+unknown_spi_totals(uint64_t v[RTE_DIM(unknown_spi_names)])
+{
+	v[0] = gw_stats_total(offsetof(struct gw_lcore_stats, unknown_spi_bex));
+	v[1] = gw_stats_total(offsetof(struct gw_lcore_stats, unknown_spi_ratelimit));
+	v[2] = gw_stats_total(offsetof(struct gw_lcore_stats, unknown_spi_ignored));
 }
 
 void
@@ -83,8 +98,10 @@ gw_hip_stats_tel(struct gw_hip *g, struct rte_tel_data *d, bool with_peers)
 	struct hip_host_stats s;
 	struct rte_tel_data *peers;
 	char hit[64], nb[GW_CONF_NAME_MAX];
+	uint64_t us[RTE_DIM(unknown_spi_names)];
 
 	hip_host_stats(g->host, &s);
+	unknown_spi_totals(us);
 	hip_hit_to_str(g->hi.hit, hit, sizeof(hit));
 	rte_tel_data_start_dict(d);
 	rte_tel_data_add_dict_string(d, "hit", hit);
@@ -102,6 +119,8 @@ gw_hip_stats_tel(struct gw_hip *g, struct rte_tel_data *d, bool with_peers)
 	rte_tel_data_add_dict_u64(d, "unknown_peer", s.drop_unknown_peer);
 	rte_tel_data_add_dict_u64(d, "r1_rate", s.r1_rate);
 	rte_tel_data_add_dict_u64(d, "r1_ratelimit", s.drop_r1_ratelimit);
+	for (unsigned k = 0; k < RTE_DIM(unknown_spi_names); k++)
+		rte_tel_data_add_dict_u64(d, unknown_spi_names[k], us[k]);
 	if (!with_peers || (peers = rte_tel_data_alloc()) == NULL)
 		return;
 	rte_tel_data_start_dict(peers);
@@ -137,8 +156,10 @@ gw_hip_stats_json(struct gw_hip *g, FILE *f)
 {
 	struct hip_host_stats s;
 	char hit[64];
+	uint64_t us[RTE_DIM(unknown_spi_names)];
 
 	hip_host_stats(g->host, &s);
+	unknown_spi_totals(us);
 	hip_hit_to_str(g->hi.hit, hit, sizeof(hit));
 	fprintf(f, "{\"hit\": \"%s\", \"puzzle_k\": %u, \"r1_rate\": %u, \"rx\": %" PRIu64
 		", \"tx\": %" PRIu64
@@ -151,13 +172,16 @@ gw_hip_stats_json(struct gw_hip *g, FILE *f)
 		", \"hit_mismatch\": %" PRIu64
 		", \"mac\": %" PRIu64 ", \"sig\": %" PRIu64 ", \"replay\": %" PRIu64
 		", \"internal\": %" PRIu64 "}, \"retransmits\": %" PRIu64 ", \"i2_dup\": %" PRIu64
-		", \"notify_tx\": %" PRIu64 ", \"notify_rx\": %" PRIu64 ", \"peers\": {",
+		", \"notify_tx\": %" PRIu64 ", \"notify_rx\": %" PRIu64,
 		hit, s.puzzle_k, s.r1_rate, s.rx, s.tx, s.dropped, s.bex_ok, s.bex_failed, s.updates,
 		s.i1_rx, s.r1_tx, s.i2_rx, s.r2_tx, s.drop_malformed, s.drop_checksum, s.drop_unknown_peer, s.drop_not_for_us,
 		s.drop_state, s.drop_critical, s.drop_puzzle, s.drop_r1_gen, s.drop_r1_ratelimit,
 		s.drop_policy,
 		s.drop_hit_mismatch, s.drop_mac, s.drop_sig, s.drop_replay, s.drop_internal,
 		s.retransmits, s.i2_dup, s.notify_tx, s.notify_rx);
+	for (unsigned k = 0; k < RTE_DIM(unknown_spi_names); k++)
+		fprintf(f, ", \"%s\": %" PRIu64, unknown_spi_names[k], us[k]);
+	fputs(", \"peers\": {", f);
 	for (unsigned i = 0; i < g->n_peers; i++) {
 		const struct gw_peer *p = &g->peers[i];
 		const struct hip_bex_times *t = &p->last;
@@ -174,8 +198,8 @@ gw_hip_stats_json(struct gw_hip *g, FILE *f)
 				fprintf(f, "%.3f", v / 1e6);
 		}
 		fprintf(f, "}, \"hit_echo_tx\": %" PRIu64 ", \"hit_echo_rx\": %" PRIu64
-			", \"hit_echo_answered\": %" PRIu64 "}",
-			p->hit_echo_tx, p->hit_echo_rx, p->hit_echo_answered);
+			", \"hit_echo_answered\": %" PRIu64 ", \"unknown_spi_bex\": %" PRIu64 "}",
+			p->hit_echo_tx, p->hit_echo_rx, p->hit_echo_answered, p->unknown_spi_bex);
 	}
 	fputs("}}", f);
 }

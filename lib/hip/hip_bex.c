@@ -324,6 +324,125 @@ hip_bex_in_i1(struct hip_host *h, const struct hip_hdr *hdr, const struct hip_pa
 
 /* ---- R1 ---- */
 
+/* What the I2 answering an R1 carries (RFC 7401 5.3.3), all decided before
+ * the association takes the R1. */
+struct i2_plan {
+	const struct hip_params *r1;       /* the R1's parameters: its echo requests */
+	const struct hip_r1_counter *rc;   /* NULL when the R1 had no R1_COUNTER */
+	const struct hip_puzzle *pz;
+	const uint8_t *j;                  /* the solution's #J, rl bytes */
+	size_t rl;                         /* RHASH length, bytes */
+	uint8_t suite;                     /* the responder's HIT suite (HIP_MAC) */
+	uint8_t group;
+	const uint8_t *pub;                /* our DH public value, pub_len bytes */
+	size_t pub_len;
+	uint16_t cipher, esp;
+	int keymat_index;                  /* bytes */
+	uint32_t spi;                      /* our inbound SPI */
+	const struct hip_keys *keys;
+};
+
+/* Build the I2 of plan `pl` into t (RFC 7401 5.3.3, 6.8 steps 14-17). The
+ * R1's ECHO_REQUEST_SIGNED / _UNSIGNED come back as ECHO_RESPONSE_SIGNED /
+ * _UNSIGNED, so their length decides whether the I2 fits in a packet (the
+ * unsigned one is not covered by HIP_SIGNATURE_2: anyone on the path can
+ * lengthen it). Returns 0, HIP_E_NOSPACE when the I2 would outgrow
+ * HIP_PACKET_MAX, or another negative hip_err (cipher or signature failed). */
+static int
+build_i2(struct hip_host *h, const struct hip_assoc *a, const struct i2_plan *pl,
+	 struct hip_txbuf *t)
+{
+	struct hip_builder b;
+	struct hip_esp_info ei = { .keymat_index = (uint16_t)pl->keymat_index, .new_spi = pl->spi };
+	struct hip_solution so = { .k = pl->pz->k, .i = pl->pz->i, .j = pl->j };
+	struct hip_diffie_hellman mydh = { .n = 1 };
+	struct hip_cipher myc = { .n = 1, .ids = { pl->cipher } };
+	struct hip_transport_format_list mytf = { .n = 1, .types = { HIP_PARAM_ESP_TRANSFORM } };
+	struct hip_esp_transform myet = { .n = 1, .suites = { pl->esp } };
+	const struct hip_tlv *es = pl->r1->echo_req_signed, *eu = pl->r1->echo_req_unsigned;
+	enum hip_dir o = hip_dir_out(h->hi->hit, a->peer_hit);
+	int len;
+
+	memcpy(so.opaque, pl->pz->opaque, 2);
+	mydh.v[0].group_id = pl->group;
+	mydh.v[0].pub_len = (uint16_t)pl->pub_len;
+	mydh.v[0].pub = pl->pub;
+	if (hip_build_start(&b, t, HIP_I2, h->hi->hit, a->peer_hit) != 0)
+		return HIP_E_ARG;
+	hip_esp_info_put(&b, &ei);
+	if (pl->rc != NULL)
+		hip_r1_counter_put(&b, pl->rc);
+	hip_solution_put(&b, pl->rl, &so);
+	hip_diffie_hellman_put(&b, &mydh);
+	hip_cipher_put(&b, &myc);
+	if (pl->cipher == HIP_CIPHER_NULL_ENCRYPT) {
+		hip_bex_put_host_id(h, &b);
+	} else {
+		uint8_t iv[HIP_CIPHER_AES_CBC_IV_LEN], data[HIP_HOST_ID_TLV_MAX + 16];
+		size_t dl = 0;
+		struct hip_encrypted e = { .iv = iv, .iv_len = sizeof(iv), .data = data };
+
+		if (encrypt_host_id(h, pl->cipher, &pl->keys->hip_enc[o], iv, data, sizeof(data), &dl) != 0)
+			return HIP_E_ARG;
+		e.data_len = dl;
+		hip_encrypted_put(&b, &e);
+	}
+	if (es != NULL) {
+		struct hip_echo ec = { .type = HIP_PARAM_ECHO_RESPONSE_SIGNED, .data = es->value, .len = es->len };
+
+		hip_echo_put(&b, &ec);
+	}
+	hip_transport_format_list_put(&b, &mytf);
+	hip_esp_transform_put(&b, &myet);
+	hip_cover_put_mac(h, &b, HIP_PARAM_HIP_MAC, pl->suite, &pl->keys->hip_int[o], NULL, 0);
+	hip_cover_put_sig(h, &b, HIP_PARAM_HIP_SIGNATURE, 0);
+	if (eu != NULL) {
+		struct hip_echo ec = { .type = HIP_PARAM_ECHO_RESPONSE_UNSIGNED, .data = eu->value, .len = eu->len };
+
+		hip_echo_put(&b, &ec);
+	}
+	len = hip_build_finish(&b);
+	if (len < 0)
+		return len;
+	t->len = (size_t)len;
+	return 0;
+}
+
+/* The R1's choices (RFC 7401 6.8 steps 8, 9; RFC 7402 5.1.2): our HIT suite
+ * among the responder's, its DH group the first of ours our I1 listed with a
+ * value in DIFFIE_HELLMAN, the first HIP cipher and ESP transform of its lists
+ * we support, ESP in its TRANSPORT_FORMAT_LIST, a puzzle we solve. Fills
+ * *group, *peer_pub, *cipher, *esp; returns 0, or -1 to refuse the R1. */
+static int
+r1_choices(const struct hip_host *h, const struct hip_assoc *a, const struct hip_hit_suite_list *sl,
+	   const struct hip_dh_group_list *gl, const struct hip_diffie_hellman *dh,
+	   const struct hip_cipher *hc, const struct hip_esp_transform *et,
+	   const struct hip_transport_format_list *tf, const struct hip_puzzle *pz,
+	   uint8_t *group, const struct hip_dh_value **peer_pub, uint16_t *cipher, uint16_t *esp)
+{
+	bool suite_ok = false;
+
+	*group = 0;
+	*peer_pub = NULL;
+	*cipher = *esp = 0;
+	for (unsigned x = 0; x < sl->n; x++)
+		suite_ok |= hip_hit_suite_list_suite(sl->ids[x]) == h->suite;
+	for (unsigned x = 0; x < gl->n && *group == 0; x++)
+		if (in_list8(a->i1_groups, a->n_i1_groups, gl->ids[x]))
+			*group = gl->ids[x];
+	for (unsigned x = 0; x < dh->n; x++)
+		if (dh->v[x].group_id == *group)
+			*peer_pub = &dh->v[x];
+	for (unsigned x = 0; x < hc->n && *cipher == 0; x++)
+		if (in_list16(h->cfg.hip_ciphers, h->cfg.n_hip_ciphers, hc->ids[x]))
+			*cipher = hc->ids[x];
+	for (unsigned x = 0; x < et->n && *esp == 0; x++)
+		if (in_list16(h->cfg.esp_transforms, h->cfg.n_esp_transforms, et->suites[x]))
+			*esp = et->suites[x];
+	return suite_ok && *group != 0 && *peer_pub != NULL && *cipher != 0 && *esp != 0 &&
+	       in_list16(tf->types, tf->n, HIP_PARAM_ESP_TRANSFORM) && pz->k <= HIP_PUZZLE_K_ACCEPT ? 0 : -1;
+}
+
 int
 hip_bex_in_r1(struct hip_host *h, const uint8_t *pkt, const struct hip_hdr *hdr,
 	      const struct hip_params *p, const struct gw_addr *src,
@@ -343,6 +462,8 @@ hip_bex_in_r1(struct hip_host *h, const uint8_t *pkt, const struct hip_hdr *hdr,
 	struct hip_esp_transform et;
 	struct hip_keys keys;
 	struct hip_dh mine = { 0 };
+	struct hip_txbuf i2;
+	struct i2_plan pl = { .r1 = p };
 	uint8_t suite, group = 0, kij[HIP_DH_SECRET_MAX], pub[HIP_DH_PUB_MAX], j[HIP_RHASH_MAX];
 	uint16_t cipher = 0, esp = 0;
 	const struct hip_dh_value *peer_pub = NULL;
@@ -390,32 +511,7 @@ hip_bex_in_r1(struct hip_host *h, const uint8_t *pkt, const struct hip_hdr *hdr,
 		hip_hi_free(&peer);
 		return hip_drop(h, &h->st.drop_sig, HIP_E_HOST_AUTH);
 	}
-	/* 6.8 step 8: our HIT suite must be one the responder supports */
-	{
-		bool ok = false;
-
-		for (unsigned x = 0; x < sl.n; x++)
-			ok |= hip_hit_suite_list_suite(sl.ids[x]) == h->suite;
-		if (!ok)
-			goto refuse;
-	}
-	/* step 9: the group must be the responder's first that our I1 listed */
-	for (unsigned x = 0; x < gl.n && group == 0; x++)
-		if (in_list8(a->i1_groups, a->n_i1_groups, gl.ids[x]))
-			group = gl.ids[x];
-	for (unsigned x = 0; x < dh.n; x++)
-		if (dh.v[x].group_id == group)
-			peer_pub = &dh.v[x];
-	if (group == 0 || peer_pub == NULL)
-		goto refuse;
-	for (unsigned x = 0; x < hc.n && cipher == 0; x++)
-		if (in_list16(h->cfg.hip_ciphers, h->cfg.n_hip_ciphers, hc.ids[x]))
-			cipher = hc.ids[x];
-	for (unsigned x = 0; x < et.n && esp == 0; x++)
-		if (in_list16(h->cfg.esp_transforms, h->cfg.n_esp_transforms, et.suites[x]))
-			esp = et.suites[x];
-	if (cipher == 0 || esp == 0 || !in_list16(tf.types, tf.n, HIP_PARAM_ESP_TRANSFORM) ||
-	    pz.k > HIP_PUZZLE_K_ACCEPT)
+	if (r1_choices(h, a, &sl, &gl, &dh, &hc, &et, &tf, &pz, &group, &peer_pub, &cipher, &esp) != 0)
 		goto refuse;
 	/* step 14: the puzzle; step 15: Diffie-Hellman */
 	if (solve_puzzle(h, suite, pz.k, pz.i, rl, h->hi->hit, peer.hit, j) != 0) {
@@ -445,6 +541,28 @@ hip_bex_in_r1(struct hip_host *h, const uint8_t *pkt, const struct hip_hdr *hdr,
 		why = &h->st.drop_internal;
 		goto refuse;
 	}
+	/* the I2 before anything is committed: an R1 it cannot answer in one
+	 * packet (echo requests too long) is refused, the association untouched */
+	pl.rc = p->r1_counter != NULL ? &rc : NULL;
+	pl.pz = &pz;
+	pl.j = j;
+	pl.rl = rl;
+	pl.suite = suite;
+	pl.group = group;
+	pl.pub = pub;
+	pl.pub_len = publ;
+	pl.cipher = cipher;
+	pl.esp = esp;
+	pl.keymat_index = idx;
+	pl.spi = spi;
+	pl.keys = &keys;
+	err = build_i2(h, a, &pl, &i2);
+	if (err != 0) {
+		hip_keys_wipe(&keys);
+		why = err == HIP_E_NOSPACE ? &h->st.drop_malformed : &h->st.drop_internal;
+		err = err == HIP_E_NOSPACE ? HIP_E_NOSPACE : HIP_E_HOST_INTERNAL;
+		goto refuse;
+	}
 
 	/* commit: the association now follows this R1 */
 	hip_hi_free(&a->peer_hi);
@@ -469,66 +587,8 @@ hip_bex_in_r1(struct hip_host *h, const uint8_t *pkt, const struct hip_hdr *hdr,
 	a->dh = mine;
 	a->remote = *src;
 	a->t_r1_in = now;
-
-	/* I2 */
-	{
-		struct hip_builder b;
-		struct hip_esp_info ei = { .keymat_index = (uint16_t)idx, .old_spi = 0, .new_spi = spi };
-		struct hip_solution so = { .k = pz.k, .i = pz.i, .j = j };
-		struct hip_diffie_hellman mydh = { .n = 1 };
-		struct hip_cipher myc = { .n = 1, .ids = { cipher } };
-		struct hip_transport_format_list mytf = { .n = 1, .types = { HIP_PARAM_ESP_TRANSFORM } };
-		struct hip_esp_transform myet = { .n = 1, .suites = { esp } };
-		enum hip_dir o = hip_dir_out(h->hi->hit, a->peer_hit);
-		int len;
-
-		memcpy(so.opaque, pz.opaque, 2);
-		mydh.v[0].group_id = group;
-		mydh.v[0].pub_len = (uint16_t)publ;
-		mydh.v[0].pub = pub;
-		if (hip_build_start(&b, &a->tx, HIP_I2, h->hi->hit, a->peer_hit) != 0)
-			goto build_fail;
-		hip_esp_info_put(&b, &ei);
-		if (p->r1_counter != NULL)
-			hip_r1_counter_put(&b, &rc);
-		hip_solution_put(&b, rl, &so);
-		hip_diffie_hellman_put(&b, &mydh);
-		hip_cipher_put(&b, &myc);
-		if (cipher == HIP_CIPHER_NULL_ENCRYPT) {
-			hip_bex_put_host_id(h, &b);
-		} else {
-			uint8_t iv[HIP_CIPHER_AES_CBC_IV_LEN], data[HIP_HOST_ID_TLV_MAX + 16];
-			size_t dl = 0;
-			struct hip_encrypted e = { .iv = iv, .iv_len = sizeof(iv), .data = data };
-
-			if (encrypt_host_id(h, cipher, &a->keys.hip_enc[o], iv, data, sizeof(data), &dl) != 0)
-				goto build_fail;
-			e.data_len = dl;
-			hip_encrypted_put(&b, &e);
-		}
-		if (p->echo_req_signed != NULL) {
-			struct hip_echo ec = { .type = HIP_PARAM_ECHO_RESPONSE_SIGNED,
-					       .data = p->echo_req_signed->value,
-					       .len = p->echo_req_signed->len };
-
-			hip_echo_put(&b, &ec);
-		}
-		hip_transport_format_list_put(&b, &mytf);
-		hip_esp_transform_put(&b, &myet);
-		hip_cover_put_mac(h, &b, HIP_PARAM_HIP_MAC, suite, &a->keys.hip_int[o], NULL, 0);
-		hip_cover_put_sig(h, &b, HIP_PARAM_HIP_SIGNATURE, 0);
-		if (p->echo_req_unsigned != NULL) {
-			struct hip_echo ec = { .type = HIP_PARAM_ECHO_RESPONSE_UNSIGNED,
-					       .data = p->echo_req_unsigned->value,
-					       .len = p->echo_req_unsigned->len };
-
-			hip_echo_put(&b, &ec);
-		}
-		len = hip_build_finish(&b);
-		if (len < 0)
-			goto build_fail;
-		a->tx.len = (size_t)len;
-	}
+	memcpy(a->tx.b, i2.b, i2.len);
+	a->tx.len = i2.len;
 	hip_state_set(a, HIP_STATE_I2_SENT, now);
 	hip_rtx_arm(a, HIP_I2_RETRIES_MAX, now);
 	hip_send(h, dst, src, a->tx.b, a->tx.len);
@@ -536,9 +596,6 @@ hip_bex_in_r1(struct hip_host *h, const uint8_t *pkt, const struct hip_hdr *hdr,
 	a->times.r1_to_i2 = hip_mono_ns() - t0;
 	return 0;
 
-build_fail:
-	hip_assoc_fail(a, now);
-	return hip_drop(h, &h->st.drop_internal, HIP_E_HOST_INTERNAL);
 refuse:
 	hip_dh_free(&mine);
 	hip_hi_free(&peer);

@@ -2510,6 +2510,190 @@ test_r1_domain_identifier(void **state)
 	hand_responder(&k_p384b, &k_rsa, HIP_DH_GROUP_NIST_P256, HIP_CIPHER_AES_128_CBC, 7, 700);
 }
 
+/* ------------------------------------------ mutated and signed again
+ * A packet of an engine pair in test-vector mode, changed and then given a
+ * new HIP_MAC (the sender's HIP integrity key, drawn from the KEYMAT its
+ * engine reported) and a new HIP_SIGNATURE (its private key): the receiver
+ * sees an authentic packet with the change in it. */
+
+static uint16_t rs_type;      /* parameter to replace, add or remove */
+static uint8_t rs_val[2048];
+static size_t rs_len;
+static bool rs_drop;          /* remove it instead */
+
+static void
+resign(struct pkt *p, int from)
+{
+	int to = 1 - from;
+	struct hip_peer_info pi;
+	struct hip_keys k;
+	struct hip_builder b;
+	struct hip_tlv_iter it;
+	struct hip_tlv t;
+	struct pkt np = *p;
+	uint8_t suite;
+	bool done = false, mac = false;
+
+	assert_int_equal(hip_host_peer_info(S[from].h, &S[to], &pi), 0);
+	suite = (pi.initiator ? S[to].hi : S[from].hi)->suite;
+	assert_true(S[from].keymat_len > 0);
+	assert_int_equal(hip_keys_draw(S[from].keymat, S[from].keymat_len, suite, pi.hip_cipher, 0, 0, &k), 0);
+	assert_int_equal(hip_build_init(&b, np.b, sizeof(np.b), ptype(p), p->b + 8, p->b + 24), 0);
+	hip_tlv_iter_init(&it, p->b, p->len, 0);
+	while (hip_tlv_next(&it, &t) == 1) {
+		if (!done && t.type >= rs_type && t.type <= HIP_PARAM_HIP_MAC) {
+			if (!rs_drop)
+				assert_int_equal(hip_build_param(&b, rs_type, rs_val, rs_len), 0);
+			done = true;
+			if (t.type == rs_type)
+				continue;
+		}
+		if (t.type == HIP_PARAM_HIP_MAC) {
+			hand_mac(&b, HIP_PARAM_HIP_MAC, suite, &k.hip_int[hip_dir_out(S[from].hi->hit, S[to].hi->hit)],
+				 NULL, 0);
+			mac = true;
+		} else if (t.type == HIP_PARAM_HIP_SIGNATURE) {
+			hand_sig(&b, HIP_PARAM_HIP_SIGNATURE, S[from].hi, 0);
+		} else {
+			assert_int_equal(hip_build_tlv(&b, &t), 0);
+		}
+	}
+	assert_true(done && mac);
+	finish_pkt(&b, &np, from, to);
+	*p = np;
+	hip_keys_wipe(&k);
+}
+
+static int
+f_resign(struct pkt *p)
+{
+	if (ptype(p) == m_type && m_left > 0) {
+		m_left--;
+		resign(p, p->to == 1 ? 0 : 1);
+	}
+	return 0;
+}
+
+/* R1 echo requests come back in the I2, so they decide whether it fits in a
+ * packet. An ECHO_REQUEST_UNSIGNED (outside HIP_SIGNATURE_2: anyone on the
+ * path may append one) of 100 bytes is echoed; one of 1200 still fits the R1
+ * but not the I2 of an RSA initiator: that R1 is refused as malformed and
+ * the association is untouched (it went to E-FAILED once, the I2 not built
+ * after the R1 was taken); the next R1 completes the exchange. */
+static int
+f_r1_echo(struct pkt *p)
+{
+	if (ptype(p) == HIP_R1 && m_left > 0) {
+		struct hip_builder b = { .buf = p->b, .cap = sizeof(p->b), .len = p->len,
+					 .any = true, .last_type = HIP_PARAM_HIP_SIGNATURE_2 };
+		struct hip_echo e = { .type = HIP_PARAM_ECHO_REQUEST_UNSIGNED, .data = rs_val, .len = rs_len };
+
+		m_left--;
+		assert_int_equal(hip_echo_put(&b, &e), 0);
+		p->len = b.len;
+		assert_int_equal(hip_hdr_set_len(p->b, p->len), 0);
+		fix_cksum(p);
+	}
+	return 0;
+}
+
+static void
+test_r1_echo_too_long(void **state)
+{
+	(void)state;
+	for (int x = 0; x < 2; x++) {
+		struct hip_host_stats b;
+		struct hip_tlv t;
+
+		pair_up(&k_rsa, &k_p256, &P_DEFAULT);
+		memset(rs_val, 0xa5, sizeof(rs_val));
+		rs_len = x == 0 ? 100 : 1200;
+		m_left = 1;
+		filter = f_r1_echo;
+		assert_int_equal(hip_host_connect(S[0].h, &S[1], now), 0);
+		assert_true(deliver_type(HIP_I1));
+		b = stats(0);
+		assert_true(deliver_type(HIP_R1));
+		filter = NULL;
+		if (x == 0) {
+			assert_int_equal(last_rc, 0);
+			assert_int_equal(qn, 1);
+			assert_int_equal(ptype(&q[0]), HIP_I2);
+			assert_int_equal(hip_param_find(q[0].b, q[0].len, HIP_PARAM_ECHO_RESPONSE_UNSIGNED, &t), 1);
+			assert_int_equal(t.len, rs_len);
+			assert_memory_equal(t.value, rs_val, rs_len);
+		} else {
+			assert_int_equal(last_rc, HIP_E_NOSPACE);
+			assert_int_equal(stats(0).drop_malformed, b.drop_malformed + 1);
+			assert_int_equal(stats(0).bex_failed, 0);
+			assert_int_equal(S[0].bex_fail_n, 0);
+			assert_int_equal(state_of(0, 1), HIP_STATE_I1_SENT);
+			assert_int_equal(qn, 0);
+		}
+		run(3000);
+		assert_int_equal(state_of(0, 1), HIP_STATE_ESTABLISHED);
+		assert_mirror(0, 1, 13);
+		sides_down();
+	}
+}
+
+/* A CLOSE's echo comes back in the CLOSE_ACK. An authenticated CLOSE from a
+ * P-256 peer with an echo of 1700 bytes fits a packet, the CLOSE_ACK of an
+ * RSA-3072 host (a longer signature) would not: refused as malformed before
+ * anything changes (the SAs were removed and no CLOSE_ACK could be sent
+ * before); an echo of 600 bytes is answered. */
+static void
+test_close_echo_too_long(void **state)
+{
+	struct params pr = P_DEFAULT;
+
+	(void)state;
+	pr.det = true;
+	for (int x = 0; x < 2; x++) {
+		struct hip_host_stats b;
+		struct hip_tlv t;
+		enum hip_state st;
+
+		pair_up(&k_p256, &k_rsa, &pr);
+		bex(0, 1);
+		run(100);
+		b = stats(1);
+		st = state_of(1, 0);
+		rs_type = HIP_PARAM_ECHO_REQUEST_SIGNED;
+		rs_len = x == 0 ? 600 : 1700;
+		rs_drop = false;
+		memset(rs_val, 0x5a, sizeof(rs_val));
+		hip_host_close_all(S[0].h, now);
+		m_type = HIP_CLOSE;
+		m_left = 1;
+		filter = f_resign;
+		assert_true(deliver_type(HIP_CLOSE));
+		filter = NULL;
+		if (x == 0) {
+			assert_int_equal(last_rc, 0);
+			assert_int_equal(state_of(1, 0), HIP_STATE_CLOSED);
+			assert_int_equal(qn, 1);
+			assert_int_equal(ptype(&q[0]), HIP_CLOSE_ACK);
+			assert_int_equal(hip_param_find(q[0].b, q[0].len, HIP_PARAM_ECHO_RESPONSE_SIGNED, &t), 1);
+			assert_int_equal(t.len, rs_len);
+			assert_memory_equal(t.value, rs_val, rs_len);
+		} else {
+			assert_int_equal(last_rc, HIP_E_NOSPACE);
+			assert_int_equal(stats(1).drop_malformed, b.drop_malformed + 1);
+			assert_int_equal(state_of(1, 0), st);
+			assert_int_equal(S[1].sa_down_n, 0);
+			assert_int_equal(stats(1).closes, 0);
+			assert_int_equal(qn, 0);
+			/* the CLOSE retransmitted unchanged closes both */
+			run(1000);
+			assert_int_equal(state_of(1, 0), HIP_STATE_CLOSED);
+			assert_int_equal(state_of(0, 1), HIP_STATE_CLOSED);
+			assert_int_equal(S[1].sa_down_n, 1);
+		}
+		sides_down();
+	}
+}
+
 /* API corners */
 static void
 test_api(void **state)
@@ -2591,6 +2775,8 @@ main(void)
 		cmocka_unit_test(test_deterministic),
 		cmocka_unit_test(test_hand_peer),
 		cmocka_unit_test(test_r1_domain_identifier),
+		cmocka_unit_test(test_r1_echo_too_long),
+		cmocka_unit_test(test_close_echo_too_long),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

@@ -26,8 +26,11 @@
  * choices (NOTIFY INVALID_DH_CHOSEN, INVALID_HIP_CIPHER_CHOSEN,
  * INVALID_ESP_TRANSFORM_CHOSEN), Diffie-Hellman, KEYMAT, decryption of
  * HOST_ID, HIT = ORCHID(HI), HIP_MAC (NOTIFY HIP_MAC_FAILED), HIP_SIGNATURE
- * (NOTIFY AUTHENTICATION_FAILED). No association state changes before all of
- * that passed.
+ * (NOTIFY AUTHENTICATION_FAILED). The parameters authentication does not
+ * need (ESP_INFO, ESP_TRANSFORM when malformed, TRANSPORT_FORMAT_LIST,
+ * ECHO_RESPONSE_SIGNED) are checked only then: a wrong one gets NOTIFY
+ * INVALID_SYNTAX (5.2.19: only for a verified packet). No association state
+ * changes before all of that passed.
  */
 #include <string.h>
 #include <openssl/crypto.h>
@@ -620,6 +623,67 @@ i2_digest(const struct hip_params *p, uint8_t out[HIP_RHASH_MAX])
 	EVP_MD_CTX_free(c);
 }
 
+/* The initiator's HI from an I2 (RFC 7401 6.9 steps 9-11): HOST_ID in clear,
+ * or decrypted from ENCRYPTED with its HIP encryption key `key`; it must hash
+ * to the sender's HIT. plain / cap: room for the decrypted bytes. Returns 0,
+ * or -1 with *why (the drop counter) and *notify (0 or ENCRYPTION_FAILED). */
+static int
+i2_peer_hi(struct hip_host *h, struct hip_assoc *a, const struct hip_params *p, uint16_t cipher,
+	   const struct hip_key *key, uint8_t *plain, size_t cap, struct hip_hi *peer,
+	   uint64_t **why, uint16_t *notify)
+{
+	struct hip_host_id hid;
+	struct hip_tlv inner;
+	size_t pl = 0;
+
+	*why = &h->st.drop_malformed;
+	if (p->encrypted != NULL) {
+		struct hip_encrypted e;
+		int ivl = hip_cipher_iv_len(cipher);
+
+		if (ivl < 0 || hip_encrypted_parse(p->encrypted, (size_t)ivl, &e) != 0 ||
+		    decrypt(cipher, key, &e, plain, cap, &pl) != 0 ||
+		    hip_tlv_parse_one(plain, pl, &inner) != 0 || inner.type != HIP_PARAM_HOST_ID) {
+			*notify = HIP_NOTIFY_ENCRYPTION_FAILED;
+			return -1;
+		}
+	} else {
+		inner = *p->host_id;
+	}
+	if (hip_host_id_parse(&inner, &hid) != 0 ||
+	    hip_peer_hi_decode(a, hid.algorithm, hid.hi, hid.hi_len, peer) != 0)
+		return -1;
+	if (memcmp(peer->hit, a->peer_hit, HIP_HIT_LEN) != 0) {
+		*why = &h->st.drop_hit_mismatch;
+		return -1;
+	}
+	return 0;
+}
+
+/* The I2 parameters authentication does not need, checked once HIP_MAC and
+ * HIP_SIGNATURE verified (RFC 7401 5.2.19: INVALID_SYNTAX only then; 6.9):
+ * ESP_INFO (present, right length, KEYMAT Index keymat_index, no old SPI, a
+ * new one), ESP_TRANSFORM (present, parsed before as et_ok says),
+ * TRANSPORT_FORMAT_LIST and ECHO_RESPONSE_SIGNED when present. An
+ * ECHO_RESPONSE_UNSIGNED is not looked at: no signature covers it, and we
+ * send no ECHO_REQUEST_UNSIGNED. Returns 0 and fills *ei, or -1: the I2 is
+ * refused with INVALID_SYNTAX. */
+static int
+i2_syntax(const struct hip_params *p, bool et_ok, int keymat_index, struct hip_esp_info *ei)
+{
+	struct hip_transport_format_list tf;
+	struct hip_echo ec;
+
+	if (!et_ok || p->esp_info == NULL || hip_esp_info_parse(p->esp_info, ei) != 0 ||
+	    ei->keymat_index != keymat_index || ei->old_spi != 0 || ei->new_spi == 0)
+		return -1;
+	if (p->tf_list != NULL && hip_transport_format_list_parse(p->tf_list, &tf) != 0)
+		return -1;
+	if (p->echo_resp_signed != NULL && hip_echo_parse(p->echo_resp_signed, &ec) != 0)
+		return -1;
+	return 0;
+}
+
 int
 hip_bex_in_i2(struct hip_host *h, const uint8_t *pkt, const struct hip_hdr *hdr,
 	      const struct hip_params *p, const struct gw_addr *src,
@@ -637,21 +701,20 @@ hip_bex_in_i2(struct hip_host *h, const uint8_t *pkt, const struct hip_hdr *hdr,
 	struct hip_esp_info ei;
 	struct hip_keys keys;
 	struct hip_hi peer = { 0 };
-	struct hip_host_id hid;
-	struct hip_tlv inner;
 	uint8_t digest[HIP_RHASH_MAX], i_exp[HIP_RHASH_MAX], opaque[2], kij[HIP_DH_SECRET_MAX];
 	uint8_t plain[HIP_HOST_ID_TLV_MAX + 32];
-	size_t kl = 0, pl = 0;
+	size_t kl = 0;
 	uint16_t peer_suite = hip_hit_oga(hdr->hit_sender), notify = 0;
 	enum hip_dir o, in;
 	uint32_t spi;
 	int idx, err;
+	bool et_ok;
 	uint64_t *why;
 
 	h->st.i2_rx++;
-	if (p->solution == NULL || p->dh == NULL || p->hip_cipher == NULL || p->esp_info == NULL ||
-	    p->esp_transform == NULL || p->mac == NULL || p->sig == NULL ||
-	    (p->host_id == NULL) == (p->encrypted == NULL))
+	/* what authentication needs; the rest waits for it (i2_syntax) */
+	if (p->solution == NULL || p->dh == NULL || p->hip_cipher == NULL || p->mac == NULL ||
+	    p->sig == NULL || (p->host_id == NULL) == (p->encrypted == NULL))
 		return hip_drop(h, &h->st.drop_malformed, HIP_E_PARAM_VALUE);
 	/* 6.9 step 4: a duplicate of the I2 we answered gets the same R2 */
 	i2_digest(p, digest);
@@ -688,10 +751,12 @@ hip_bex_in_i2(struct hip_host *h, const uint8_t *pkt, const struct hip_hdr *hdr,
 	    hip_puzzle_verify(h->suite, g->k, so.i, h->rhash_len, hdr->hit_sender, h->hi->hit, so.j) != 0)
 		return hip_drop(h, &h->st.drop_puzzle, HIP_E_HOST_AUTH);
 
-	/* the choices must be among those R1 offered */
-	if (hip_diffie_hellman_parse(p->dh, &dh) != 0 || hip_cipher_parse(p->hip_cipher, &hc) != 0 ||
-	    hip_esp_transform_parse(p->esp_transform, &et) != 0 || hip_esp_info_parse(p->esp_info, &ei) != 0)
+	/* the choices must be among those R1 offered; a malformed ESP_TRANSFORM
+	 * waits for authentication (INVALID_SYNTAX), the keys then are the HIP
+	 * keys alone */
+	if (hip_diffie_hellman_parse(p->dh, &dh) != 0 || hip_cipher_parse(p->hip_cipher, &hc) != 0)
 		return hip_drop(h, &h->st.drop_malformed, HIP_E_PARAM_VALUE);
+	et_ok = p->esp_transform != NULL && hip_esp_transform_parse(p->esp_transform, &et) == 0;
 	for (unsigned x = 0; x < g->n && r1 == NULL; x++)
 		if (dh.n == 1 && g->r1[x].group == dh.v[0].group_id)
 			r1 = &g->r1[x];
@@ -699,7 +764,8 @@ hip_bex_in_i2(struct hip_host *h, const uint8_t *pkt, const struct hip_hdr *hdr,
 		notify = HIP_NOTIFY_INVALID_DH_CHOSEN;
 	else if (hc.n != 1 || !in_list16(h->cfg.hip_ciphers, h->cfg.n_hip_ciphers, hc.ids[0]))
 		notify = HIP_NOTIFY_INVALID_HIP_CIPHER_CHOSEN;
-	else if (et.n != 1 || !in_list16(h->cfg.esp_transforms, h->cfg.n_esp_transforms, et.suites[0]))
+	else if (et_ok && (et.n != 1 ||
+			   !in_list16(h->cfg.esp_transforms, h->cfg.n_esp_transforms, et.suites[0])))
 		notify = HIP_NOTIFY_INVALID_ESP_TRANSFORM_CHOSEN;
 	else if (peer_suite != HIP_SUITE_RSA_DSA_SHA256 && peer_suite != HIP_SUITE_ECDSA_SHA384)
 		notify = HIP_NOTIFY_UNSUPPORTED_HIT_SUITE;
@@ -713,36 +779,19 @@ hip_bex_in_i2(struct hip_host *h, const uint8_t *pkt, const struct hip_hdr *hdr,
 	if (hip_dh_derive(&r1->dh, dh.v[0].pub, dh.v[0].pub_len, kij, sizeof(kij), &kl) != 0)
 		return hip_drop(h, &h->st.drop_malformed, HIP_E_PARAM_VALUE);
 	idx = hip_keymat_esp_index(h->suite, hc.ids[0]);
-	err = bex_keys(a, h->suite, hc.ids[0], et.suites[0], kij, kl, so.i, so.j, h->rhash_len,
-		       h->hi->hit, hdr->hit_sender, &keys);
+	err = bex_keys(a, h->suite, hc.ids[0], et_ok ? et.suites[0] : 0, kij, kl, so.i, so.j,
+		       h->rhash_len, h->hi->hit, hdr->hit_sender, &keys);
 	OPENSSL_cleanse(kij, sizeof(kij));
 	if (err != 0)
 		return hip_drop(h, &h->st.drop_internal, HIP_E_HOST_INTERNAL);
 	o = hip_dir_out(h->hi->hit, hdr->hit_sender);
 	in = hip_dir_in(h->hi->hit, hdr->hit_sender);
 
-	/* HOST_ID, in clear or in ENCRYPTED with the initiator's HIP key */
+	/* HOST_ID, HIP_MAC, HIP_SIGNATURE */
 	err = HIP_E_HOST_AUTH;
-	why = &h->st.drop_malformed;
-	if (p->encrypted != NULL) {
-		struct hip_encrypted e;
-		int ivl = hip_cipher_iv_len(hc.ids[0]);
-
-		if (ivl < 0 || hip_encrypted_parse(p->encrypted, (size_t)ivl, &e) != 0 ||
-		    decrypt(hc.ids[0], &keys.hip_enc[in], &e, plain, sizeof(plain), &pl) != 0 ||
-		    hip_tlv_parse_one(plain, pl, &inner) != 0 || inner.type != HIP_PARAM_HOST_ID) {
-			notify = HIP_NOTIFY_ENCRYPTION_FAILED;
-			goto fail;
-		}
-	} else {
-		inner = *p->host_id;
-	}
-	if (hip_host_id_parse(&inner, &hid) != 0 || hip_peer_hi_decode(a, hid.algorithm, hid.hi, hid.hi_len, &peer) != 0)
+	if (i2_peer_hi(h, a, p, hc.ids[0], &keys.hip_enc[in], plain, sizeof(plain), &peer, &why,
+		       &notify) != 0)
 		goto fail;
-	if (memcmp(peer.hit, hdr->hit_sender, HIP_HIT_LEN) != 0) {
-		why = &h->st.drop_hit_mismatch;
-		goto fail;
-	}
 	if (hip_cover_check_mac(h, pkt, p->mac, h->suite, &keys.hip_int[in], NULL, 0) != 0) {
 		why = &h->st.drop_mac;
 		notify = HIP_NOTIFY_HIP_MAC_FAILED;
@@ -754,7 +803,7 @@ hip_bex_in_i2(struct hip_host *h, const uint8_t *pkt, const struct hip_hdr *hdr,
 		goto fail;
 	}
 	/* authenticated: what is wrong now is INVALID_SYNTAX (5.2.19) */
-	if (ei.keymat_index != idx || ei.old_spi != 0 || ei.new_spi == 0) {
+	if (i2_syntax(p, et_ok, idx, &ei) != 0) {
 		why = &h->st.drop_malformed;
 		err = HIP_E_PARAM_VALUE;
 		notify = HIP_NOTIFY_INVALID_SYNTAX;

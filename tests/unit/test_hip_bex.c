@@ -2574,6 +2574,157 @@ f_resign(struct pkt *p)
 	return 0;
 }
 
+/* the NOTIFY S[from] sent in q[]: its message type and data length */
+static uint16_t
+notify_in_q(int from, size_t *data_len)
+{
+	for (unsigned x = 0; x < qn; x++) {
+		struct hip_tlv t;
+		struct hip_notification n;
+
+		if (ptype(&q[x]) != HIP_NOTIFY || memcmp(q[x].b + 8, S[from].hi->hit, 16) != 0)
+			continue;
+		assert_int_equal(hip_param_find(q[x].b, q[x].len, HIP_PARAM_NOTIFICATION, &t), 1);
+		assert_int_equal(hip_notification_parse(&t, &n), 0);
+		*data_len = n.data_len;
+		return n.msg_type;
+	}
+	return 0;
+}
+
+/* An authenticated I2 (puzzle, HIP_MAC and HIP_SIGNATURE right) with a
+ * parameter authentication does not need whose length is wrong for its type:
+ * NOTIFY INVALID_SYNTAX (RFC 7401 5.2.19: only after MAC and signature, no
+ * details), counted, no state change; the I2 retransmitted unchanged then
+ * completes the exchange. The same parameter in an I2 that is not
+ * authenticated: no INVALID_SYNTAX (a wrong puzzle: silent; a wrong MAC: the
+ * HIP_MAC_FAILED that any such I2 gets). */
+static void
+test_i2_invalid_syntax(void **state)
+{
+	static const struct {
+		uint16_t type;
+		size_t len;
+	} bad[] = {
+		{ HIP_PARAM_ESP_INFO, 8 },                 /* 12 */
+		{ HIP_PARAM_ESP_TRANSFORM, 3 },            /* 2 + 2n */
+		{ HIP_PARAM_TRANSPORT_FORMAT_LIST, 3 },    /* 2n */
+		{ HIP_PARAM_ECHO_RESPONSE_SIGNED, 0 },     /* >= 1 */
+	};
+	struct params pr = P_DEFAULT;
+
+	(void)state;
+	pr.det = true;
+	for (unsigned x = 0; x < sizeof(bad) / sizeof(bad[0]); x++) {
+		struct hip_host_stats b;
+		size_t dl = 99;
+
+		pair_up(x % 2 ? &k_rsa : &k_p256, &k_p384, &pr);
+		assert_int_equal(hip_host_connect(S[0].h, &S[1], now), 0);
+		assert_true(deliver_type(HIP_I1));
+		assert_true(deliver_type(HIP_R1));
+		b = stats(1);
+		rs_type = bad[x].type;
+		rs_len = bad[x].len;
+		rs_drop = false;
+		memset(rs_val, 0, sizeof(rs_val));
+		m_type = HIP_I2;
+		m_left = 1;
+		filter = f_resign;
+		assert_true(deliver_type(HIP_I2));
+		filter = NULL;
+		assert_int_equal(last_rc, HIP_E_PARAM_VALUE);
+		assert_int_equal(stats(1).drop_malformed, b.drop_malformed + 1);
+		assert_int_equal(stats(1).drop_mac + stats(1).drop_sig, 0);
+		assert_int_equal(notify_in_q(1, &dl), HIP_NOTIFY_INVALID_SYNTAX);
+		assert_int_equal(dl, 0);
+		assert_int_equal(state_of(1, 0), HIP_STATE_UNASSOCIATED);
+		assert_int_equal(S[1].sa_up_n, 0);
+		assert_int_equal(stats(1).r2_tx, 0);
+		/* the I2 unchanged, retransmitted: the exchange completes */
+		run(3000);
+		assert_int_equal(state_of(0, 1), HIP_STATE_ESTABLISHED);
+		assert_int_equal(S[1].sa_up_n, 1);
+		assert_mirror(0, 1, 13);
+		sides_down();
+
+		/* not authenticated: a wrong MAC, then a wrong puzzle #I */
+		for (int y = 0; y < 2; y++) {
+			struct pkt i2;
+
+			pair_up(x % 2 ? &k_rsa : &k_p256, &k_p384, &pr);
+			assert_int_equal(hip_host_connect(S[0].h, &S[1], now), 0);
+			assert_true(deliver_type(HIP_I1));
+			assert_true(deliver_type(HIP_R1));
+			assert_int_equal(qn, 1);
+			i2 = q[0];
+			qn = 0;
+			resign(&i2, 0);
+			i2.b[find_param(i2.b, i2.len, y == 0 ? HIP_PARAM_HIP_MAC : HIP_PARAM_SOLUTION) +
+			     (y == 0 ? 4 : 4 + 4)] ^= 1;
+			fix_cksum(&i2);
+			inject(&i2);
+			assert_int_equal(notify_in_q(1, &dl), y == 0 ? HIP_NOTIFY_HIP_MAC_FAILED : 0);
+			assert_int_equal(y == 0 ? stats(1).drop_mac : stats(1).drop_puzzle, 1);
+			assert_int_equal(state_of(1, 0), HIP_STATE_UNASSOCIATED);
+			sides_down();
+		}
+	}
+}
+
+/* An authenticated UPDATE with a parameter of the wrong length (SEQ of 8
+ * bytes, ESP_INFO of 8, ACK of 6): NOTIFY INVALID_SYNTAX (RFC 7401 5.2.19),
+ * counted, no rekey answered, no SA touched; the UPDATE retransmitted
+ * unchanged then rekeys. */
+static void
+test_update_invalid_syntax(void **state)
+{
+	static const struct {
+		uint16_t type;
+		size_t len;
+	} bad[] = {
+		{ HIP_PARAM_SEQ, 8 }, { HIP_PARAM_ESP_INFO, 8 }, { HIP_PARAM_ACK, 6 },
+	};
+	struct params pr = P_DEFAULT;
+
+	(void)state;
+	pr.det = true;
+	for (unsigned x = 0; x < sizeof(bad) / sizeof(bad[0]); x++) {
+		struct hip_host_stats b;
+		uint32_t in1;
+		size_t dl = 99;
+
+		pair_up(&k_p256, &k_rsa, &pr);
+		bex(0, 1);
+		run(100);
+		in1 = S[1].in.spi;
+		b = stats(1);
+		rs_type = bad[x].type;
+		rs_len = bad[x].len;
+		rs_drop = false;
+		memset(rs_val, 0, sizeof(rs_val));
+		assert_int_equal(hip_host_rekey(S[0].h, &S[1], now), 0);
+		m_type = HIP_UPDATE;
+		m_left = 1;
+		filter = f_resign;
+		assert_true(deliver_type(HIP_UPDATE));
+		filter = NULL;
+		assert_int_equal(last_rc, HIP_E_PARAM_VALUE);
+		assert_int_equal(stats(1).drop_malformed, b.drop_malformed + 1);
+		assert_int_equal(stats(1).drop_mac + stats(1).drop_sig, 0);
+		assert_int_equal(notify_in_q(1, &dl), HIP_NOTIFY_INVALID_SYNTAX);
+		assert_int_equal(dl, 0);
+		assert_int_equal(S[1].sa_in_up_n, 0);
+		assert_int_equal(S[1].sa_up_n, 1);
+		assert_int_equal(S[1].in.spi, in1);
+		run(3000);
+		assert_int_equal(S[0].sa_up_n, 2);
+		assert_int_equal(S[1].sa_up_n, 2);
+		assert_mirror(0, 1, 13);
+		sides_down();
+	}
+}
+
 /* R1 echo requests come back in the I2, so they decide whether it fits in a
  * packet. An ECHO_REQUEST_UNSIGNED (outside HIP_SIGNATURE_2: anyone on the
  * path may append one) of 100 bytes is echoed; one of 1200 still fits the R1
@@ -2775,6 +2926,8 @@ main(void)
 		cmocka_unit_test(test_deterministic),
 		cmocka_unit_test(test_hand_peer),
 		cmocka_unit_test(test_r1_domain_identifier),
+		cmocka_unit_test(test_i2_invalid_syntax),
+		cmocka_unit_test(test_update_invalid_syntax),
 		cmocka_unit_test(test_r1_echo_too_long),
 		cmocka_unit_test(test_close_echo_too_long),
 	};

@@ -869,6 +869,7 @@ hip_bex_in_i2(struct hip_host *h, const uint8_t *pkt, const struct hip_hdr *hdr,
 		hip_bex_sa_keys(a, &a->keys, a->spi_in, a->spi_out, &sin, &sout);
 		if (h->cfg.io.sa_up != NULL)
 			h->cfg.io.sa_up(h->cfg.io.ctx, a->user, &sout, &sin, 0);
+		a->sa_given = true;
 		OPENSSL_cleanse(&sin, sizeof(sin));
 		OPENSSL_cleanse(&sout, sizeof(sout));
 	}

@@ -2845,6 +2845,35 @@ test_close_echo_too_long(void **state)
 	}
 }
 
+/* An initiator reserves its inbound SPI at R1 and hands the SA over only at
+ * R2: an association that ends in I2-SENT (the I2's retries run out, or
+ * hip_host_forget) must not call sa_down for an SPI that was never given
+ * with sa_up (the integrator would remove whatever SA has that SPI then).
+ * Found by fuzz_hip_engine; sa_down came once before the fix. */
+static void
+test_i2_sent_no_sa_down(void **state)
+{
+	(void)state;
+	for (int x = 0; x < 2; x++) {
+		pair_up(&k_p256, &k_p384, &P_DEFAULT);
+		m_type = HIP_R2;
+		m_left = 1000;
+		filter = f_drop;
+		assert_int_equal(hip_host_connect(S[0].h, &S[1], now), 0);
+		run(200);
+		assert_int_equal(state_of(0, 1), HIP_STATE_I2_SENT);
+		if (x == 0)
+			run(40000);   /* the I2's retransmissions run out */
+		else
+			assert_int_equal(hip_host_forget(S[0].h, &S[1], now), 0);
+		assert_int_equal(state_of(0, 1), HIP_STATE_UNASSOCIATED);
+		assert_int_equal(S[0].sa_up_n, 0);
+		assert_int_equal(S[0].sa_down_n, 0);
+		filter = NULL;
+		sides_down();
+	}
+}
+
 /* API corners */
 static void
 test_api(void **state)
@@ -2930,6 +2959,7 @@ main(void)
 		cmocka_unit_test(test_update_invalid_syntax),
 		cmocka_unit_test(test_r1_echo_too_long),
 		cmocka_unit_test(test_close_echo_too_long),
+		cmocka_unit_test(test_i2_sent_no_sa_down),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

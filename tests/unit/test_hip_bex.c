@@ -2592,6 +2592,34 @@ notify_in_q(int from, size_t *data_len)
 	return 0;
 }
 
+/* the next packet of ptype that is delivered: parameter `type` set to `len`
+ * zero bytes, then MACed and signed again (f_resign) */
+static void
+arm_resign(uint8_t ptype_, uint16_t type, size_t len)
+{
+	rs_type = type;
+	rs_len = len;
+	rs_drop = false;
+	memset(rs_val, 0, sizeof(rs_val));
+	m_type = ptype_;
+	m_left = 1;
+	filter = f_resign;
+}
+
+/* side `to` refused the last packet with NOTIFY INVALID_SYNTAX (no data),
+ * counted as malformed after authentication passed */
+static void
+assert_invalid_syntax(int to, const struct hip_host_stats *b)
+{
+	size_t dl = 99;
+
+	assert_int_equal(last_rc, HIP_E_PARAM_VALUE);
+	assert_int_equal(stats(to).drop_malformed, b->drop_malformed + 1);
+	assert_int_equal(stats(to).drop_mac + stats(to).drop_sig, 0);
+	assert_int_equal(notify_in_q(to, &dl), HIP_NOTIFY_INVALID_SYNTAX);
+	assert_int_equal(dl, 0);
+}
+
 /* An authenticated I2 (puzzle, HIP_MAC and HIP_SIGNATURE right) with a
  * parameter authentication does not need whose length is wrong for its type:
  * NOTIFY INVALID_SYNTAX (RFC 7401 5.2.19: only after MAC and signature, no
@@ -2624,20 +2652,10 @@ test_i2_invalid_syntax(void **state)
 		assert_true(deliver_type(HIP_I1));
 		assert_true(deliver_type(HIP_R1));
 		b = stats(1);
-		rs_type = bad[x].type;
-		rs_len = bad[x].len;
-		rs_drop = false;
-		memset(rs_val, 0, sizeof(rs_val));
-		m_type = HIP_I2;
-		m_left = 1;
-		filter = f_resign;
+		arm_resign(HIP_I2, bad[x].type, bad[x].len);
 		assert_true(deliver_type(HIP_I2));
 		filter = NULL;
-		assert_int_equal(last_rc, HIP_E_PARAM_VALUE);
-		assert_int_equal(stats(1).drop_malformed, b.drop_malformed + 1);
-		assert_int_equal(stats(1).drop_mac + stats(1).drop_sig, 0);
-		assert_int_equal(notify_in_q(1, &dl), HIP_NOTIFY_INVALID_SYNTAX);
-		assert_int_equal(dl, 0);
+		assert_invalid_syntax(1, &b);
 		assert_int_equal(state_of(1, 0), HIP_STATE_UNASSOCIATED);
 		assert_int_equal(S[1].sa_up_n, 0);
 		assert_int_equal(stats(1).r2_tx, 0);
@@ -2692,28 +2710,17 @@ test_update_invalid_syntax(void **state)
 	for (unsigned x = 0; x < sizeof(bad) / sizeof(bad[0]); x++) {
 		struct hip_host_stats b;
 		uint32_t in1;
-		size_t dl = 99;
 
 		pair_up(&k_p256, &k_rsa, &pr);
 		bex(0, 1);
 		run(100);
 		in1 = S[1].in.spi;
 		b = stats(1);
-		rs_type = bad[x].type;
-		rs_len = bad[x].len;
-		rs_drop = false;
-		memset(rs_val, 0, sizeof(rs_val));
 		assert_int_equal(hip_host_rekey(S[0].h, &S[1], now), 0);
-		m_type = HIP_UPDATE;
-		m_left = 1;
-		filter = f_resign;
+		arm_resign(HIP_UPDATE, bad[x].type, bad[x].len);
 		assert_true(deliver_type(HIP_UPDATE));
 		filter = NULL;
-		assert_int_equal(last_rc, HIP_E_PARAM_VALUE);
-		assert_int_equal(stats(1).drop_malformed, b.drop_malformed + 1);
-		assert_int_equal(stats(1).drop_mac + stats(1).drop_sig, 0);
-		assert_int_equal(notify_in_q(1, &dl), HIP_NOTIFY_INVALID_SYNTAX);
-		assert_int_equal(dl, 0);
+		assert_invalid_syntax(1, &b);
 		assert_int_equal(S[1].sa_in_up_n, 0);
 		assert_int_equal(S[1].sa_up_n, 1);
 		assert_int_equal(S[1].in.spi, in1);
@@ -2810,14 +2817,9 @@ test_close_echo_too_long(void **state)
 		run(100);
 		b = stats(1);
 		st = state_of(1, 0);
-		rs_type = HIP_PARAM_ECHO_REQUEST_SIGNED;
-		rs_len = x == 0 ? 600 : 1700;
-		rs_drop = false;
-		memset(rs_val, 0x5a, sizeof(rs_val));
 		hip_host_close_all(S[0].h, now);
-		m_type = HIP_CLOSE;
-		m_left = 1;
-		filter = f_resign;
+		arm_resign(HIP_CLOSE, HIP_PARAM_ECHO_REQUEST_SIGNED, x == 0 ? 600 : 1700);
+		memset(rs_val, 0x5a, sizeof(rs_val));
 		assert_true(deliver_type(HIP_CLOSE));
 		filter = NULL;
 		if (x == 0) {

@@ -113,6 +113,9 @@ struct hip_assoc {
 	size_t ij_len;
 	struct hip_keys keys;       /* HIP keys, and the ESP keys in use */
 	uint32_t spi_in, spi_out;
+	/* spi_in was handed over (sa_up): only then does it go back with
+	 * sa_down. An initiator reserves spi_in at R1 and hands it over at R2. */
+	bool sa_given;
 	uint64_t r1_gen;            /* initiator: generation of the R1 answered */
 	bool have_r1_gen;
 

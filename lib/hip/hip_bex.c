@@ -273,7 +273,7 @@ hip_bex_send_i1(struct hip_assoc *a, uint64_t now)
 	if (len < 0)
 		return -1;
 	a->tx.len = (size_t)len;
-	a->remote = a->locators[0];
+	a->remote = a->locators[a->loc_first];
 	hip_state_set(a, HIP_STATE_I1_SENT, now);
 	hip_rtx_arm(a, HIP_I1_RETRIES_MAX, now);
 	return hip_send(h, &a->local, &a->remote, a->tx.b, a->tx.len);

@@ -85,6 +85,7 @@ struct hip_assoc {
 	uint8_t peer_hit[HIP_HIT_LEN];
 	struct gw_addr locators[HIP_MAX_LOCATORS];
 	unsigned n_locators;
+	unsigned loc_first;         /* locator of the BEX's first I1 (hip_host_connect_to) */
 	struct gw_addr local;       /* our outer address towards the peer */
 	struct gw_addr remote;      /* the peer's address in use */
 	void *user;

@@ -222,8 +222,8 @@ rtx_fire(struct hip_assoc *a, uint64_t now)
 	}
 	a->rtx.count++;
 	if (a->state == HIP_STATE_I1_SENT) {
-		/* try the peer's locators in turn */
-		a->remote = a->locators[a->rtx.count % a->n_locators];
+		/* try the peer's locators in turn, from the first I1's */
+		a->remote = a->locators[(a->loc_first + a->rtx.count) % a->n_locators];
 		dst = &a->remote;
 	}
 	h->st.retransmits++;

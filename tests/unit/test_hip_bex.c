@@ -1227,6 +1227,17 @@ test_update_rekey(void **state)
 	sides_down();
 }
 
+/* side 0 (ECDSA P-256) starts a BEX with side 1 (P-384), and both end in
+ * ESTABLISHED (the responder's R2-SENT hold over) */
+static void
+established_pair(void)
+{
+	pair_up(&k_p256, &k_p384, &P_DEFAULT);
+	bex(0, 1);
+	run(11000);
+	assert_int_equal(state_of(1, 0), HIP_STATE_ESTABLISHED);
+}
+
 /* the peer restarts (new engine, same identity) and starts a new BEX: the
  * old SAs go, the new ones come */
 static void
@@ -1235,10 +1246,7 @@ test_peer_restart(void **state)
 	uint32_t old_in;
 
 	(void)state;
-	pair_up(&k_p256, &k_p384, &P_DEFAULT);
-	bex(0, 1);
-	run(11000);
-	assert_int_equal(state_of(1, 0), HIP_STATE_ESTABLISHED);
+	established_pair();
 	old_in = S[1].in.spi;
 	hip_host_free(S[0].h);
 	side_up(0, &k_p256, &P_DEFAULT);
@@ -1251,6 +1259,92 @@ test_peer_restart(void **state)
 	assert_int_not_equal(S[1].in.spi, old_in);
 	assert_mirror(0, 1, 13);
 	assert_int_equal(S[0].in.spi, 0x5000);
+	sides_down();
+}
+
+/* The responder restarts (its state lost) while its peer, ESTABLISHED and in
+ * the middle of an UPDATE rekey, keeps its SAs: ESP from the peer for an SPI
+ * it no longer knows makes it connect to the address that ESP came from
+ * (hip_host_connect_to, the gateway's unknown-SPI path), not to its first
+ * locator. The peer answers the I1 with R1 and takes the I2 as a restarted
+ * peer's (RFC 7401 4.4.2, 6.9): old SAs down, new ones up and mirrored, its
+ * rekey given up without another UPDATE. */
+static void
+test_restart_connect_to(void **state)
+{
+	struct gw_addr dead = { .family = 4, .addr = { 192, 0, 2, 77 } }, locs[2];
+	uint64_t rtx;
+	uint32_t old_in;
+
+	(void)state;
+	established_pair();
+	old_in = S[0].in.spi;
+	assert_int_equal(hip_host_rekey(S[0].h, &S[1], now), 0);
+	qn = 0;                                       /* the UPDATE meets nobody */
+	hip_host_free(S[1].h);
+	side_up(1, &k_p384, &P_DEFAULT);
+	S[1].next_spi = 0x6000;
+	locs[0] = dead;
+	locs[1] = S[0].addr;
+	assert_int_equal(hip_host_add_peer(S[1].h, k_p256.hit, locs, 2, &S[1].addr, &S[0]), 0);
+	assert_int_equal(hip_host_connect_to(S[1].h, &S[2], &S[0].addr, now), -1);   /* no peer */
+	assert_int_equal(hip_host_connect_to(S[1].h, &S[0], &S[0].addr, now), 1);
+	assert_int_equal(hip_host_connect_to(S[1].h, &S[0], &S[0].addr, now), 0);    /* running */
+	assert_int_equal(qn, 1);
+	assert_int_equal(ptype(&q[0]), HIP_I1);
+	assert_memory_equal(&q[0].dst, &S[0].addr, sizeof(q[0].dst));
+	rtx = stats(0).retransmits;
+	run(100);
+	assert_int_equal(state_of(1, 0), HIP_STATE_ESTABLISHED);
+	assert_int_equal(state_of(0, 1), HIP_STATE_R2_SENT);
+	assert_int_equal(S[0].sa_down_n, 1);
+	assert_int_equal(S[0].down_spi[0], old_in);
+	assert_int_equal(S[0].sa_up_n, 2);
+	assert_int_equal(S[0].old_in, 0);
+	assert_int_equal(S[1].in.spi, 0x6000);
+	assert_mirror(1, 0, 13);
+	assert_int_equal(stats(0).dropped, 0);
+	assert_int_equal(stats(0).bex_ok, 2);
+	assert_int_equal(hip_host_connect_to(S[1].h, &S[0], &S[0].addr, now), 0);    /* up */
+	run(11000);
+	assert_int_equal(state_of(0, 1), HIP_STATE_ESTABLISHED);
+	assert_int_equal(stats(0).retransmits, rtx);  /* the lost UPDATE is not resent */
+	assert_int_equal(S[0].sa_up_n, 2);
+	sides_down();
+}
+
+/* hip_host_connect_to with a locator that is not the peer's first: the I1
+ * goes there, and its retransmissions try the next locators in turn (here
+ * the first I1 is lost, the second reaches the peer); an address that is no
+ * locator of the peer's starts at the first locator, as hip_host_connect. */
+static void
+test_connect_to_locators(void **state)
+{
+	struct gw_addr dead = { .family = 4, .addr = { 192, 0, 2, 77 } };
+	struct gw_addr other = { .family = 4, .addr = { 192, 0, 2, 99 } }, locs[2];
+
+	(void)state;
+	reset_net();
+	side_up(0, &k_p256, &P_DEFAULT);
+	side_up(1, &k_p384, &P_DEFAULT);
+	know(1, 0);
+	locs[0] = S[1].addr;
+	locs[1] = dead;
+	assert_int_equal(hip_host_add_peer(S[0].h, k_p384.hit, locs, 2, &S[0].addr, &S[1]), 0);
+	assert_int_equal(hip_host_connect_to(S[0].h, &S[1], &dead, now), 1);
+	assert_int_equal(qn, 0);                      /* to `dead`: lost */
+	assert_int_equal(stats(0).tx, 1);
+	advance(600 * MS);
+	assert_int_equal(qn, 1);
+	assert_memory_equal(&q[0].dst, &S[1].addr, sizeof(q[0].dst));
+	run(100);
+	assert_int_equal(state_of(0, 1), HIP_STATE_ESTABLISHED);
+	assert_int_equal(hip_host_forget(S[0].h, &S[1], now), 0);
+	assert_int_equal(hip_host_connect_to(S[0].h, &S[1], &other, now), 1);
+	assert_int_equal(qn, 1);
+	assert_memory_equal(&q[0].dst, &S[1].addr, sizeof(q[0].dst));
+	run(100);
+	assert_int_equal(state_of(0, 1), HIP_STATE_ESTABLISHED);
 	sides_down();
 }
 
@@ -2945,6 +3039,8 @@ main(void)
 		cmocka_unit_test(test_update_rekey),
 		cmocka_unit_test(test_lifetime_rekey),
 		cmocka_unit_test(test_peer_restart),
+		cmocka_unit_test(test_restart_connect_to),
+		cmocka_unit_test(test_connect_to_locators),
 		cmocka_unit_test(test_forget),
 		cmocka_unit_test(test_rekey_no_in_up),
 		cmocka_unit_test(test_close),

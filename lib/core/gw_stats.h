@@ -6,6 +6,7 @@
 #ifndef HIPGW_STATS_H
 #define HIPGW_STATS_H
 
+#include <stddef.h>
 #include <stdint.h>
 #include <rte_common.h>
 #include <rte_lcore.h>
@@ -30,6 +31,12 @@ struct gw_lcore_stats {
 	/* --slow-path: frames sent to the control lcore for their SA lookup, and
 	 * stamped frames this worker finished (read by the control lcore) */
 	uint64_t slow_sent, slow_done;
+	/* ESP for an unknown SPI from a [peer]'s locator (gw_peerloc.h), each
+	 * also a no_sa drop: Base Exchanges it started (control lcore), packets
+	 * over the trigger rate limit (workers), and packets with nothing to
+	 * start: we have SAs with the peer (workers) or a BEX with it runs
+	 * (control lcore) */
+	uint64_t unknown_spi_bex, unknown_spi_ratelimit, unknown_spi_ignored;
 } __rte_cache_aligned;
 
 /* One slot per lcore id; index with rte_lcore_id(). */
@@ -44,5 +51,8 @@ gw_count_drop(enum gw_drop reason)
 
 /* Sum of a drop reason over all lcores, packets. */
 uint64_t gw_stats_drop_total(enum gw_drop reason);
+/* Sum over all lcores of the uint64_t counter at byte offset `off` of struct
+ * gw_lcore_stats (offsetof). */
+uint64_t gw_stats_total(size_t off);
 
 #endif

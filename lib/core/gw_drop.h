@@ -10,6 +10,7 @@
 	X(REPLAY, "replay")             /* duplicate, too old, sequence 0 */ \
 	X(AUTH, "auth")                 /* ICV mismatch, cut ICV */ \
 	X(PAD, "pad")                   /* pad length or pattern wrong */ \
+	X(DUMMY, "dummy")               /* authentic dummy packet, next header 59 (RFC 4303 2.6) */ \
 	X(MALFORMED, "malformed")       /* runt, lengths that disagree, bad headers, bad fragments */ \
 	X(SPOOF, "spoof")               /* inner src/dst outside the SA's prefixes */ \
 	X(TTL, "ttl")                   /* inner TTL / hop limit expired */ \

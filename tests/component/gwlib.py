@@ -46,7 +46,7 @@ REPO = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 RUN_TIMEOUT = 60          # seconds per hipgw run
 IDLE_EXIT_MS = 500
 
-DROP_REASONS = ("no_sa", "replay", "auth", "pad", "malformed", "spoof", "ttl",
+DROP_REASONS = ("no_sa", "replay", "auth", "pad", "dummy", "malformed", "spoof", "ttl",
                 "mtu", "ecn", "seq_overflow", "no_route", "no_neighbor",
                 "ring_full", "policy")
 

@@ -20,6 +20,7 @@
 	X(NO_ROUTE, "no_route") \
 	X(NO_NEIGHBOR, "no_neighbor") \
 	X(RING_FULL, "ring_full") \
+	X(NO_MBUF, "no_mbuf")           /* no large mbuf free to copy a multi-segment packet into */ \
 	X(POLICY, "policy")             /* no SA and no bypass; clear traffic on the outer side */
 
 enum gw_drop {

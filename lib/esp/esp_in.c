@@ -264,10 +264,11 @@ ecn_fold(uint8_t outer, uint8_t inner)
 	return inner;
 }
 
-/* Stage 3, BEET (RFC 7402 3.1): the ICV and the padding verified, next header
- * nh is neither 4 nor 41: dummy (59, RFC 4303 2.6), or an upper layer. Rebuild the inner IPv6 header from the SA's HITs right
- * in front of the payload (into the bytes of the ESP header, IV and outer
- * header, and the headroom if those are fewer than 40). */
+/* Stage 3 for next headers other than 4 and 41, the ICV and the padding
+ * verified: 59 is a dummy packet (RFC 4303 2.6); any other is, on a BEET SA
+ * (RFC 7402 3.1), an upper layer: rebuild the inner IPv6 header from the
+ * SA's HITs right in front of the payload (into the bytes of the ESP header,
+ * IV and outer header, and the headroom if those are fewer than 40). */
 static __rte_noinline uint8_t
 in_beet(struct esp_sa *sa, struct rte_mbuf *m, struct in_pkt *p, const unsigned iv_len,
 	uint8_t *in, uint32_t inner_len, uint8_t nh, uint32_t *ilen)

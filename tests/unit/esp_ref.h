@@ -19,6 +19,7 @@
 #include <rte_byteorder.h>
 #include <rte_ip.h>
 
+#include "esp.h"
 #include "gw_config.h"
 #include "hipgw_wire.h"
 
@@ -72,6 +73,28 @@ esp_ref_align(enum gw_suite s)
 {
 	return s == GW_SUITE_AES128_CBC_SHA256 || s == GW_SUITE_AES256_CBC_SHA256 ?
 	       GW_ESP_CBC_BLOCK : 4;
+}
+
+/* esp_sa_create parameters of the in SA that opens what esp_ref_build makes on
+ * ref, with an anti-replay window of win packets (outer addresses left
+ * unset: inbound selects the SA by its SPI alone). */
+static inline void
+esp_ref_in_params(const struct esp_ref_sa *ref, uint32_t win, struct esp_sa_params *p)
+{
+	memset(p, 0, sizeof(*p));
+	p->spi = ref->spi;
+	p->dir = GW_DIR_IN;
+	p->suite = ref->suite;
+	p->key = ref->key;
+	p->key_len = (uint8_t)(esp_ref_key_len(ref->suite) +
+			       (esp_ref_gcm(ref->suite) ? GW_ESP_GCM_SALT_LEN : 0));
+	if (!esp_ref_gcm(ref->suite)) {
+		p->auth_key = ref->auth_key;
+		p->auth_key_len = GW_ESP_HMAC256_KEY_LEN;
+	}
+	p->esn = ref->esn;
+	p->replay_window = win;
+	p->local.family = p->remote.family = 4;
 }
 
 /* Pad bytes a sender adds after payload_len bytes (fills pad[], returns the count). */

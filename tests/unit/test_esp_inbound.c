@@ -53,27 +53,16 @@ static const enum gw_suite SUITES[] = {
 static struct esp_sa *
 mk_in(enum gw_suite suite, bool esn, uint32_t win, struct esp_ref_sa *ref)
 {
-	struct esp_sa_params p = { 0 };
+	struct esp_sa_params p;
 	struct esp_sa *sa;
 	char err[128] = "";
 
-	p.spi = SPI;
-	p.dir = GW_DIR_IN;
-	p.suite = suite;
-	p.key = KEY;
-	p.key_len = (uint8_t)(esp_ref_key_len(suite) + (esp_ref_gcm(suite) ? 4 : 0));
-	if (!esp_ref_gcm(suite)) {
-		p.auth_key = AUTH;
-		p.auth_key_len = 32;
-	}
-	p.esn = esn;
-	p.replay_window = win;
-	p.local.family = p.remote.family = 4;
+	*ref = (struct esp_ref_sa){ .suite = suite, .esn = esn, .spi = SPI, .key = KEY,
+				    .auth_key = AUTH, .outer_fam = 4 };
+	esp_ref_in_params(ref, win, &p);
 	sa = esp_sa_create(&p, err, sizeof(err));
 	if (sa == NULL)
 		fail_msg("esp_sa_create: %s", err);
-	*ref = (struct esp_ref_sa){ .suite = suite, .esn = esn, .spi = SPI, .key = KEY,
-				    .auth_key = AUTH, .outer_fam = 4 };
 	return sa;
 }
 

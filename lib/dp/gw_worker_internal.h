@@ -136,8 +136,9 @@ for_this_port(const struct gw_port *p, const struct rte_ether_hdr *eth)
 }
 
 /* Ethernet stage of both paths: a frame for this port's MAC goes on (0, *et
- * set; a chained one first in one segment, wk_flatten, *mp then updated); broadcast/multicast ARP and IPv6 (ND) go to the control
- * lcore; anything else is dropped (-1: m consumed either way). On a port where
+ * set; a chained one is first put in one segment by wk_flatten, and *mp
+ * updated); broadcast/multicast ARP and IPv6 (ND) go to the control lcore;
+ * anything else is dropped (-1: the frame consumed either way). On a port where
  * the control lcore sends through its own packet socket, a frame from the
  * port's own MAC is the kernel's copy of one of those (packet(7): a socket
  * bound to the interface with ETH_P_ALL, as the af_packet PMD's are, sees the

@@ -100,7 +100,12 @@
  *   gateway = IP[, IP]            optional; default next hop, at most one IPv4
  *                                 and one IPv6, on the port's networks
  *   mtu = 1500                    IP MTU, 576..9000 (>= 1280 when the port has an
- *                                 IPv6 address); default 1500
+ *                                 IPv6 address); default 1500. Frames longer
+ *                                 than one mbuf (jumbo frames the PMD chains;
+ *                                 NICs get RX scatter) and reassembled ESP
+ *                                 longer than its first mbuf are copied into a
+ *                                 large mbuf (9216 bytes of data room, 512 per
+ *                                 worker; none free: drop no_mbuf)
  *   tcp-mss-clamp = auto          auto | off | N (88 .. mtu - 40); clamp the MSS
  *                                 option of TCP SYNs; auto fits the ESP overhead;
  *                                 default auto
@@ -234,7 +239,6 @@
 #define GW_CONF_FILE_MAX   (16u << 20)   /* biggest config file read, bytes */
 #define GW_CONF_WORKERS_MAX 16
 #define GW_CONF_MTU_MIN    576
-#define GW_CONF_MTU_MAX    9000
 #define GW_CONF_MTU_MIN_V6 1280
 #define GW_CONF_MSS_MIN    88
 #define GW_CONF_REPLAY_DEFAULT 1024

@@ -26,6 +26,7 @@
 #define GW_CONF_MAX_PEERS    64    /* [peer NAME] sections */
 #define GW_CONF_MAX_LOCATORS 4     /* outer addresses per peer */
 #define GW_CONF_HIT_LEN      16    /* bytes of a HIT */
+#define GW_CONF_MTU_MAX      9000  /* largest port mtu, bytes of IP packet */
 /* Algorithm lists of [gateway]: RFC 7401 5.2.8 and RFC 7402 5.1.2 let a
  * sender offer at most six IDs; we know fewer names, each listed once. */
 #define GW_CONF_MAX_ESP_TRANSFORMS 6

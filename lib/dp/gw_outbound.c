@@ -117,9 +117,10 @@ outbound_common(struct worker *w, unsigned pidx, struct rte_mbuf **pkts, uint16_
 
 		if (i + 4 < n)
 			rte_prefetch0(rte_pktmbuf_mtod(pkts[i + 4], void *));
-		if (l2_accept(w, m, port, pidx, &et) != 0)
+		if (l2_accept(w, &m, port, pidx, &et) != 0)
 			continue;
-		len -= sizeof(*eth);
+		eth = rte_pktmbuf_mtod(m, struct rte_ether_hdr *);   /* m may be a copy now */
+		len = rte_pktmbuf_data_len(m) - sizeof(*eth);
 		if (et == RTE_ETHER_TYPE_IPV4) {
 			struct rte_ipv4_hdr *ip = (struct rte_ipv4_hdr *)(eth + 1);
 			uint16_t tl = gw_ipv4_check(ip, len);

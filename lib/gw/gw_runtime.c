@@ -157,6 +157,11 @@ port_setup(struct gw_ctx *ctx, unsigned i, const struct gw_conf_port *pc, char *
 			p->rss_spi = true;
 		}
 	}
+	/* frames longer than one mbuf arrive chained (the workers copy them
+	 * into a large mbuf); NICs need scatter for that */
+	if (pc->mtu + RTE_ETHER_HDR_LEN > rte_pktmbuf_data_room_size(ctx->pool) - RTE_PKTMBUF_HEADROOM &&
+	    (info.rx_offload_capa & RTE_ETH_RX_OFFLOAD_SCATTER))
+		conf.rxmode.offloads |= RTE_ETH_RX_OFFLOAD_SCATTER;
 	/* one more TX queue, where the PMD has it, for what the control lcore
 	 * sends (R1s under an I1 flood, ARP/ND, ICMP): then that costs the
 	 * workers nothing; on af_packet a socket of its own (ctrl_sock_setup);
@@ -438,6 +443,14 @@ gw_create(struct gw_ctx *ctx, const struct gw_config *cfg, const struct gw_run_o
 		return fail(err, errlen, "%s: cannot allocate %u mbufs of %u bytes ([gateway] mbufs, "
 			    "mbuf-size; or give EAL more memory with -m)", cfg->path, nmbuf,
 			    cfg->mbuf_size ? cfg->mbuf_size : RTE_MBUF_DEFAULT_BUF_SIZE);
+	ctx->pool_big = rte_pktmbuf_pool_create("hipgw_mbuf_big",
+						ctx->n_workers * GW_BIG_MBUFS_PER_WORKER, 32, 0,
+						RTE_PKTMBUF_HEADROOM + GW_BIG_MBUF_ROOM,
+						rte_socket_id());
+	if (ctx->pool_big == NULL)
+		return fail(err, errlen, "cannot allocate %u large mbufs of %u bytes (give EAL more "
+			    "memory with -m)", ctx->n_workers * GW_BIG_MBUFS_PER_WORKER,
+			    RTE_PKTMBUF_HEADROOM + GW_BIG_MBUF_ROOM);
 	for (unsigned w = 0; w < ctx->n_workers; w++) {
 		char name[32];
 		snprintf(name, sizeof(name), "hipgw_up%u", w);
@@ -621,6 +634,7 @@ gw_destroy(struct gw_ctx *ctx)
 			rte_ring_free(ctx->handoff_ring[w][from]);
 	}
 	rte_mempool_free(ctx->pool);
+	rte_mempool_free(ctx->pool_big);
 	esp_lib_fini();
 	memset(ctx, 0, sizeof(*ctx));
 }

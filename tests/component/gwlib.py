@@ -46,9 +46,9 @@ REPO = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 RUN_TIMEOUT = 60          # seconds per hipgw run
 IDLE_EXIT_MS = 500
 
-DROP_REASONS = ("no_sa", "replay", "auth", "pad", "malformed", "spoof", "ttl",
+DROP_REASONS = ("no_sa", "replay", "auth", "pad", "dummy", "malformed", "spoof", "ttl",
                 "mtu", "ecn", "seq_overflow", "no_route", "no_neighbor",
-                "ring_full", "policy")
+                "ring_full", "no_mbuf", "policy")
 
 
 def asan_mode():
@@ -528,7 +528,7 @@ def conf_list(items):
 
 
 def write_config(d, sas, bypass=(), lan_extra="", wan_extra="", gateway_extra="",
-                 lan_mss=None, gateway6=False):
+                 lan_mss=None, gateway6=False, lan_mtu=MTU, wan_mtu=MTU):
     lines = ["; written by tests/component", "[gateway]", "workers = 1",
              "idle = adaptive"]
     if gateway_extra:
@@ -538,7 +538,7 @@ def write_config(d, sas, bypass=(), lan_extra="", wan_extra="", gateway_extra=""
               "role = inner",
               "address = %s/24, %s/64" % (LAN4, LAN6),
               "neighbors = %s %s, %s %s" % (HOST4, HOST_MAC, HOST6, HOST_MAC),
-              "mtu = %d" % MTU]
+              "mtu = %d" % lan_mtu]
     if lan_mss is not None:
         lines.append("tcp-mss-clamp = %s" % lan_mss)
     if lan_extra:
@@ -550,7 +550,7 @@ def write_config(d, sas, bypass=(), lan_extra="", wan_extra="", gateway_extra=""
               "gateway = %s" % (GW4 + (", " + GW6 if gateway6 else "")),
               "neighbors = %s %s, %s %s" % (GW4, GW4_MAC, PEER6, PEER6_MAC) +
               (", %s %s" % (GW6, GW6_MAC) if gateway6 else ""),
-              "mtu = %d" % MTU]
+              "mtu = %d" % wan_mtu]
     if wan_extra:
         lines.append(wan_extra)
     for sa in sas:

@@ -380,6 +380,8 @@ gw_create(struct gw_ctx *ctx, const struct gw_config *cfg, const struct gw_run_o
 	ctx->n_workers = cfg->workers;
 	ctx->handoff = ctx->n_workers > 1;
 	ctx->slow_path = opts != NULL && opts->slow_path;
+	ctx->pmtu.age_ns = (uint64_t)(opts != NULL && opts->test_pmtu_age_s != 0 ?
+				      opts->test_pmtu_age_s : cfg->pmtu_age_s) * 1000000000ULL;
 	if (rte_lcore_count() < cfg->workers + 1)
 		return fail(err, errlen, "%s: %u workers need %u lcores (main = control), EAL has %u; "
 			    "use -l or --lcores", cfg->path, cfg->workers, cfg->workers + 1,

@@ -13,6 +13,28 @@
 
 #define GW_MAX_PORTS 8
 
+/* What became of each ICMP fragmentation needed / ICMPv6 Packet Too Big that
+ * reached an outer port (path MTU, lib/ctrl/gw_pmtu_icmp.c); each lands in
+ * exactly one counter. The names are the stats JSON keys of "pmtu". */
+#define GW_PMTU_LIST(X) \
+	X(LOWERED, "lowered")                     /* quoted a recent packet of ours: path MTU lowered */ \
+	X(NOT_LOWER, "not_lower")                 /* genuine, but not below the path MTU in force: ignored */ \
+	X(REFUSED_MALFORMED, "refused_malformed") /* lengths, checksum, fragment, quote cut short or
+						   * not an ESP packet as we send it */ \
+	X(REFUSED_MTU, "refused_mtu")             /* MTU 0, not below the quoted packet's length, IPv6
+						   * below 1280 */ \
+	X(REFUSED_NO_SA, "refused_no_sa")         /* no live out SA of that SPI, source and destination */ \
+	X(REFUSED_SEQ, "refused_seq")             /* sequence number not among the SA's last sent */ \
+	X(RAISED, "raised")                       /* not an ICMP: a path back to its port MTU after
+						   * pmtu-age */
+
+enum gw_pmtu_event {
+#define GW_PMTU_ENUM(id, name) GW_PMTU_##id,
+	GW_PMTU_LIST(GW_PMTU_ENUM)
+#undef GW_PMTU_ENUM
+	GW_PMTU_MAX
+};
+
 struct gw_lcore_stats {
 	uint64_t drops[GW_DROP_MAX];
 	uint64_t port_rx[GW_MAX_PORTS];   /* packets received per port by this lcore */
@@ -30,6 +52,7 @@ struct gw_lcore_stats {
 	/* --slow-path: frames sent to the control lcore for their SA lookup, and
 	 * stamped frames this worker finished (read by the control lcore) */
 	uint64_t slow_sent, slow_done;
+	uint64_t pmtu[GW_PMTU_MAX];       /* the control lcore: path MTU events */
 } __rte_cache_aligned;
 
 /* One slot per lcore id; index with rte_lcore_id(). */
@@ -44,5 +67,10 @@ gw_count_drop(enum gw_drop reason)
 
 /* Sum of a drop reason over all lcores, packets. */
 uint64_t gw_stats_drop_total(enum gw_drop reason);
+
+/* Name of a path MTU event as in the stats JSON ("unknown" out of range), and
+ * its sum over all lcores. */
+const char *gw_pmtu_event_name(enum gw_pmtu_event e);
+uint64_t gw_stats_pmtu_total(enum gw_pmtu_event e);
 
 #endif

@@ -528,13 +528,16 @@ def conf_list(items):
 
 
 def write_config(d, sas, bypass=(), lan_extra="", wan_extra="", gateway_extra="",
-                 lan_mss=None, gateway6=False):
+                 lan_mss=None, gateway6=False, lan_device=None, wan_device=None):
+    """hipgw.conf in d; the ports are net_pcap on d's pcap files unless
+    lan_device / wan_device name other devices."""
     lines = ["; written by tests/component", "[gateway]", "workers = 1",
              "idle = adaptive"]
     if gateway_extra:
         lines.append(gateway_extra)
     lines += ["", "[port lan]",
-              "device = net_pcap0,rx_pcap=%s/lan_in.pcap,tx_pcap=%s/lan_out.pcap" % (d, d),
+              "device = " + (lan_device or
+                             "net_pcap0,rx_pcap=%s/lan_in.pcap,tx_pcap=%s/lan_out.pcap" % (d, d)),
               "role = inner",
               "address = %s/24, %s/64" % (LAN4, LAN6),
               "neighbors = %s %s, %s %s" % (HOST4, HOST_MAC, HOST6, HOST_MAC),
@@ -544,7 +547,8 @@ def write_config(d, sas, bypass=(), lan_extra="", wan_extra="", gateway_extra=""
     if lan_extra:
         lines.append(lan_extra)
     lines += ["", "[port wan]",
-              "device = net_pcap1,rx_pcap=%s/wan_in.pcap,tx_pcap=%s/wan_out.pcap" % (d, d),
+              "device = " + (wan_device or
+                             "net_pcap1,rx_pcap=%s/wan_in.pcap,tx_pcap=%s/wan_out.pcap" % (d, d)),
               "role = outer",
               "address = %s/24, %s/64" % (WAN4, WAN6),
               "gateway = %s" % (GW4 + (", " + GW6 if gateway6 else "")),

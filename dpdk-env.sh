@@ -4,8 +4,11 @@
 #   ./dpdk-env.sh demo        deps + hugepages + build, then the two-site demo,
 #                             keyed by HIP, with the seed paper's scenarios A, B, C
 #   ./dpdk-env.sh demo manual the same demo with manually keyed SAs
-#   ./dpdk-env.sh test        deps + hugepages + build, then unit, component and
-#                             system tests; last line "N passed, N failed"
+#   ./dpdk-env.sh test        deps + hugepages + build, then unit, HIP, fuzz replay,
+#                             component and system tests; last line "N passed, N failed"
+#   ./dpdk-env.sh fuzz [SECONDS] [NAME...]
+#                             build build-fuzz/ (clang, libFuzzer, ASan+UBSan) and fuzz
+#                             each harness of tests/fuzz (or the NAMEs) SECONDS (600) long
 #   ./dpdk-env.sh deps        install missing Debian packages (apt-get)
 #   ./dpdk-env.sh hugepages   reserve 2 MiB hugepages, mount hugetlbfs
 #   ./dpdk-env.sh build       meson/ninja: build/ (release) and build-asan/ (ASan)
@@ -13,8 +16,10 @@
 #
 # Idempotent: a second run installs, reserves and rebuilds nothing that is there.
 # Knobs: HGW_HUGEPAGES (pages to reserve, default 1024), HGW_NO_HUGE=1 (skip
-# hugepages, DPDK runs with --no-huge), HGW_BUILD / HGW_BUILD_ASAN (build
-# directories, default build and build-asan).
+# hugepages, DPDK runs with --no-huge), HGW_BUILD / HGW_BUILD_ASAN / HGW_BUILD_FUZZ
+# (build directories, default build, build-asan and build-fuzz), HGW_FUZZ_JOBS
+# (harnesses fuzzed at once, default 2), HGW_FUZZ_LOG (per-run figures, default
+# build-fuzz/fuzz-runs.log).
 set -euo pipefail
 
 cd "$(dirname "$(readlink -f "$0")")"
@@ -22,6 +27,9 @@ REPO=$PWD
 PY=/usr/bin/python3
 BUILD=${HGW_BUILD:-build}
 BUILD_ASAN=${HGW_BUILD_ASAN:-build-asan}
+BUILD_FUZZ=${HGW_BUILD_FUZZ:-build-fuzz}
+FUZZ_LOG=${HGW_FUZZ_LOG:-$BUILD_FUZZ/fuzz-runs.log}
+NINJA_TARGETS=   # build_dir: set for one call only
 
 # Debian packages the project needs (build, tests, demo).
 PKGS=(
@@ -29,6 +37,7 @@ PKGS=(
 	dpdk dpdk-dev libdpdk-dev libipsec-mb-dev libssl-dev libpcap-dev libcmocka-dev
 	python3 python3-scapy python3-cryptography python3-pytest python3-matplotlib python3-numpy
 	tshark iperf3 iproute2 iputils-ping ethtool procps kmod util-linux pciutils
+	clang libclang-rt-14-dev
 )
 # Nice to have; a failure to install them is only a warning.
 OPT_PKGS=(linux-perf)
@@ -104,6 +113,7 @@ cmd_hugepages() {
 	say "hugepages: $cur x 2 MiB reserved, $free free, hugetlbfs mounted"
 }
 
+# NINJA_TARGETS (environment): what to build; everything when unset.
 build_dir() {
 	local dir=$1; shift
 	if [ ! -f "$dir/build.ninja" ]; then
@@ -116,12 +126,20 @@ build_dir() {
 		fi
 		rm -f "$log"
 	fi
-	say "build: ninja -C $dir"
-	ninja -C "$dir"
+	say "build: ninja -C $dir${NINJA_TARGETS:+ $NINJA_TARGETS}"
+	# shellcheck disable=SC2086  # a list of targets
+	ninja -C "$dir" ${NINJA_TARGETS:-}
 }
 
 build_main() { build_dir "$BUILD"; }
 build_asan() { build_dir "$BUILD_ASAN" -Db_sanitize=address -Db_lundef=false -Dbuildtype=debugoptimized; }
+
+# libFuzzer harnesses (tests/fuzz/README.md): clang, only lib/ and tests/fuzz
+# configured, and only the libraries the harnesses link built.
+build_fuzz() {
+	CC=clang NINJA_TARGETS=fuzzers build_dir "$BUILD_FUZZ" -Dfuzz=true -Dbuildtype=debugoptimized \
+		-Db_lundef=false -Dperf_tools=false
+}
 
 cmd_build() {
 	build_main
@@ -139,6 +157,159 @@ cmd_demo() {   # [manual]
 	cmd_hugepages
 	build_main || die "build failed"
 	HIPGW="$REPO/$BUILD/app/hipgw" exec "$REPO/tests/system/demo.sh" "$mode"
+}
+
+# ---------------------------------------------------------------- fuzz
+
+FUZZ_DIR=tests/fuzz
+FUZZ_TIMEOUT=10      # s: one input slower than this is a finding (timeout-*)
+FUZZ_RSS_MB=2048     # MiB: a harness above this is a finding (oom-*)
+FUZZ_MIN_SECS=60     # s spent minimising each finding
+
+# Harness names: the arguments (checked), or every tests/fuzz/fuzz_NAME.c.
+fuzz_names() {
+	local n f
+	if [ $# -gt 0 ]; then
+		for n in "$@"; do
+			[ -f "$FUZZ_DIR/fuzz_$n.c" ] || die "fuzz: no harness $FUZZ_DIR/fuzz_$n.c"
+			echo "$n"
+		done
+		return
+	fi
+	for f in "$FUZZ_DIR"/fuzz_*.c; do
+		[ -e "$f" ] || continue
+		n=${f##*/fuzz_}
+		echo "${n%.c}"
+	done
+}
+
+fuzz_exe() { echo "$REPO/$BUILD_FUZZ/$FUZZ_DIR/fuzz_$1"; }
+
+fuzz_dict_arg() {   # NAME -> "-dict=FILE" or nothing
+	if [ -f "$REPO/$FUZZ_DIR/dict/$1.dict" ]; then echo "-dict=$REPO/$FUZZ_DIR/dict/$1.dict"; fi
+}
+
+# Crash, leak, timeout and out-of-memory artifacts of libFuzzer in DIR.
+fuzz_findings() { find "$1" -maxdepth 1 -type f \( -name 'crash-*' -o -name 'leak-*' -o -name 'timeout-*' -o -name 'oom-*' \) | sort; }
+
+# Fuzz one harness SECS seconds in WORK/NAME; leaves WORK/NAME/result:
+# "seconds execs exec/s cov ft corpus-files corpus-bytes findings".
+fuzz_one() {   # NAME SECS WORK
+	local n=$1 secs=$2 w=$3/$1 exe corpus dict t0 elapsed execs rate cov ft a min kind
+	exe=$(fuzz_exe "$n")
+	corpus=$REPO/$FUZZ_DIR/corpus/$n
+	dict=$(fuzz_dict_arg "$n")
+	mkdir -p "$w/new" "$w/merged" "$w/art" "$w/junk" "$corpus"
+	t0=$SECONDS
+	# new inputs go to $w/new; the committed corpus is only read
+	(cd "$w" && "$exe" ${dict:+"$dict"} -max_total_time="$secs" -timeout=$FUZZ_TIMEOUT \
+		-rss_limit_mb=$FUZZ_RSS_MB -print_final_stats=1 -artifact_prefix="$w/art/" \
+		"$w/new" "$corpus" >"$w/fuzz.log" 2>&1) || true
+	elapsed=$((SECONDS - t0))
+	execs=$(awk '/^stat::number_of_executed_units:/ {print $2}' "$w/fuzz.log" | tail -n 1)
+	rate=$(awk '/^stat::average_exec_per_sec:/ {print $2}' "$w/fuzz.log" | tail -n 1)
+	cov=$(grep -oE 'cov: [0-9]+' "$w/fuzz.log" | tail -n 1 | awk '{print $2}')
+	ft=$(grep -oE 'ft: [0-9]+' "$w/fuzz.log" | tail -n 1 | awk '{print $2}')
+	# corpus minimisation: the smallest set with the same coverage replaces it
+	if (cd "$w" && "$exe" -merge=1 -timeout=$FUZZ_TIMEOUT -rss_limit_mb=$FUZZ_RSS_MB \
+		-artifact_prefix="$w/junk/" "$w/merged" "$corpus" "$w/new" >"$w/merge.log" 2>&1) &&
+		[ -n "$(ls -A "$w/merged")" ]; then
+		find "$corpus" -maxdepth 1 -type f -delete
+		cp "$w/merged"/* "$corpus"/
+	else
+		warn "fuzz $n: corpus merge failed (see $w/merge.log); corpus left as it was"
+	fi
+	# each finding, minimised, becomes a regression input
+	for a in $(fuzz_findings "$w/art"); do
+		kind=${a##*/}; kind=${kind%%-*}
+		min=$w/min-${a##*/}
+		(cd "$w" && "$exe" -minimize_crash=1 -max_total_time=$FUZZ_MIN_SECS -timeout=$FUZZ_TIMEOUT \
+			-rss_limit_mb=$FUZZ_RSS_MB -exact_artifact_path="$min" -artifact_prefix="$w/junk/" \
+			"$a" >"$w/minimize-${a##*/}.log" 2>&1) || true
+		[ -s "$min" ] || cp "$a" "$min"
+		mkdir -p "$REPO/$FUZZ_DIR/regress/$n"
+		cp "$min" "$REPO/$FUZZ_DIR/regress/$n/$kind-$(sha1sum <"$min" | cut -c1-40)"
+	done
+	echo "$elapsed ${execs:-0} ${rate:-0} ${cov:-0} ${ft:-0}" \
+		"$(find "$corpus" -maxdepth 1 -type f | wc -l)" \
+		"$(find "$corpus" -maxdepth 1 -type f -printf '%s\n' | awk '{s += $1} END {print s + 0}')" \
+		"$(fuzz_findings "$w/art" | wc -l)" >"$w/result"
+}
+
+cmd_fuzz() {   # [SECONDS] [NAME...]
+	local secs=600 jobs=${HGW_FUZZ_JOBS:-2} work n running=0 findings=0 commit r
+	local names=()
+	if [ $# -gt 0 ] && [[ $1 =~ ^[0-9]+$ ]]; then secs=$1; shift; fi
+	need_root
+	cmd_deps
+	build_fuzz || die "fuzz build failed"
+	mapfile -t names < <(fuzz_names "$@")
+	[ ${#names[@]} -gt 0 ] || die "fuzz: no harness in $FUZZ_DIR"
+	work=$(mktemp -d /tmp/hgw-fuzz.XXXXXX)
+	say "fuzz: ${names[*]}, $secs s each, $jobs at a time; work dir $work"
+	for n in "${names[@]}"; do
+		if [ "$running" -ge "$jobs" ]; then wait -n || true; running=$((running - 1)); fi
+		fuzz_one "$n" "$secs" "$work" &
+		running=$((running + 1))
+	done
+	wait || true
+	commit=$(git -C "$REPO" rev-parse --short HEAD 2>/dev/null || echo none)
+	git -C "$REPO" diff --quiet HEAD -- lib tests/fuzz 2>/dev/null || commit+=+dirty
+	mkdir -p "$(dirname "$FUZZ_LOG")"
+	printf '%-14s %7s %10s %8s %6s %7s %8s %8s\n' harness seconds execs exec/s cov ft corpus findings
+	for n in "${names[@]}"; do
+		[ -f "$work/$n/result" ] || { warn "fuzz $n: no result (see $work/$n)"; findings=$((findings + 1)); continue; }
+		read -r -a r <"$work/$n/result"
+		printf '%-14s %7s %10s %8s %6s %7s %8s %8s\n' "$n" "${r[0]}" "${r[1]}" "${r[2]}" "${r[3]}" "${r[4]}" \
+			"${r[5]}" "${r[7]}"
+		printf '%s commit=%s harness=%s seconds=%s execs=%s exec_per_s=%s cov=%s ft=%s corpus=%s corpus_bytes=%s findings=%s\n' \
+			"$(date -u +%Y-%m-%dT%H:%M:%SZ)" "$commit" "$n" "${r[0]}" "${r[1]}" "${r[2]}" "${r[3]}" \
+			"${r[4]}" "${r[5]}" "${r[6]}" "${r[7]}" >>"$FUZZ_LOG"
+		findings=$((findings + r[7]))
+	done
+	say "fuzz: figures appended to $FUZZ_LOG; fuzzing time so far per harness:"
+	awk '{ for (i = 2; i <= NF; i++) { split($i, kv, "="); f[kv[1]] = kv[2] }
+	       t[f["harness"]] += f["seconds"]; runs[f["harness"]]++ }
+	     END { for (h in t) printf "  %-14s %8d s in %d runs\n", h, t[h], runs[h] }' "$FUZZ_LOG" | sort
+	if [ "$findings" -gt 0 ]; then
+		warn "fuzz: $findings finding(s), minimised into $FUZZ_DIR/regress/NAME/ (logs in $work)"
+		return 1
+	fi
+	rm -rf "$work"
+	say "fuzz: no findings; corpora minimised in $FUZZ_DIR/corpus/ (commit them)"
+}
+
+# Test stage: every corpus and regression input through its harness once, no
+# new fuzzing. One pass per harness whose replay is clean, one failure per
+# harness that crashes, leaks or times out.
+run_fuzz() {
+	local n exe p=0 f=0 log inputs
+	if ! build_fuzz; then
+		stage_result fuzz 0 1
+		return
+	fi
+	say "fuzz replay: $FUZZ_DIR/corpus/NAME and $FUZZ_DIR/regress/NAME through $BUILD_FUZZ/$FUZZ_DIR/fuzz_NAME"
+	for n in $(fuzz_names); do
+		exe=$(fuzz_exe "$n")
+		log=$REPO/$BUILD_FUZZ/replay-$n.log
+		mapfile -t inputs < <(find "$REPO/$FUZZ_DIR/corpus/$n" "$REPO/$FUZZ_DIR/regress/$n" -maxdepth 1 \
+			-type f 2>/dev/null | sort)
+		if [ ${#inputs[@]} -eq 0 ]; then
+			: >"$REPO/$BUILD_FUZZ/empty-input"
+			inputs=("$REPO/$BUILD_FUZZ/empty-input")
+		fi
+		# file arguments: each is run once, nothing is written (artifacts to a temp dir)
+		if (cd "$REPO/$BUILD_FUZZ" && timeout 300 "$exe" -timeout=$FUZZ_TIMEOUT -rss_limit_mb=$FUZZ_RSS_MB \
+			-artifact_prefix="$(mktemp -d /tmp/hgw-replay.XXXXXX)/" "${inputs[@]}" >"$log" 2>&1); then
+			say "  fuzz_$n: ${#inputs[@]} inputs clean"
+			p=$((p + 1))
+		else
+			warn "  fuzz_$n: replay failed (log $log):"
+			grep -E '^(==[0-9]+==ERROR|SUMMARY|Running:)|runtime error' "$log" | tail -n 5 >&2 || true
+			f=$((f + 1))
+		fi
+	done
+	stage_result fuzz "$p" "$f"
 }
 
 # ---------------------------------------------------------------- test
@@ -229,6 +400,7 @@ cmd_test() {
 	else
 		run_unit
 		run_hip
+		run_fuzz
 		if build_asan; then
 			run_component
 		else
@@ -251,7 +423,7 @@ cmd_clean() {
 		ip netns del "$ns" 2>/dev/null || true
 	done
 	rm -rf /var/run/dpdk/hgw-* /var/run/dpdk/hgwt-* /var/run/dpdk/hgwb* 2>/dev/null || true
-	rm -rf "$BUILD" "$BUILD_ASAN"
+	rm -rf "$BUILD" "$BUILD_ASAN" "$BUILD_FUZZ"
 	say "clean: build dirs and leftover namespaces removed"
 }
 
@@ -265,6 +437,7 @@ case "${1:-}" in
 	build) cmd_build ;;
 	demo) cmd_demo "${2:-}" ;;
 	test) cmd_test ;;
+	fuzz) shift; cmd_fuzz "$@" ;;
 	clean) cmd_clean ;;
 	-h | --help | help) usage ;;
 	*) usage >&2; exit 2 ;;

@@ -1,0 +1,271 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: BSD-3-Clause
+"""Seed the fuzz corpora of tests/fuzz from real inputs of the repository.
+
+  hip_packet: every HIP packet of tests/data/hip/*.bin, of the cutehip capture
+              (tests/data/cutehip-bex-ecdsa384-modp3072.pcapng, via scapy) and of
+              the Base Exchange test vectors (tests/vectors/*.json), each behind
+              the harness's variant byte and pseudo-header addresses: once with
+              the IPv4 addresses it was sent with (its checksum verifies), once
+              with IPv6 addresses and the checksum recomputed for them.
+  host_id:    the HOST_ID TLVs of those packets and of the vectors' decrypted I2
+              ENCRYPTED contents, and the Host Identities of
+              tests/data/hip/keys/expected.txt and of the vectors, as HOST_ID TLVs
+              (without and with a Domain Identifier), each once alone and once
+              followed by bytes the harness uses as a signature.
+  config:     tests/data/conf/*.ini, drivers-cfg/*.ini, and configs written by
+              tests/component/gwlib.py's write_config (manual SAs of each suite,
+              IPv6 outer addresses, bypass, sa-gen and [peer] variants).
+
+It also writes the dictionaries tests/fuzz/dict/NAME.dict: the HIP parameter
+types of lib/hipwire/hip_wire.h as 2-byte big-endian tokens (hip_packet,
+host_id, with the HI algorithm IDs for host_id), and the section names, keys
+and named values of lib/conf/gw_config.c's tables (config).
+
+Files are named by the SHA-1 of their contents, as libFuzzer names its
+corpus, so running this again adds only what is not there yet.
+Usage: /usr/bin/python3 tests/fuzz/seeds.py [NAME...]   (default: all three)
+"""
+import glob
+import hashlib
+import ipaddress
+import json
+import os
+import random
+import re
+import struct
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.abspath(os.path.join(HERE, "..", ".."))
+sys.path.insert(0, os.path.join(ROOT, "tests", "component"))
+
+IPPROTO_HIP = 139
+HIP_HDR_LEN = 40
+PARAM_HOST_ID = 705
+PARAM_ENCRYPTED = 641
+MODE_IPV6 = 0x01
+V6_SRC = ipaddress.IPv6Address("fd00:99::1").packed
+V6_DST = ipaddress.IPv6Address("fd00:99::2").packed
+# a small [sa-gen] (tests/component/test_sagen.py's shape): local, remote
+SAGEN = ("\n[sa-gen bench]\ncount = 16\ndirection = both\nsuite = aes128-gcm16\nlocal = %s\n"
+         "remote = %s\nprefixes = 16.0.0.0/12\nprefix-len = 24\nspi-seed = 0x5eed\n"
+         "prefix-seed = 77\nkey-seed = 0xc0ffee\nbatch = 100\ninstall = before-start\n"
+         "replay-window = 1024\n")
+# the fixed Host Identity key files fuzz_config.c writes before the first input
+FUZZ_KEY_DIR = "/tmp/hipgw-fuzz-keys"
+
+
+def put(name, data, seen):
+    d = os.path.join(HERE, "corpus", name)
+    os.makedirs(d, exist_ok=True)
+    h = hashlib.sha1(data).hexdigest()
+    seen.add(h)
+    path = os.path.join(d, h)
+    if not os.path.exists(path):
+        with open(path, "wb") as f:
+            f.write(data)
+
+
+# ---- HIP packets -------------------------------------------------------------
+
+def csum(data):
+    if len(data) % 2:
+        data += b"\0"
+    s = sum(struct.unpack("!%dH" % (len(data) // 2), data))
+    while s >> 16:
+        s = (s & 0xffff) + (s >> 16)
+    return ~s & 0xffff
+
+
+def with_v6_checksum(pkt, src, dst):
+    """The HIP packet with its checksum for the IPv6 pseudo-header (RFC 8200 8.1)."""
+    body = pkt[:4] + b"\0\0" + pkt[6:]
+    ph = src + dst + struct.pack("!I3xB", len(pkt), IPPROTO_HIP)
+    return pkt[:4] + struct.pack("!H", csum(ph + body)) + pkt[6:]
+
+
+def packets():
+    """(HIP packet, IPv4 source, IPv4 destination) of every real packet."""
+    out = []
+    index = os.path.join(ROOT, "tests", "data", "hip", "cutehip-index.txt")
+    with open(index) as f:
+        for line in f:
+            if line.startswith("#") or not line.strip():
+                continue
+            name, _, src, dst = line.split()[:4]
+            with open(os.path.join(ROOT, "tests", "data", "hip", name), "rb") as p:
+                out.append((p.read(), src, dst))
+    from scapy.all import IP, rdpcap
+    for pkt in rdpcap(os.path.join(ROOT, "tests", "data", "cutehip-bex-ecdsa384-modp3072.pcapng")):
+        if IP in pkt and pkt[IP].proto == IPPROTO_HIP:
+            ip = pkt[IP]
+            out.append((bytes(ip.payload)[:ip.len - ip.ihl * 4], ip.src, ip.dst))
+    for v in vectors():
+        addr = {"initiator": v["initiator"]["address"], "responder": v["responder"]["address"]}
+        for p in v["packets"]:
+            frm = p["from"]
+            to = "responder" if frm == "initiator" else "initiator"
+            out.append((bytes.fromhex(p["hex"]), addr[frm], addr[to]))
+    return out
+
+
+def vectors():
+    for path in sorted(glob.glob(os.path.join(ROOT, "tests", "vectors", "*.json"))):
+        with open(path) as f:
+            yield json.load(f)
+
+
+def seed_hip_packet(seen):
+    for pkt, src, dst in packets():
+        s4, d4 = ipaddress.IPv4Address(src).packed, ipaddress.IPv4Address(dst).packed
+        put("hip_packet", bytes([0]) + s4 + d4 + pkt, seen)
+        put("hip_packet", bytes([MODE_IPV6]) + V6_SRC + V6_DST + with_v6_checksum(pkt, V6_SRC, V6_DST), seen)
+
+
+# ---- HOST_ID -----------------------------------------------------------------
+
+def tlvs(buf):
+    """(type, whole TLV bytes with padding) of buf, a run of HIP parameters."""
+    off = 0
+    while off + 4 <= len(buf):
+        t, n = struct.unpack_from("!HH", buf, off)
+        total = (4 + n + 7) & ~7
+        yield t, buf[off:off + total]
+        off += total
+
+
+def host_id_tlv(algo, hi, di_type=0, di=b""):
+    body = struct.pack("!HHH", len(hi), (di_type << 12) | len(di), algo) + hi + di
+    tlv = struct.pack("!HH", PARAM_HOST_ID, len(body)) + body
+    return tlv + b"\0" * (-len(tlv) % 8)
+
+
+def seed_host_id(seen):
+    found = []
+    for pkt, _, _ in packets():
+        found += [b for t, b in tlvs(pkt[HIP_HDR_LEN:]) if t == PARAM_HOST_ID]
+    for v in vectors():
+        plain = bytes.fromhex(v["i2_encrypted"]["plaintext"])
+        found += [b for t, b in tlvs(plain) if t == PARAM_HOST_ID]
+        for side in ("initiator", "responder"):
+            found.append(host_id_tlv(v["suites"]["hi_algorithm"], bytes.fromhex(v[side]["host_identity"])))
+    with open(os.path.join(ROOT, "tests", "data", "hip", "keys", "expected.txt")) as f:
+        for line in f:
+            if line.startswith("#") or not line.strip():
+                continue
+            _, algo, _, _, hi = line.split()
+            found.append(host_id_tlv(int(algo), bytes.fromhex(hi)))
+            found.append(host_id_tlv(int(algo), bytes.fromhex(hi), 1, b"gw.example.org"))
+    garbage = bytes(range(256)) * 2
+    for tlv in found:
+        put("host_id", tlv, seen)
+        put("host_id", tlv + garbage[:96], seen)
+
+
+# ---- config ------------------------------------------------------------------
+
+def seed_config(seen):
+    for path in sorted(glob.glob(os.path.join(ROOT, "tests", "data", "conf", "*.ini")) +
+                       glob.glob(os.path.join(ROOT, "drivers-cfg", "*.ini"))):
+        with open(path, "rb") as f:
+            put("config", f.read(), seen)
+    import gwlib
+    rng = random.Random(7401)
+    hits = {}
+    with open(os.path.join(ROOT, "tests", "data", "hip", "keys", "expected.txt")) as f:
+        for line in f:
+            if not line.startswith("#") and line.strip():
+                name, _, _, hit, _ = line.split()
+                hits[name] = hit
+    hi = "hi = %s/ecdsa-p256.pem" % FUZZ_KEY_DIR
+    peer = ("\n[peer gwb]\nhit = %s\nlocator = %s\nprefixes = 10.2.0.0/24, fd00:2::/64"
+            % (hits["ecdsa-p384.pem"], gwlib.PEER4))
+    with tempfile.TemporaryDirectory() as d:
+        variants = []
+        for suite in gwlib.SUITE_NAMES:
+            variants.append((gwlib.make_sa_pair(rng, suite), {}))
+        variants.append((gwlib.make_sa_pair(rng, "aes128-gcm16", outer=6, esn=True), {"gateway6": True}))
+        variants.append((gwlib.make_sa_pair(rng, "aes256-cbc-sha256"),
+                         {"bypass": ("10.9.0.0/16", "fd00:9::/48"), "lan_mss": 1300}))
+        variants.append(((), {"gateway_extra": hi + "\npuzzle-k = 12\nsa-lifetime = 60s, 1MiB"
+                              "\nesp-transforms = aes-gcm16, aes256-cbc-sha256"
+                              "\ndh-groups = nist-p256, modp3072\nhip-ciphers = aes256-cbc, aes128-cbc"}))
+        variants.append(((), {}))
+        tails = {len(variants) - 2: peer, len(variants) - 1: SAGEN % (gwlib.WAN4, gwlib.PEER4)}
+        for i, (sas, kw) in enumerate(variants):
+            path = gwlib.write_config(d, sas, **kw)
+            with open(path, "rb") as f:
+                text = f.read()
+            text += tails.get(i, "").encode()
+            put("config", text.replace(d.encode(), b"/tmp/hipgw-fuzz-state"), seen)
+
+
+# ---- dictionaries -------------------------------------------------------------
+
+def wire_defines(prefix):
+    with open(os.path.join(ROOT, "lib", "hipwire", "hip_wire.h")) as f:
+        return re.findall(r"^#define (%s\w+)\s+(\d+)" % prefix, f.read(), re.M)
+
+
+def token(b):
+    return '"' + "".join("\\x%02x" % c for c in b) + '"'
+
+
+def write_dict(name, entries):
+    os.makedirs(os.path.join(HERE, "dict"), exist_ok=True)
+    lines = ["# written by tests/fuzz/seeds.py: do not edit"]
+    lines += ["%s=%s" % (k.lower().replace("-", "_"), v) for k, v in entries]
+    with open(os.path.join(HERE, "dict", name + ".dict"), "w") as f:
+        f.write("\n".join(lines) + "\n")
+
+
+def hip_dict(name, algos):
+    ents = [(n, token(struct.pack("!H", int(v)))) for n, v in wire_defines("HIP_PARAM_")
+            if n != "HIP_PARAM_CRITICAL_BIT"]
+    if algos:
+        ents += [(n, token(struct.pack("!H", int(v)))) for n, v in wire_defines("HIP_HI_")]
+    write_dict(name, ents)
+
+
+def config_dict():
+    with open(os.path.join(ROOT, "lib", "conf", "gw_config.c")) as f:
+        src = f.read()
+    m = re.search(r"sec_type_names\[\] = \{(.*?)\};", src, re.S)
+    sections = re.findall(r'"([a-z-]+)"', m.group(1))
+    keys = re.findall(r'\[K_\w+\] = \{ "([a-z0-9-]+)", SEC_', src)
+    values = []
+    for table in ("suite_names", "esp_transform_table", "dh_group_table", "hip_cipher_table",
+                  "idle_names", "role_names"):
+        t = re.search(table + r"\[[^\]]*\] = \{(.*?)\};", src, re.S)
+        values += re.findall(r'"([a-z0-9-]+)"', t.group(1))
+    ents, seen = [], set()
+    for kind, words, fmt in (("section", sections, "[%s"), ("key", keys, "%s = "),
+                             ("value", values, "%s")):
+        for w in words:
+            if (fmt % w) not in seen:
+                seen.add(fmt % w)
+                ents.append(("%s_%s" % (kind, w), '"%s"' % (fmt % w)))
+    write_dict("config", ents)
+
+
+SEEDERS = {"hip_packet": seed_hip_packet, "host_id": seed_host_id, "config": seed_config}
+
+
+def main():
+    names = sys.argv[1:] or list(SEEDERS)
+    for name in names:
+        if name not in SEEDERS:
+            sys.exit("seeds.py: no seeds for %r (known: %s)" % (name, ", ".join(SEEDERS)))
+        seen = set()
+        SEEDERS[name](seen)
+        if name == "config":
+            config_dict()
+        else:
+            hip_dict(name, name == "host_id")
+        print("%s: %d seeds" % (name, len(seen)))
+
+
+if __name__ == "__main__":
+    main()

@@ -33,7 +33,7 @@ from cryptography.hazmat.primitives.ciphers import Cipher, algorithms, modes
 from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 
 from scapy.layers.inet import IP, UDP, TCP, ICMP
-from scapy.layers.inet6 import IPv6, ICMPv6EchoRequest
+from scapy.layers.inet6 import IPv6, ICMPv6EchoRequest, ICMPv6PacketTooBig
 from scapy.layers.ipsec import ESP, SecurityAssociation
 from scapy.layers.l2 import Ether
 from scapy.packet import Raw
@@ -420,6 +420,27 @@ def mixed_traffic(rng, n, max_size, src_nets, dst_nets, min_size=40, **kw):
         dst = dst_nets[fam] if "/" not in dst_nets[fam] else rand_host(rng, fam, dst_nets[fam])
         out.append(inner_packet(rng, fam, src, dst, size, **kw))
     return out
+
+
+def icmp_too_big(esp, mtu, quote=None, bad_cksum=False):
+    """ICMP fragmentation needed (esp IPv4) / ICMPv6 Packet Too Big (esp IPv6)
+    from a router on the path (GW4 / GW6) to our WAN address, with next-hop MTU
+    `mtu`, quoting the first `quote` bytes of the outer packet esp (bytes;
+    default: as many as fit in 576 / 1280 bytes). An Ether frame; bad_cksum
+    flips the ICMP checksum."""
+    if esp[0] >> 4 == 4:
+        f = Ether(src=GW4_MAC, dst=WAN_MAC) / IP(src=GW4, dst=WAN4) / \
+            ICMP(type=3, code=4, nexthopmtu=mtu) / Raw(esp[:548 if quote is None else quote])
+        icmp = ICMP
+    else:
+        f = Ether(src=PEER6_MAC, dst=WAN_MAC) / IPv6(src=GW6, dst=WAN6) / \
+            ICMPv6PacketTooBig(mtu=mtu) / Raw(esp[:1232 if quote is None else quote])
+        icmp = ICMPv6PacketTooBig
+    if bad_cksum:
+        f = Ether(bytes(f))                    # the checksums filled in
+        field = "chksum" if icmp is ICMP else "cksum"
+        setattr(f[icmp], field, getattr(f[icmp], field) ^ 0xffff)
+    return f
 
 
 def lan_frame(inner, dst_mac=LAN_MAC):

@@ -16,6 +16,11 @@
   config:     tests/data/conf/*.ini, drivers-cfg/*.ini, and configs written by
               tests/component/gwlib.py's write_config (manual SAs of each suite,
               IPv6 outer addresses, bypass, sa-gen and [peer] variants).
+  icmp_pmtu:  ICMP fragmentation needed / ICMPv6 Packet Too Big (gwlib's
+              icmp_too_big, from its IP header on) quoting ESP packets that
+              scapy's ESP made for out SAs of each suite, IPv4 and IPv6 outer
+              (DF set as hipgw sets it): whole and shortest quotes, MTUs the
+              parser takes and refuses, a bad checksum.
 
 It also writes the dictionaries tests/fuzz/dict/NAME.dict: the HIP parameter
 types of lib/hipwire/hip_wire.h as 2-byte big-endian tokens (hip_packet,
@@ -24,7 +29,7 @@ and named values of lib/conf/gw_config.c's tables (config).
 
 Files are named by the SHA-1 of their contents, as libFuzzer names its
 corpus, so running this again adds only what is not there yet.
-Usage: /usr/bin/python3 tests/fuzz/seeds.py [NAME...]   (default: all three)
+Usage: /usr/bin/python3 tests/fuzz/seeds.py [NAME...]   (default: all)
 """
 import glob
 import hashlib
@@ -202,6 +207,32 @@ def seed_config(seen):
             put("config", text.replace(d.encode(), b"/tmp/hipgw-fuzz-state"), seen)
 
 
+# ---- ICMP errors about our ESP --------------------------------------------------
+
+def seed_icmp_pmtu(seen):
+    import gwlib
+    from scapy.layers.inet import IP
+    from scapy.layers.inet6 import IPv6
+    rng = random.Random(8201)
+    for outer in (4, 6):
+        for suite in ("aes128-gcm16", "aes128-cbc-sha256", "null-sha256"):
+            out, _ = gwlib.make_sa_pair(rng, suite, outer)
+            inner = gwlib.inner_packet(rng, 4, gwlib.HOST4, "10.2.0.10", 1400, proto="udp",
+                                       df=True)
+            esp = out.scapy().encrypt(IP(inner))
+            if outer == 4:
+                esp.flags = "DF"              # copied from the inner packet, as hipgw does
+                del esp.chksum
+            esp = bytes(esp)
+            hl = 20 if outer == 4 else 40
+            for mtu, quote, bad in ((1300 if outer == 4 else 1400, None, False),
+                                    (1300 if outer == 4 else 1400, hl + 8, False),
+                                    (300 if outer == 4 else 1279, hl + 8, False),
+                                    (0, hl + 8, False), (1300 if outer == 4 else 1400, hl + 8, True)):
+                f = gwlib.icmp_too_big(esp, mtu, quote=quote, bad_cksum=bad)
+                put("icmp_pmtu", bytes(f[IP] if outer == 4 else f[IPv6]), seen)
+
+
 # ---- dictionaries -------------------------------------------------------------
 
 def wire_defines(prefix):
@@ -250,7 +281,8 @@ def config_dict():
     write_dict("config", ents)
 
 
-SEEDERS = {"hip_packet": seed_hip_packet, "host_id": seed_host_id, "config": seed_config}
+SEEDERS = {"hip_packet": seed_hip_packet, "host_id": seed_host_id, "config": seed_config,
+           "icmp_pmtu": seed_icmp_pmtu}
 
 
 def main():
@@ -262,7 +294,7 @@ def main():
         SEEDERS[name](seen)
         if name == "config":
             config_dict()
-        else:
+        elif name != "icmp_pmtu":          # no dictionary: its fields are numbers
             hip_dict(name, name == "host_id")
         print("%s: %d seeds" % (name, len(seen)))
 

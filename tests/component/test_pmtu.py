@@ -10,8 +10,12 @@ answer what hipgw sent: take an ESP packet the gateway sent, quote it in an
 ICMP fragmentation needed / ICMPv6 Packet Too Big, and then see what the next
 inner packets become. An ICMP echo to the gateway's WAN address after the
 error is the barrier: the control lcore handles the worker's punted frames in
-order, so its echo reply means the error was handled."""
+order, so its echo reply means the error was handled. The HIP-keyed case runs
+two gateways whose WAN veths the relay bridges: the lowered path MTU must
+outlive the out SA an UPDATE rekey replaces."""
 
+import contextlib
+import itertools
 import json
 import os
 import queue
@@ -23,32 +27,40 @@ import threading
 import time
 
 import pytest
-from scapy.layers.inet import IP, ICMP, TCP
+from scapy.layers.inet import IP, ICMP
 from scapy.layers.inet6 import IPv6, ICMPv6EchoRequest, ICMPv6EchoReply
 from scapy.layers.l2 import Ether
-from scapy.packet import Raw
 
 import gwlib
 from gwlib import (GW4, GW4_MAC, HOST4, HOST6, LAN_MAC, PEER6_MAC, WAN4, WAN6, WAN_MAC,
                    HOST_MAC)
-from test_mtu_ttl import _syn, _mss_of, check_icmp_error, csum, reassemble4
+from test_mtu_ttl import _syn, _mss_of, check_icmp_error, reassemble4
+
+too_big = gwlib.icmp_too_big
 
 NS = "hgpm-t%d" % os.getpid()
 LAN_GW, LAN_PEER, WAN_GW, WAN_PEER = "pl-gw", "pl-peer", "pw-gw", "pw-peer"
-ROUTER6 = "2001:db8:1::fe"        # a router on the IPv6 path that sends Packet Too Big
 SUITE = "aes128-cbc-sha256"
 WAIT = 15                          # seconds for an expected frame at most
 V4_PATH_MTU, V6_PATH_MTU = 1300, 1400
 
 # Runs in the peer namespace: prints each frame received on the named
-# interfaces as "IFACE HEX", sends each "IFACE HEX" line read from stdin.
+# interfaces as "IFACE HEX", sends each "IFACE HEX" line read from stdin. An
+# argument A=B also bridges interfaces A and B: what arrives on one is sent on
+# the other (and printed).
 RELAY = r"""
 import os, select, socket, sys
-socks = {}
-for name in sys.argv[1:]:
-    s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW, socket.htons(3))
-    s.bind((name, 0))
-    socks[s] = name
+socks, bridge = {}, {}
+for arg in sys.argv[1:]:
+    for name in arg.split("="):
+        if name in socks.values():
+            continue
+        s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW, socket.htons(3))
+        s.bind((name, 0))
+        socks[s] = name
+    if "=" in arg:
+        a, b = arg.split("=")
+        bridge[a], bridge[b] = b, a
 print("ready", flush=True)
 buf = b""
 while True:
@@ -67,8 +79,13 @@ while True:
                         t.send(bytes.fromhex(hx))
         else:
             data, addr = s.recvfrom(65535)
-            if addr[2] != socket.PACKET_OUTGOING:
-                print(socks[s], data.hex(), flush=True)
+            if addr[2] == socket.PACKET_OUTGOING:
+                continue
+            print(socks[s], data.hex(), flush=True)
+            if socks[s] in bridge:
+                for t, n in socks.items():
+                    if n == bridge[socks[s]]:
+                        t.send(data)
 """
 
 
@@ -77,40 +94,55 @@ def sh(*cmd, check=True):
                           text=True)
 
 
-@pytest.fixture(scope="module")
-def netns():
-    gw, peer = NS + "-gw", NS + "-peer"
-    for ns in (gw, peer):
+_veths = itertools.count()
+
+
+def veth(gw_ns, gw_if, mac, peer_ns, peer_if):
+    """A veth pair: gw_if (MAC mac) in gw_ns, peer_if in peer_ns, both up."""
+    tmp = "hgpm%d_%d" % (os.getpid() % 100000, next(_veths))
+    tmp_a, tmp_b = tmp + "a", tmp + "b"
+    sh("ip", "link", "add", tmp_a, "type", "veth", "peer", "name", tmp_b)
+    sh("ip", "link", "set", tmp_a, "netns", gw_ns, "name", gw_if)
+    sh("ip", "link", "set", tmp_b, "netns", peer_ns, "name", peer_if)
+    sh("ip", "-n", gw_ns, "link", "set", "dev", gw_if, "address", mac)
+    for ns, dev in ((gw_ns, gw_if), (peer_ns, peer_if)):
+        # the kernels stay quiet on these links: no IPv6 (RS, DAD, MLD), no address
+        sh("ip", "netns", "exec", ns, "sysctl", "-qw", "net.ipv6.conf.%s.disable_ipv6=1" % dev)
+        sh("ip", "-n", ns, "link", "set", "dev", dev, "mtu", "9000")
+        sh("ip", "-n", ns, "link", "set", "dev", dev, "up")
+        sh("ip", "netns", "exec", ns, "ethtool", "-K", dev, "rx", "off", "tx", "off",
+           "tso", "off", "gso", "off", "gro", "off", check=False)
+
+
+@contextlib.contextmanager
+def namespaces(*names):
+    """The namespaces NS-name, made new, removed afterwards."""
+    nss = [NS + "-" + n for n in names]
+    for ns in nss:
         sh("ip", "netns", "del", ns, check=False)
         sh("ip", "netns", "add", ns)
     try:
-        for a, b, mac in ((LAN_GW, LAN_PEER, LAN_MAC), (WAN_GW, WAN_PEER, WAN_MAC)):
-            tmp_a, tmp_b = "hgpm%d%s" % (os.getpid() % 100000, a[1]), \
-                "hgpm%d%s" % (os.getpid() % 100000, b[1] + "p")
-            sh("ip", "link", "add", tmp_a, "type", "veth", "peer", "name", tmp_b)
-            sh("ip", "link", "set", tmp_a, "netns", gw, "name", a)
-            sh("ip", "link", "set", tmp_b, "netns", peer, "name", b)
-            sh("ip", "-n", gw, "link", "set", a, "address", mac)
-            for ns, dev in ((gw, a), (peer, b)):
-                # the kernels stay quiet on these links: no IPv6 (RS, DAD, MLD), no address
-                sh("ip", "netns", "exec", ns, "sysctl", "-qw",
-                   "net.ipv6.conf.%s.disable_ipv6=1" % dev)
-                sh("ip", "-n", ns, "link", "set", dev, "mtu", "9000")
-                sh("ip", "-n", ns, "link", "set", dev, "up")
-                sh("ip", "netns", "exec", ns, "ethtool", "-K", dev, "rx", "off", "tx", "off",
-                   "tso", "off", "gso", "off", "gro", "off", check=False)
-        yield gw, peer
+        yield nss
     finally:
-        for ns in (gw, peer):
+        for ns in nss:
             sh("ip", "netns", "del", ns, check=False)
+
+
+@pytest.fixture(scope="module")
+def netns():
+    with namespaces("gw", "peer") as (gw, peer):
+        veth(gw, LAN_GW, LAN_MAC, peer, LAN_PEER)
+        veth(gw, WAN_GW, WAN_MAC, peer, WAN_PEER)
+        yield gw, peer
 
 
 class Link:
     """The relay in the peer namespace: send frames, wait for frames."""
 
-    def __init__(self, peer_ns):
+    def __init__(self, peer_ns, lan=LAN_PEER, wan=WAN_PEER, more=()):
+        self.lan, self.wan = lan, wan      # the gateway under test's inner / outer link
         self.p = subprocess.Popen(["ip", "netns", "exec", peer_ns, "/usr/bin/python3", "-c",
-                                   RELAY, LAN_PEER, WAN_PEER], stdin=subprocess.PIPE,
+                                   RELAY, lan, wan] + list(more), stdin=subprocess.PIPE,
                                   stdout=subprocess.PIPE, text=True)
         assert self.p.stdout.readline().strip() == "ready"
         self.q = queue.Queue()
@@ -156,8 +188,8 @@ class Link:
             req = Ether(src=PEER6_MAC, dst=WAN_MAC) / IPv6(src=gwlib.PEER6, dst=WAN6) / \
                 ICMPv6EchoRequest(id=ident)
             ok = lambda f: ICMPv6EchoReply in f and f[ICMPv6EchoReply].id == ident
-        self.send(WAN_PEER, req)
-        self.expect(WAN_PEER, ok, "echo reply %d (barrier)" % ident)
+        self.send(self.wan, req)
+        self.expect(self.wan, ok, "echo reply %d (barrier)" % ident)
 
     def close(self):
         try:
@@ -167,16 +199,23 @@ class Link:
             self.p.communicate()
 
 
+_runs = itertools.count()
+
+
+def manual_config(d, sas, **conf):
+    """gwlib's config of manual SAs, on the namespace's veths."""
+    return gwlib.write_config(str(d), sas, lan_device="net_af_packet0,iface=" + LAN_GW,
+                              wan_device="net_af_packet1,iface=" + WAN_GW, **conf)
+
+
 class Gateway:
     """hipgw on the namespace's veths, stopped with SIGINT; then .stats and .log."""
 
-    def __init__(self, gw_ns, d, sas, extra_args=(), **conf):
+    def __init__(self, gw_ns, d, cfg, extra_args=(), name="gw"):
         self.d = str(d)
-        cfg = gwlib.write_config(self.d, sas, lan_device="net_af_packet0,iface=" + LAN_GW,
-                                 wan_device="net_af_packet1,iface=" + WAN_GW, **conf)
-        self.stats_path = os.path.join(self.d, "stats.json")
-        self.logf = os.path.join(self.d, "gw.log")
-        self.prefix = "hgpm%d_%d" % (os.getpid(), len(os.listdir(self.d)))
+        self.stats_path = os.path.join(self.d, name + "-stats.json")
+        self.logf = os.path.join(self.d, name + ".log")
+        self.prefix = "hgpm%d_%d" % (os.getpid(), next(_runs))
         with open(self.logf, "w") as lf:
             self.p = subprocess.Popen(["ip", "netns", "exec", gw_ns, gwlib.hipgw_binary()] +
                                       gwlib.eal_args(self.prefix) +
@@ -237,31 +276,12 @@ def esp_ip(f):
     return ip[:40 + struct.unpack("!H", ip[4:6])[0]]
 
 
-def too_big(esp, mtu, quote=None, bad_cksum=False):
-    """ICMP fragmentation needed (IPv4) / ICMPv6 Packet Too Big (IPv6) from a
-    router on the path to our WAN address, quoting `quote` bytes of the outer
-    packet esp (default: as many as fit in 576 / 1280 bytes)."""
-    if esp[0] >> 4 == 4:
-        q = esp[:quote if quote is not None else 548]
-        body = struct.pack("!BBHHH", 3, 4, 0, 0, mtu) + q
-        ck = csum(body) ^ (0xffff if bad_cksum else 0)
-        body = body[:2] + struct.pack("!H", ck) + body[4:]
-        return Ether(src=GW4_MAC, dst=WAN_MAC) / IP(src=GW4, dst=WAN4, proto=1) / Raw(body)
-    q = esp[:quote if quote is not None else 1232]
-    body = struct.pack("!BBHI", 2, 0, 0, mtu) + q
-    ip6 = IPv6(src=ROUTER6, dst=WAN6, nh=58, plen=len(body))
-    pseudo = bytes(ip6)[8:40] + struct.pack("!IxxxB", len(body), 58)
-    ck = csum(pseudo + body) ^ (0xffff if bad_cksum else 0)
-    body = body[:2] + struct.pack("!H", ck) + body[4:]
-    return Ether(src=PEER6_MAC, dst=WAN_MAC) / ip6 / Raw(body)
-
-
 def with_bytes(b, off, new):
     return b[:off] + new + b[off + len(new):]
 
 
 def send_lan(link, inner):
-    link.send(LAN_PEER, gwlib.lan_frame(inner))
+    link.send(link.lan, gwlib.lan_frame(inner))
 
 
 def icmp_error_to_host(fam):
@@ -281,7 +301,7 @@ def assert_too_big(link, rng, fam, dst, size, want):
     p = gwlib.inner_packet(rng, fam, HOST4 if fam == 4 else HOST6, dst, size, proto="udp",
                            df=True)
     send_lan(link, p)
-    err = link.expect(LAN_PEER, icmp_error_to_host(fam), "ICMP error for %d bytes" % size)
+    err = link.expect(link.lan, icmp_error_to_host(fam), "ICMP error for %d bytes" % size)
     v = check_icmp_error(err, p, fam, 3 if fam == 4 else 2, 4 if fam == 4 else 0)
     got = v & 0xffff if fam == 4 else v
     assert got == want, "IPv%d: ICMP error announces %d, expected %d" % (fam, got, want)
@@ -319,7 +339,7 @@ def test_icmp_lowers_path_mtu(netns, link, tmp_path, rng, outer):
     path = V4_PATH_MTU if outer == 4 else V6_PATH_MTU
     mx_port, mx = gwlib.max_inner(suite, outer), gwlib.max_inner(suite, outer, path)
     assert mx < 1400 <= mx_port
-    gw = Gateway(netns[0], tmp_path, [out, inn])
+    gw = Gateway(netns[0], tmp_path, manual_config(tmp_path, [out, inn]))
     try:
         e1 = esp_ip(first_esp(link, out, rng))
         link.send(WAN_PEER, too_big(e1, path))
@@ -380,7 +400,7 @@ def test_icmp_refused(netns, link, tmp_path, rng, outer):
     alen = 4 if outer == 4 else 16
     hl = 20 if outer == 4 else 40
     other = bytes(range(0x11, 0x11 + alen))
-    gw = Gateway(netns[0], tmp_path, [out, inn])
+    gw = Gateway(netns[0], tmp_path, manual_config(tmp_path, [out, inn]))
     try:
         e1 = esp_ip(first_esp(link, out, rng))
         bad = {
@@ -420,7 +440,7 @@ def test_ipv4_mtu_below_576_is_raised_to_576(netns, link, tmp_path, rng):
     IPv4 host takes, RFC 791)."""
     out, inn = gwlib.make_sa_pair(rng, SUITE, 4)
     mx = gwlib.max_inner(gwlib.SUITES[SUITE], 4, 576)
-    gw = Gateway(netns[0], tmp_path, [out, inn])
+    gw = Gateway(netns[0], tmp_path, manual_config(tmp_path, [out, inn]))
     try:
         e1 = esp_ip(first_esp(link, out, rng))
         link.send(WAN_PEER, too_big(e1, 300))
@@ -437,7 +457,8 @@ def test_path_mtu_raised_after_age(netns, link, tmp_path, rng):
     at least) the path is back at the port's MTU (RFC 1191 6.3, RFC 8201 4):
     a 1400-byte DF packet refused after the ICMP goes through again."""
     out, inn = gwlib.make_sa_pair(rng, SUITE, 4)
-    gw = Gateway(netns[0], tmp_path, [out, inn], extra_args=["--test-pmtu-age", "1"])
+    gw = Gateway(netns[0], tmp_path, manual_config(tmp_path, [out, inn]),
+                 extra_args=["--test-pmtu-age", "1"])
     esp_after = None
     try:
         e1 = esp_ip(first_esp(link, out, rng))
@@ -478,3 +499,90 @@ def test_pmtu_age_config(tmp_path, rng, age, ok):
         assert rc == 2 and ":5: pmtu-age:" in se, se
     if age in ("60", "299"):
         assert "RFC 8201" in se, se
+
+
+# --------------------------------------------------------------------------
+# HIP-keyed: two gateways, gwA (under test) and gwB, whose WAN veths the relay
+# bridges; the test is both sites' hosts and injects on gwA's WAN.
+
+B_LAN_MAC, B_WAN_MAC = "02:70:63:61:70:10", "02:70:63:61:70:11"
+B_WAN4, B_HOST4 = "192.0.2.2", "10.2.0.2"
+
+
+@pytest.fixture(scope="module")
+def hip_netns():
+    with namespaces("a", "b", "relay") as (a, b, relay):
+        veth(a, LAN_GW, LAN_MAC, relay, "r-al")
+        veth(a, WAN_GW, WAN_MAC, relay, "r-aw")
+        veth(b, LAN_GW, B_LAN_MAC, relay, "r-bl")
+        veth(b, WAN_GW, B_WAN_MAC, relay, "r-bw")
+        yield a, b, relay
+
+
+def hip_config(d, name, key, lan, host, wan, peer, peer_hit, peer_wan, peer_mac, peer_site):
+    path = os.path.join(str(d), name + ".conf")
+    with open(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600), "w") as f:
+        f.write("\n".join([
+            "[gateway]", "workers = 1", "hi = " + key, "sa-lifetime = 2s", "",
+            "[port lan]", "device = net_af_packet0,iface=" + LAN_GW, "role = inner",
+            "address = %s/24" % lan, "neighbors = %s %s" % (host, HOST_MAC), "",
+            "[port wan]", "device = net_af_packet1,iface=" + WAN_GW, "role = outer",
+            "address = %s/24" % wan, "neighbors = %s %s" % (peer_wan, peer_mac), "",
+            "[peer %s]" % peer, "hit = " + peer_hit, "locator = " + peer_wan,
+            "prefixes = " + peer_site, ""]))
+    return path
+
+
+def test_pmtu_survives_hip_rekey(hip_netns, tmp_path, rng):
+    """A HIP-keyed out SA: the path MTU an ICMP error lowered stays with the
+    path when an UPDATE rekey (sa-lifetime 2s) replaces the SA: DF packets
+    that no longer fit still get ICMP fragmentation needed with the lowered
+    size after the new SPI is in use, and the new out SA shows it."""
+    a_ns, b_ns, relay = hip_netns
+    key_a, hit_a = gwlib.make_hi(str(tmp_path), "gwA")
+    key_b, hit_b = gwlib.make_hi(str(tmp_path), "gwB")
+    cfg_a = hip_config(tmp_path, "gwA", key_a, gwlib.LAN4, HOST4, WAN4, "gwB", hit_b, B_WAN4,
+                       B_WAN_MAC, "10.2.0.0/24")
+    cfg_b = hip_config(tmp_path, "gwB", key_b, "10.2.0.1", B_HOST4, B_WAN4, "gwA", hit_a, WAN4,
+                       WAN_MAC, "10.1.0.0/24")
+    mx = gwlib.max_inner(gwlib.SUITES["aes128-gcm16"], 4, V4_PATH_MTU)
+    link = Link(relay, lan="r-al", wan="r-aw", more=["r-bl", "r-aw=r-bw"])
+    gw_a = gw_b = None
+
+    def esp_a(f):
+        return IP in f and f[IP].src == WAN4 and f[IP].dst == B_WAN4 and f[IP].proto == 50
+
+    def spi(f):
+        return struct.unpack("!I", esp_ip(f)[20:24])[0]
+
+    def small(i):
+        return gwlib.inner_packet(rng, 4, HOST4, B_HOST4, 200 + i, proto="udp", df=True)
+
+    try:
+        gw_b = Gateway(b_ns, tmp_path, cfg_b, name="gwB")
+        gw_a = Gateway(a_ns, tmp_path, cfg_a, name="gwA")
+        send_lan(link, small(0))                      # starts the Base Exchange
+        link.expect("r-aw", esp_a, "gwA's first ESP (after the Base Exchange)")
+        send_lan(link, gwlib.inner_packet(rng, 4, HOST4, B_HOST4, 1400, proto="udp", df=True))
+        first = link.expect("r-aw", lambda f: esp_a(f) and len(esp_ip(f)) > 1400,
+                            "gwA's ESP of 1400 bytes")
+        link.send("r-aw", too_big(esp_ip(first), V4_PATH_MTU))
+        link.barrier(4)
+        assert_too_big(link, rng, 4, B_HOST4, 1400, mx)
+        for i in range(1, 150):                       # until gwA sends on a new out SA
+            send_lan(link, small(i))
+            f = link.expect("r-aw", esp_a, "gwA's ESP")
+            if spi(f) != spi(first):
+                break
+            time.sleep(0.2)
+        assert spi(f) != spi(first), "no rekey: gwA kept out SPI 0x%x" % spi(first)
+        assert_too_big(link, rng, 4, B_HOST4, 1400, mx)
+    finally:
+        link.close()
+        st = gw_a.stop() if gw_a is not None else None
+        if gw_b is not None:
+            gw_b.stop()
+    pmtu_counts(st, lowered=1)
+    assert st["hip"]["peers"]["gwB"]["rekeys"] >= 1, st["hip"]["peers"]["gwB"]
+    assert st["sa"]["gwB-out"]["max_inner"] == mx, st["sa"]
+    assert st["sa"]["gwB-out"]["spi"] != spi(first), st["sa"]

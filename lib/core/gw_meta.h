@@ -19,6 +19,9 @@ enum gw_meta_kind {
 	GW_PUNT_FRAGMENT,      /* IPv4 without DF, too big: fragment to mtu, then re-inject */
 	GW_PUNT_NO_SA,         /* out slot `slot` has no SA yet (HIP peer before BEX): stage it */
 	GW_PUNT_BEET,          /* decrypted BEET packet (RFC 7402 3.1): IPv6 HIT -> our HIT, no L2 */
+	GW_PUNT_UNKNOWN_SPI,   /* ESP packet (IP header first) whose SPI the SAD does not know,
+	                        * from a locator of peer index `slot` (gw_peerloc.h): the peer
+	                        * may need a new BEX; the packet itself is dropped (no_sa) */
 	/* control -> worker */
 	GW_CTRL_TX,            /* complete Ethernet frame: send on port as is */
 	GW_CTRL_OUTBOUND,      /* Ethernet frame as received on inner port `port`: run the outbound path */
@@ -42,7 +45,8 @@ struct gw_meta {
 	uint16_t mtu;          /* GW_PUNT_TOO_BIG / GW_PUNT_FRAGMENT: bytes of inner packet that fit */
 	uint8_t family;        /* GW_PUNT_NEIGH: 4 or 6 */
 	uint8_t pad;
-	uint16_t slot;         /* GW_PUNT_NO_SA, GW_STAMP_OUT: SPD out slot */
+	uint16_t slot;         /* GW_PUNT_NO_SA, GW_STAMP_OUT: SPD out slot; GW_PUNT_UNKNOWN_SPI:
+	                        * peer index */
 	union {
 		uint8_t ip[16];        /* GW_PUNT_NEIGH: next hop address */
 		struct {

@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
+#include <string.h>
 #include "gw_stats.h"
 
 struct gw_lcore_stats gw_stats[RTE_MAX_LCORE];
@@ -13,6 +14,18 @@ gw_drop_name(enum gw_drop reason)
 #undef GW_DROP_NAME
 	};
 	return (unsigned)reason < GW_DROP_MAX ? names[reason] : "unknown";
+}
+
+uint64_t
+gw_stats_total(size_t off)
+{
+	uint64_t sum = 0, v;
+
+	for (unsigned i = 0; i < RTE_MAX_LCORE; i++) {
+		memcpy(&v, (const uint8_t *)&gw_stats[i] + off, sizeof(v));
+		sum += v;
+	}
+	return sum;
 }
 
 uint64_t

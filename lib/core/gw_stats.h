@@ -6,6 +6,7 @@
 #ifndef HIPGW_STATS_H
 #define HIPGW_STATS_H
 
+#include <stddef.h>
 #include <stdint.h>
 #include <rte_common.h>
 #include <rte_lcore.h>
@@ -52,6 +53,12 @@ struct gw_lcore_stats {
 	/* --slow-path: frames sent to the control lcore for their SA lookup, and
 	 * stamped frames this worker finished (read by the control lcore) */
 	uint64_t slow_sent, slow_done;
+	/* ESP for an unknown SPI from a [peer]'s locator (gw_peerloc.h), each
+	 * also a no_sa drop: Base Exchanges it started (control lcore), packets
+	 * over the trigger rate limit (workers), and packets with nothing to
+	 * start: we have SAs with the peer (workers) or a BEX with it runs
+	 * (control lcore) */
+	uint64_t unknown_spi_bex, unknown_spi_ratelimit, unknown_spi_ignored;
 	uint64_t pmtu[GW_PMTU_MAX];       /* the control lcore: path MTU events */
 } __rte_cache_aligned;
 
@@ -67,6 +74,9 @@ gw_count_drop(enum gw_drop reason)
 
 /* Sum of a drop reason over all lcores, packets. */
 uint64_t gw_stats_drop_total(enum gw_drop reason);
+/* Sum over all lcores of the uint64_t counter at byte offset `off` of struct
+ * gw_lcore_stats (offsetof). */
+uint64_t gw_stats_total(size_t off);
 
 /* Name of a path MTU event as in the stats JSON ("unknown" out of range), and
  * its sum over all lcores. */

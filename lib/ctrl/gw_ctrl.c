@@ -320,6 +320,12 @@ gw_ctrl_poll(struct gw_ctrl *c)
 				else
 					ctrl_drop(c, m, GW_DROP_NO_SA);
 				break;
+			case GW_PUNT_UNKNOWN_SPI:
+				if (c->hooks.unknown_spi != NULL)
+					c->hooks.unknown_spi(c->hooks.ctx, m, port, md->slot);
+				else
+					ctrl_drop(c, m, GW_DROP_NO_SA);
+				break;
 			default:
 				ctrl_drop(c, m, GW_DROP_MALFORMED);
 			}

@@ -36,10 +36,15 @@ struct gw_ctrl_hooks {
 	/* A BEET packet an SA delivered (RFC 7402 3.1): m starts at the IPv6
 	 * header rebuilt from the SA's HITs (the peer's -> ours), no L2. */
 	void (*beet_input)(void *ctx, struct rte_mbuf *m);
+	/* ESP received on `port` for an SPI the SAD does not know, from a
+	 * locator of peer index `peer` (gw_peerloc.h; the workers rate-limit
+	 * these): m starts at its IP header, no L2. The hook drops it as no_sa
+	 * (it cannot be decrypted) and may start a Base Exchange with the peer. */
+	void (*unknown_spi)(void *ctx, struct rte_mbuf *m, unsigned port, unsigned peer);
 };
 
 /* Install hooks (copied). Without hooks, HIP and BEET packets drop as policy
- * and slots without SA drop as no_sa. */
+ * and slots without SA and unknown SPIs drop as no_sa. */
 void gw_ctrl_set_hooks(struct gw_ctrl *c, const struct gw_ctrl_hooks *h);
 
 /* Send an IP packet of the gateway's own (m's data starts at the IPv4/IPv6

@@ -32,7 +32,8 @@ unsigned gw_slow_poll(struct gw_ctx *ctx);
 int gw_sagen_setup(struct gw_ctx *ctx, char *err, size_t errlen);
 unsigned gw_sagen_step(struct gw_ctx *ctx);
 
-/* HIP keying on the control lcore (gw_hip.c). NULL when the config has no [peer]. */
+/* HIP keying on the control lcore (gw_hip.c; its counters out: gw_hip_stats.c).
+ * NULL when the config has no [peer]. */
 struct gw_hip;
 /* keylog: NULL, or a stream that gets one line per new SA in the field order
  * of tshark's esp_sa UAT table (--keylog; it holds the ESP keys in clear). */

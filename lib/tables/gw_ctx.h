@@ -16,6 +16,7 @@
 #include "gw_config.h"
 #include "gw_pmtu.h"
 #include "gw_route.h"
+#include "gw_peerloc.h"
 #include "gw_sa.h"
 #include "gw_stats.h"
 
@@ -67,6 +68,9 @@ struct gw_ctx {
 	struct rte_hash *neigh;
 	uint64_t neigh_gen;                          /* bumped by control on every neighbour change */
 	struct gw_sadb sadb;
+	/* [peer] locators for ESP with an unknown SPI (gw_peerloc.h); NULL
+	 * without [peer] sections: such ESP is a plain no_sa drop */
+	struct gw_peerloc *peerloc;
 	struct rte_mempool *pool;
 	unsigned n_workers;
 	unsigned worker_lcore[GW_MAX_WORKERS];

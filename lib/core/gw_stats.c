@@ -1,5 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 #include <string.h>
+#include <stddef.h>
+
 #include "gw_stats.h"
 
 struct gw_lcore_stats gw_stats[RTE_MAX_LCORE];
@@ -51,8 +53,5 @@ gw_pmtu_event_name(enum gw_pmtu_event e)
 uint64_t
 gw_stats_pmtu_total(enum gw_pmtu_event e)
 {
-	uint64_t sum = 0;
-	for (unsigned i = 0; i < RTE_MAX_LCORE; i++)
-		sum += gw_stats[i].pmtu[e];
-	return sum;
+	return gw_stats_total(offsetof(struct gw_lcore_stats, pmtu) + e * sizeof(uint64_t));
 }

@@ -170,6 +170,7 @@ struct gw_config {
 	unsigned n_hip_ciphers;
 	uint64_t sa_lifetime_s;                /* rekey after; 0 = no time limit; default 3600 */
 	uint64_t sa_lifetime_bytes;            /* rekey after; 0 = no byte limit; default 1 GiB */
+	uint32_t pmtu_age_s;                   /* a lowered path MTU lasts; 300..86400, default 600 */
 	struct gw_conf_peer peers[GW_CONF_MAX_PEERS];
 	unsigned n_peers;                      /* in file order */
 	struct gw_conf_sagen sagen;            /* at most one [sa-gen]; count 0 = none */

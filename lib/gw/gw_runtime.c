@@ -257,28 +257,6 @@ routes_setup(struct gw_ctx *ctx, const struct gw_config *cfg, char *err, size_t 
 }
 
 void
-gw_sa_out_limits(const struct gw_ctx *ctx, struct gw_sa *sa, int op)
-{
-	uint32_t mtu = ctx->ports[op].mtu, l = mtu;
-	int clamp = GW_MSS_CLAMP_AUTO;
-
-	while (l > 0 && l + esp_sa_overhead(sa->esp, l) > mtu)
-		l--;
-	sa->max_inner = l;
-	for (unsigned i = 0; i < ctx->n_ports; i++)
-		if (ctx->ports[i].role == GW_ROLE_INNER) {
-			clamp = ctx->ports[i].mss_clamp;
-			break;
-		}
-	if (clamp == GW_MSS_CLAMP_AUTO) {
-		sa->mss4 = l > 40 ? l - 40 : 0;
-		sa->mss6 = l > 60 ? l - 60 : 0;
-	} else {
-		sa->mss4 = sa->mss6 = (uint16_t)clamp;
-	}
-}
-
-void
 gw_sa_default_dst(const struct gw_config *cfg, struct gw_sa *sa)
 {
 	for (unsigned i = 0; i < cfg->n_ports; i++) {
@@ -290,16 +268,6 @@ gw_sa_default_dst(const struct gw_config *cfg, struct gw_sa *sa)
 		for (unsigned r = 0; r < pc->n_routes && sa->n_dst < GW_CONF_MAX_PREFIXES; r++)
 			sa->ok[sa->n_src + sa->n_dst++] = pc->routes[r].dst;
 	}
-}
-
-int
-outer_port_of(const struct gw_ctx *ctx, const struct gw_addr *a)
-{
-	for (unsigned i = 0; i < ctx->n_ports; i++)
-		if (ctx->ports[i].role == GW_ROLE_OUTER &&
-		    gw_port_owns(&ctx->ports[i], a->family, a->addr))
-			return i;
-	return -1;
 }
 
 static int
@@ -323,7 +291,7 @@ sa_setup(struct gw_ctx *ctx, const struct gw_config *cfg, const struct gw_conf_s
 	snprintf(sa->name, sizeof(sa->name), "%s", c->name);
 	sa->spi = c->spi;
 	sa->dir = c->dir;
-	op = outer_port_of(ctx, &c->local);
+	op = gw_outer_port_of(ctx, &c->local);
 	if (op < 0) {
 		rte_free(sa);
 		return fail(err, errlen, "%s:%u: SA %s: local %s is not an outer port address",
@@ -417,6 +385,8 @@ gw_create(struct gw_ctx *ctx, const struct gw_config *cfg, const struct gw_run_o
 	ctx->n_workers = cfg->workers;
 	ctx->handoff = ctx->n_workers > 1;
 	ctx->slow_path = opts != NULL && opts->slow_path;
+	ctx->pmtu.age_ns = (uint64_t)(opts != NULL && opts->test_pmtu_age_s != 0 ?
+				      opts->test_pmtu_age_s : cfg->pmtu_age_s) * 1000000000ULL;
 	if (rte_lcore_count() < cfg->workers + 1)
 		return fail(err, errlen, "%s: %u workers need %u lcores (main = control), EAL has %u; "
 			    "use -l or --lcores", cfg->path, cfg->workers, cfg->workers + 1,

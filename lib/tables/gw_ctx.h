@@ -14,6 +14,7 @@
 #include <rte_ring.h>
 #include <rte_hash.h>
 #include "gw_config.h"
+#include "gw_pmtu.h"
 #include "gw_route.h"
 #include "gw_peerloc.h"
 #include "gw_sa.h"
@@ -100,6 +101,7 @@ struct gw_ctx {
 	volatile bool stop;                          /* set by the control lcore on exit */
 	volatile uint64_t last_rx_tsc;               /* any worker: TSC of the last received burst */
 	struct gw_sagen_progress sagen;
+	struct gw_pmtu pmtu;                         /* lowered path MTUs; control lcore only */
 };
 
 /* True when `ip` (family 4/6) is one of port p's own addresses. */

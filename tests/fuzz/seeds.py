@@ -16,6 +16,11 @@
   config:     tests/data/conf/*.ini, drivers-cfg/*.ini, and configs written by
               tests/component/gwlib.py's write_config (manual SAs of each suite,
               IPv6 outer addresses, bypass, sa-gen and [peer] variants).
+  icmp_pmtu:  ICMP fragmentation needed / ICMPv6 Packet Too Big (gwlib's
+              icmp_too_big, from its IP header on) quoting ESP packets that
+              scapy's ESP made for out SAs of each suite, IPv4 and IPv6 outer
+              (DF set as hipgw sets it): whole and shortest quotes, MTUs the
+              parser takes and refuses, a bad checksum.
 
   esp_inbound: ESP packets that tests/component/gwlib.py's reference ESP
               (ref_encrypt, python3-cryptography) builds with the harness's
@@ -210,6 +215,32 @@ def seed_config(seen):
             put("config", text.replace(d.encode(), b"/tmp/hipgw-fuzz-state"), seen)
 
 
+# ---- ICMP errors about our ESP --------------------------------------------------
+
+def seed_icmp_pmtu(seen):
+    import gwlib
+    from scapy.layers.inet import IP
+    from scapy.layers.inet6 import IPv6
+    rng = random.Random(8201)
+    for outer in (4, 6):
+        for suite in ("aes128-gcm16", "aes128-cbc-sha256", "null-sha256"):
+            out, _ = gwlib.make_sa_pair(rng, suite, outer)
+            inner = gwlib.inner_packet(rng, 4, gwlib.HOST4, "10.2.0.10", 1400, proto="udp",
+                                       df=True)
+            esp = out.scapy().encrypt(IP(inner))
+            if outer == 4:
+                esp.flags = "DF"              # copied from the inner packet, as hipgw does
+                del esp.chksum
+            esp = bytes(esp)
+            hl = 20 if outer == 4 else 40
+            for mtu, quote, bad in ((1300 if outer == 4 else 1400, None, False),
+                                    (1300 if outer == 4 else 1400, hl + 8, False),
+                                    (300 if outer == 4 else 1279, hl + 8, False),
+                                    (0, hl + 8, False), (1300 if outer == 4 else 1400, hl + 8, True)):
+                f = gwlib.icmp_too_big(esp, mtu, quote=quote, bad_cksum=bad)
+                put("icmp_pmtu", bytes(f[IP] if outer == 4 else f[IPv6]), seen)
+
+
 # ---- dictionaries -------------------------------------------------------------
 
 def wire_defines(prefix):
@@ -334,7 +365,7 @@ def seed_esp_inbound(seen):
 
 
 SEEDERS = {"hip_packet": seed_hip_packet, "host_id": seed_host_id, "config": seed_config,
-           "esp_inbound": seed_esp_inbound}
+           "esp_inbound": seed_esp_inbound, "icmp_pmtu": seed_icmp_pmtu}
 
 
 def main():
@@ -346,7 +377,7 @@ def main():
         SEEDERS[name](seen)
         if name == "config":
             config_dict()
-        elif name != "esp_inbound":
+        elif name not in ("esp_inbound", "icmp_pmtu"):   # no dictionary: fields are numbers
             hip_dict(name, name == "host_id")
         print("%s: %d seeds" % (name, len(seen)))
 

@@ -243,6 +243,11 @@ cmd_fuzz() {   # [SECONDS] [NAME...]
 	need_root
 	cmd_deps
 	build_fuzz || die "fuzz build failed"
+	# the code fuzzed (not the corpora, which the run rewrites): commit, +dirty if changed
+	commit=$(git -C "$REPO" rev-parse --short HEAD 2>/dev/null || echo none)
+	if [ -n "$(git -C "$REPO" status --porcelain -- lib "$FUZZ_DIR/*.[ch]" "$FUZZ_DIR/meson.build" 2>/dev/null)" ]; then
+		commit+=+dirty
+	fi
 	mapfile -t names < <(fuzz_names "$@")
 	[ ${#names[@]} -gt 0 ] || die "fuzz: no harness in $FUZZ_DIR"
 	work=$(mktemp -d /tmp/hgw-fuzz.XXXXXX)
@@ -253,8 +258,6 @@ cmd_fuzz() {   # [SECONDS] [NAME...]
 		running=$((running + 1))
 	done
 	wait || true
-	commit=$(git -C "$REPO" rev-parse --short HEAD 2>/dev/null || echo none)
-	git -C "$REPO" diff --quiet HEAD -- lib tests/fuzz 2>/dev/null || commit+=+dirty
 	mkdir -p "$(dirname "$FUZZ_LOG")"
 	printf '%-14s %7s %10s %8s %6s %7s %8s %8s\n' harness seconds execs exec/s cov ft corpus findings
 	for n in "${names[@]}"; do

@@ -23,6 +23,9 @@ enum gw_meta_kind {
 	                        * IPv6: ICMP error back through the tunnel, announcing mtu */
 	GW_PUNT_FRAGMENT_IN,   /* decapsulated IPv4 (no L2) without DF over `port`'s mtu, TTL
 	                        * decremented: fragment to mtu, send each to its destination */
+	GW_PUNT_UNKNOWN_SPI,   /* ESP packet (IP header first) whose SPI the SAD does not know,
+	                        * from a locator of peer index `slot` (gw_peerloc.h): the peer
+	                        * may need a new BEX; the packet itself is dropped (no_sa) */
 	/* control -> worker */
 	GW_CTRL_TX,            /* complete Ethernet frame: send on port as is */
 	GW_CTRL_OUTBOUND,      /* Ethernet frame as received on inner port `port`: run the outbound path */
@@ -47,7 +50,8 @@ struct gw_meta {
 	                        * that fit */
 	uint8_t family;        /* GW_PUNT_NEIGH: 4 or 6 */
 	uint8_t pad;
-	uint16_t slot;         /* GW_PUNT_NO_SA, GW_STAMP_OUT: SPD out slot */
+	uint16_t slot;         /* GW_PUNT_NO_SA, GW_STAMP_OUT: SPD out slot; GW_PUNT_UNKNOWN_SPI:
+	                        * peer index */
 	union {
 		uint8_t ip[16];        /* GW_PUNT_NEIGH: next hop address */
 		struct {

@@ -192,6 +192,7 @@ gw_ctrl_tick(struct gw_ctrl *c)
 		p->next_tsc = now + rte_get_tsc_hz() / 1000 * GW_NEIGH_RETRY_MS;
 		ctrl_neigh_solicit(c, p->port, &p->ip);
 	}
+	ctrl_pmtu_tick(c);
 }
 
 void
@@ -356,6 +357,12 @@ gw_ctrl_poll(struct gw_ctrl *c)
 			case GW_PUNT_NO_SA:
 				if (c->hooks.no_sa != NULL)
 					c->hooks.no_sa(c->hooks.ctx, m, port, md->slot);
+				else
+					ctrl_drop(c, m, GW_DROP_NO_SA);
+				break;
+			case GW_PUNT_UNKNOWN_SPI:
+				if (c->hooks.unknown_spi != NULL)
+					c->hooks.unknown_spi(c->hooks.ctx, m, port, md->slot);
 				else
 					ctrl_drop(c, m, GW_DROP_NO_SA);
 				break;

@@ -3,8 +3,10 @@
  * neighbour discovery (RFC 4861) for the gateway's addresses and next hops,
  * ICMP / ICMPv6 echo to its own addresses (RFC 792, RFC 4443), the ICMP errors
  * the workers ask for (time exceeded, fragmentation needed, packet too big),
- * IPv4 fragmentation before encryption, and the small bounded queue of packets
- * waiting for a next hop to resolve. Talks to workers only through rte_ring.
+ * IPv4 fragmentation before encryption, path MTU discovery for our ESP (ICMP
+ * errors on outer ports, RFC 4301 section 8.2: gw_pmtu_icmp.c), and the small
+ * bounded queue of packets waiting for a next hop to resolve. Talks to
+ * workers only through rte_ring.
  */
 #ifndef HIPGW_CTRL_H
 #define HIPGW_CTRL_H
@@ -34,10 +36,15 @@ struct gw_ctrl_hooks {
 	/* A BEET packet an SA delivered (RFC 7402 3.1): m starts at the IPv6
 	 * header rebuilt from the SA's HITs (the peer's -> ours), no L2. */
 	void (*beet_input)(void *ctx, struct rte_mbuf *m);
+	/* ESP received on `port` for an SPI the SAD does not know, from a
+	 * locator of peer index `peer` (gw_peerloc.h; the workers rate-limit
+	 * these): m starts at its IP header, no L2. The hook drops it as no_sa
+	 * (it cannot be decrypted) and may start a Base Exchange with the peer. */
+	void (*unknown_spi)(void *ctx, struct rte_mbuf *m, unsigned port, unsigned peer);
 };
 
 /* Install hooks (copied). Without hooks, HIP and BEET packets drop as policy
- * and slots without SA drop as no_sa. */
+ * and slots without SA and unknown SPIs drop as no_sa. */
 void gw_ctrl_set_hooks(struct gw_ctrl *c, const struct gw_ctrl_hooks *h);
 
 /* Send an IP packet of the gateway's own (m's data starts at the IPv4/IPv6
@@ -50,7 +57,8 @@ void gw_ctrl_send_ip(struct gw_ctrl *c, struct rte_mbuf *m);
 void gw_ctrl_reinject(struct gw_ctrl *c, struct rte_mbuf *m, unsigned port);
 
 /* Periodic work (call every ~100 ms): ARP/ND retries, expiry of queued packets
- * (dropped as no_neighbor after GW_NEIGH_TRIES requests). */
+ * (dropped as no_neighbor after GW_NEIGH_TRIES requests), lowered path MTUs
+ * whose pmtu-age is up back to their port's MTU. */
 void gw_ctrl_tick(struct gw_ctrl *c);
 
 #endif

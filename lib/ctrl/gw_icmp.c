@@ -2,6 +2,7 @@
  * ICMP (RFC 792, RFC 1191) and ICMPv6 (RFC 4443, RFC 8201) on the control lcore:
  * echo replies for the gateway's own addresses, the errors the workers ask for,
  * and fragmentation of too-big IPv4 packets without DF before encryption.
+ * Fragmentation needed / Packet Too Big on an outer port go to gw_pmtu_icmp.c.
  */
 #include <string.h>
 #include <rte_icmp.h>
@@ -11,6 +12,7 @@
 #include "ctrl_internal.h"
 #include "gw_ip6ext.h"
 #include "gw_meta.h"
+#include "gw_pmtu_icmp.h"
 #include "hipgw_wire.h"
 
 struct icmp_err_hdr {           /* ICMP / ICMPv6 error header */
@@ -40,6 +42,10 @@ ctrl_icmp_local(struct gw_ctrl *c, struct rte_mbuf *m, unsigned port)
 	if (len < (et == RTE_ETHER_TYPE_IPV4 ? sizeof(struct rte_ipv4_hdr) :
 		   sizeof(struct rte_ipv6_hdr))) {
 		ctrl_drop(c, m, GW_DROP_MALFORMED);
+		return;
+	}
+	if (p->role == GW_ROLE_OUTER && gw_icmp_is_ptb((const uint8_t *)(eth + 1), len)) {
+		ctrl_pmtu_input(c, m, port);    /* about our ESP, perhaps */
 		return;
 	}
 	if (et == RTE_ETHER_TYPE_IPV4) {

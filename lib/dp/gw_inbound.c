@@ -13,7 +13,7 @@
 /* ---------- inbound: outer RX -> ESP -> inner TX ---------- */
 
 /* Reassemble an ESP fragment. Returns the whole packet (Ethernet at data
- * start, single segment) or NULL when it is held or was dropped. */
+ * start, single segment: wk_flatten) or NULL when it is held or was dropped. */
 static struct rte_mbuf *
 reassemble(struct worker *w, struct rte_mbuf *m, uint8_t family, void *l3)
 {
@@ -37,11 +37,7 @@ reassemble(struct worker *w, struct rte_mbuf *m, uint8_t family, void *l3)
 		rte_ip_frag_free_death_row(&w->dr, 0);
 	if (r == NULL)
 		return NULL;
-	if (r->nb_segs > 1 && rte_pktmbuf_linearize(r) != 0) {
-		drop(w, r, GW_DROP_MALFORMED);
-		return NULL;
-	}
-	return r;
+	return r->nb_segs > 1 ? wk_flatten(w, r) : r;
 }
 
 /* ---------- inbound single writer: handoff between workers ---------- */
@@ -199,9 +195,10 @@ inbound_common(struct worker *w, unsigned pidx, struct rte_mbuf **pkts, uint16_t
 
 		if (i + 4 < n)
 			rte_prefetch0(rte_pktmbuf_mtod(pkts[i + 4], void *));
-		if (l2_accept(w, m, port, pidx, &et) != 0)
+		if (l2_accept(w, &m, port, pidx, &et) != 0)
 			continue;
-		len -= sizeof(*eth);
+		eth = rte_pktmbuf_mtod(m, struct rte_ether_hdr *);   /* m may be a copy now */
+		len = rte_pktmbuf_data_len(m) - sizeof(*eth);
 		l3 = (uint8_t *)(eth + 1);
 		if (et == RTE_ETHER_TYPE_IPV4) {
 			struct rte_ipv4_hdr *ip = (struct rte_ipv4_hdr *)l3;
@@ -317,6 +314,41 @@ wk_inbound_burst_slow(struct worker *w, unsigned pidx, struct rte_mbuf **pkts, u
 	inbound_common(w, pidx, pkts, n, true);
 }
 
+/* ESP packet m (IP header first) received on outer port pidx for an SPI the
+ * SAD does not know: it cannot be decrypted (no_sa). When it comes from a
+ * [peer]'s locator and we have no SA with that peer, we lost the SAs the
+ * peer still uses (we restarted): the control lcore may start a BEX, so m
+ * goes there as the trigger, at most as often as gw_peerloc_take allows
+ * (counted unknown_spi_ratelimit otherwise). From a peer we have an SA with
+ * it is stale or forged (unknown_spi_ignored); from any other address, a
+ * plain no_sa drop. */
+static __rte_noinline void
+unknown_spi(struct worker *w, struct rte_mbuf *m, unsigned pidx)
+{
+	struct gw_ctx *ctx = w->ctx;
+	const struct gw_peerloc_peer *pp;
+	int peer;
+
+	if (ctx->peerloc == NULL ||
+	    (peer = gw_peerloc_find(ctx->peerloc, rte_pktmbuf_mtod(m, const uint8_t *))) < 0) {
+		drop(w, m, GW_DROP_NO_SA);
+		return;
+	}
+	pp = &ctx->peerloc->peers[peer];
+	if (pp->slot >= 0 && gw_sadb_out(&ctx->sadb, pp->slot) != NULL) {
+		w->st->unknown_spi_ignored++;
+		drop(w, m, GW_DROP_NO_SA);
+		return;
+	}
+	if (!gw_peerloc_take(ctx->peerloc, (unsigned)peer, rte_rdtsc())) {
+		w->st->unknown_spi_ratelimit++;
+		drop(w, m, GW_DROP_NO_SA);
+		return;
+	}
+	gw_meta(m)->slot = (uint16_t)peer;
+	punt(w, m, GW_PUNT_UNKNOWN_SPI, pidx, 0);
+}
+
 /* dec[0..nk-1]: ESP packets (IP header first) received on outer port pidx with
  * SPIs spi[] (host order, non-zero), nk <= GW_BURST: SAD lookup (or the slow
  * path's stamp), handoff to the SA's owner when several workers run, ESP
@@ -366,7 +398,7 @@ inbound_esp(struct worker *w, unsigned pidx, struct rte_mbuf **dec, const uint32
 	for (uint16_t i = 0; i < nk; i++) {
 		unsigned owner;
 		if (!(hits & (1ULL << i))) {
-			drop(w, dec[i], GW_DROP_NO_SA);
+			unknown_spi(w, dec[i], pidx);
 			continue;
 		}
 		if (unlikely(w->handoff) && !sa_is_mine(w, data[i], &owner)) {

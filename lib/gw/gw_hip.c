@@ -4,7 +4,10 @@
  * out slot for its prefixes; packets towards it while it has no SA are staged
  * (bounded) and start a Base Exchange; when the engine reports new SAs, the in
  * SA goes into the SAD first, then the out SA into the slot (make-before-break),
- * and the staged packets go back through the fast path.
+ * and the staged packets go back through the fast path. ESP for an SPI we do
+ * not know from a peer's locator, while we have no SA with it, starts a Base
+ * Exchange too: the peer kept SAs that we lost in a restart (the workers'
+ * trigger, lib/tables/gw_peerloc.h).
  *
  * The SAs carry site traffic in tunnel mode (next header 4/41) and the
  * gateways' own HIT-to-HIT packets in BEET (RFC 7402 3.1). Of the latter the
@@ -18,7 +21,6 @@
  * a capture of the WAN link can be decrypted (README, "--keylog").
  */
 #include <arpa/inet.h>
-#include <ctype.h>
 #include <inttypes.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -29,65 +31,20 @@
 #include <rte_ip_frag.h>
 #include <rte_log.h>
 #include <rte_malloc.h>
-#include <rte_telemetry.h>
 
-#include "gw_internal.h"
+#include "gw_hip_internal.h"
 #include "hip_host.h"
 #include "hip_hit.h"
 #include "hipgw_wire.h"
 
 #define LOG(level, ...) RTE_LOG(level, USER1, __VA_ARGS__)
 
-#define GW_HIP_STAGE_MAX    32          /* packets staged per peer during a BEX */
 #define GW_HIP_OLD_SA_NS    (2ULL * 1000 * 1000 * 1000)  /* keep a replaced in SA 2 s */
-#define GW_HIP_MAX_RETIRE   64
 #define GW_HIP_PING_MAX     16          /* HIT echo requests sent per peer per tick */
 #define GW_HIP_ECHO_ID      0x4847      /* ICMPv6 echo identifier of our HIT pings */
 #define GW_HIP_ECHO_DATA    32          /* bytes of echo payload */
 #define GW_HIP_DROP_LOG_MAX 8           /* dropped HIP packets logged per second, */
 #define GW_HIP_DROP_LOG_NS  (1000ULL * 1000 * 1000)   /* the rest counted (an I1 flood) */
-
-struct gw_peer {
-	struct gw_hip *g;
-	const struct gw_conf_peer *conf;
-	int slot;                       /* SPD out slot */
-	uint32_t in_spi;                /* current in SA, 0 = none */
-	struct rte_mbuf *staged[GW_HIP_STAGE_MAX];
-	unsigned n_staged;
-	unsigned staged_port;
-	bool awaiting_first_esp;
-	uint64_t first_esp_ns;          /* staged packets re-injected: report once the engine returns */
-	unsigned bex_ok, bex_failed, rekeys;
-	struct hip_bex_times last;      /* last BEX, ns */
-	uint32_t ping_req;              /* HIT echo requests asked for (telemetry thread adds) */
-	uint16_t echo_seq;
-	uint64_t hit_echo_tx;           /* echo requests sent to the peer's HIT (BEET) */
-	uint64_t hit_echo_rx;           /* echo replies received from it */
-	uint64_t hit_echo_answered;     /* its echo requests to our HIT answered */
-	uint64_t ping_log_ns;           /* last "HIT ping without SAs" log line */
-};
-
-struct retire {                  /* an in SA replaced by a rekey, kept a while */
-	uint32_t spi;
-	uint64_t when_ns;
-	const struct gw_peer *peer;     /* whose: its CLOSE deletes it at once */
-};
-
-struct gw_hip {
-	struct gw_ctx *ctx;
-	struct gw_ctrl *ctrl;
-	struct hip_hi hi;
-	struct hip_host *host;
-	struct gw_peer *peers;
-	unsigned n_peers;
-	struct retire retire[GW_HIP_MAX_RETIRE];
-	unsigned n_retire;
-	bool closing;                   /* shutdown: keep SAs (and their counters) for the stats */
-	FILE *keylog;                   /* --keylog stream (owned by the caller), or NULL */
-	uint64_t drop_log_since;        /* start of the current drop-log second */
-	unsigned drop_log_n;            /* drops logged in it */
-	uint64_t drop_log_skipped;      /* drops not logged in it */
-};
 
 static uint64_t
 now_ns(void)
@@ -244,7 +201,7 @@ make_sa(struct gw_peer *p, const struct hip_sa_keys *k, enum gw_dir dir)
 		.beet = true,     /* our HIT and the peer's are the inner addresses */
 	};
 	char err[256];
-	int op = outer_port_of(ctx, &k->local);
+	int op = gw_outer_port_of(ctx, &k->local);
 
 	memcpy(ep.hit_local, p->g->hi.hit, 16);
 	memcpy(ep.hit_remote, p->conf->hit, 16);
@@ -399,51 +356,6 @@ io_sa_down(void *arg, void *user, uint32_t in_spi)
 	LOG(INFO, "peer %s: SAs down\n", p->conf->name);
 }
 
-/* The BEX steps in order, with the name the log and the stats JSON give them. */
-static const struct {
-	const char *log, *json;
-	size_t off;
-} bex_steps[] = {
-	{ "I1->R1", "i1_to_r1", offsetof(struct hip_bex_times, i1_to_r1) },
-	{ "R1->I2", "r1_to_i2", offsetof(struct hip_bex_times, r1_to_i2) },
-	{ "I2->R2", "i2_to_r2", offsetof(struct hip_bex_times, i2_to_r2) },
-	{ "R2->ESP", "r2_to_esp", offsetof(struct hip_bex_times, r2_to_esp) },
-	{ "Tbe", "tbe", offsetof(struct hip_bex_times, tbe) },
-};
-
-/* Step i of t in ns; 0: this side did not time it (each side times its own). */
-static uint64_t
-bex_step_ns(const struct hip_bex_times *t, unsigned i)
-{
-	uint64_t v;
-
-	memcpy(&v, (const uint8_t *)t + bex_steps[i].off, sizeof(v));
-	return v;
-}
-
-/* " I1->R1 0.221 ms, I2->R2 0.824 ms" (the steps this side timed) into buf. */
-static void
-bex_times_text(const struct hip_bex_times *t, char *buf, size_t len)
-{
-	size_t n = 0;
-
-	buf[0] = '\0';
-	for (unsigned i = 0; i < RTE_DIM(bex_steps) && n < len; i++) {
-		uint64_t v = bex_step_ns(t, i);
-		int w;
-
-		if (v == 0)
-			continue;
-		w = snprintf(buf + n, len - n, "%s %s %.3f ms", n ? "," : "", bex_steps[i].log,
-			     v / 1e6);
-		if (w < 0)
-			break;
-		n += (size_t)w;
-	}
-	if (buf[0] == '\0')
-		snprintf(buf, len, " no step timed");
-}
-
 static void
 io_bex_done(void *arg, void *user, bool ok, const struct hip_bex_times *t)
 {
@@ -457,7 +369,7 @@ io_bex_done(void *arg, void *user, bool ok, const struct hip_bex_times *t)
 		p->bex_failed++;
 		drop_staged(p);
 	}
-	bex_times_text(t, txt, sizeof(txt));
+	gw_hip_bex_times_text(t, txt, sizeof(txt));
 	LOG(NOTICE, "peer %s: BEX %s:%s\n", p->conf->name, ok ? "done" : "FAILED", txt);
 }
 
@@ -736,6 +648,74 @@ hook_no_sa(void *arg, struct rte_mbuf *m, unsigned port, unsigned slot)
 	hip_host_connect(g->host, p, now_ns());
 }
 
+/* ESP for an SPI we do not know from a locator of peer index `peer` (the
+ * workers checked that we have no SA with it and rate-limited it): the peer
+ * kept SAs that we lost in a restart, and nothing but a new Base Exchange
+ * brings the tunnel back (RFC 7401 4.4.2, 6.9). Its first I1 goes to the
+ * address the ESP came from. m is dropped as no_sa. */
+static void
+hook_unknown_spi(void *arg, struct rte_mbuf *m, unsigned port, unsigned peer)
+{
+	struct gw_hip *g = arg;
+	struct gw_lcore_stats *st = &gw_stats[rte_lcore_id()];
+	struct gw_addr src;
+	char a[INET6_ADDRSTRLEN];
+	struct gw_peer *p;
+
+	(void)port;
+	gw_peerloc_src(rte_pktmbuf_mtod(m, const uint8_t *), &src);   /* the worker checked it */
+	ctrl_count_drop(m, GW_DROP_NO_SA);
+	if (peer >= g->n_peers || g->closing) {
+		st->unknown_spi_ignored++;
+		return;
+	}
+	p = &g->peers[peer];
+	if (hip_host_connect_to(g->host, p, &src, now_ns()) != 1) {
+		st->unknown_spi_ignored++;   /* a BEX runs, or one just failed */
+		return;
+	}
+	st->unknown_spi_bex++;
+	p->unknown_spi_bex++;
+	if (inet_ntop(src.family == 4 ? AF_INET : AF_INET6, src.addr, a, sizeof(a)) == NULL)
+		snprintf(a, sizeof(a), "?");
+	LOG(NOTICE, "peer %s: ESP for an unknown SPI from its locator %s (did we restart?): "
+	    "Base Exchange started\n", p->conf->name, a);
+}
+
+/* The workers' table of the peers' locators, for hook_unknown_spi. */
+static int
+peerloc_setup(struct gw_hip *g, char *err, size_t errlen)
+{
+	const struct gw_config *cfg = g->ctx->cfg;
+	unsigned n = 0;
+
+	for (unsigned i = 0; i < g->n_peers; i++)
+		n += g->peers[i].conf->n_locators;
+	g->ctx->peerloc = gw_peerloc_create("hipgw_peerloc", g->n_peers, n, rte_socket_id());
+	if (g->ctx->peerloc == NULL) {
+		snprintf(err, errlen, "%s: cannot create the peer locator table", cfg->path);
+		return -1;
+	}
+	for (unsigned i = 0; i < g->n_peers; i++) {
+		const struct gw_conf_peer *pc = g->peers[i].conf;
+
+		for (unsigned k = 0; k < pc->n_locators; k++) {
+			int rc = gw_peerloc_add(g->ctx->peerloc, &pc->locators[k], i, g->peers[i].slot);
+
+			if (rc < 0) {
+				snprintf(err, errlen, "%s:%u: peer %s: cannot install", cfg->path,
+					 pc->line, pc->name);
+				return -1;
+			}
+			if (rc == 1)
+				LOG(WARNING, "peer %s: locator %u is an earlier peer's too: ESP for an "
+				    "unknown SPI from it starts a BEX with that peer only\n", pc->name,
+				    k + 1);
+		}
+	}
+	return 0;
+}
+
 /* ---- life cycle ---- */
 
 struct gw_hip *
@@ -745,7 +725,8 @@ gw_hip_create(struct gw_ctx *ctx, struct gw_ctrl *ctrl, FILE *keylog, char *err,
 	struct gw_hip *g;
 	struct hip_host_cfg hc = { 0 };
 	struct gw_ctrl_hooks hooks = { .hip_input = hook_hip_input, .no_sa = hook_no_sa,
-				       .beet_input = hook_beet_input };
+				       .beet_input = hook_beet_input,
+				       .unknown_spi = hook_unknown_spi };
 	char hit[64];
 
 	if (cfg->n_peers == 0)
@@ -788,6 +769,8 @@ gw_hip_create(struct gw_ctx *ctx, struct gw_ctrl *ctrl, FILE *keylog, char *err,
 		}
 		g->n_peers++;
 	}
+	if (peerloc_setup(g, err, errlen) != 0)
+		goto fail;
 	hooks.ctx = g;
 	gw_ctrl_set_hooks(ctrl, &hooks);
 	hip_hit_to_str(g->hi.hit, hit, sizeof(hit));
@@ -840,131 +823,11 @@ gw_hip_free(struct gw_hip *g)
 		return;
 	for (unsigned i = 0; i < g->n_peers; i++)
 		drop_staged(&g->peers[i]);
+	gw_peerloc_free(g->ctx->peerloc);   /* the workers stopped */
+	g->ctx->peerloc = NULL;
 	if (g->host != NULL)
 		hip_host_free(g->host);
 	hip_hi_free(&g->hi);
 	free(g->peers);
 	free(g);
-}
-
-/* One peer's counters and last BEX times (us) into the dict pd. */
-static void
-peer_tel(const struct gw_peer *p, struct rte_tel_data *pd)
-{
-	rte_tel_data_start_dict(pd);
-	rte_tel_data_add_dict_u64(pd, "bex_ok", p->bex_ok);
-	rte_tel_data_add_dict_u64(pd, "bex_failed", p->bex_failed);
-	rte_tel_data_add_dict_u64(pd, "rekeys", p->rekeys);
-	rte_tel_data_add_dict_u64(pd, "in_spi", p->in_spi);
-	rte_tel_data_add_dict_u64(pd, "tbe_us", p->last.tbe / 1000);
-	rte_tel_data_add_dict_u64(pd, "i1_to_r1_us", p->last.i1_to_r1 / 1000);
-	rte_tel_data_add_dict_u64(pd, "r1_to_i2_us", p->last.r1_to_i2 / 1000);
-	rte_tel_data_add_dict_u64(pd, "i2_to_r2_us", p->last.i2_to_r2 / 1000);
-	rte_tel_data_add_dict_u64(pd, "r2_to_esp_us", p->last.r2_to_esp / 1000);
-	rte_tel_data_add_dict_u64(pd, "hit_echo_tx", p->hit_echo_tx);
-	rte_tel_data_add_dict_u64(pd, "hit_echo_rx", p->hit_echo_rx);
-	rte_tel_data_add_dict_u64(pd, "hit_echo_answered", p->hit_echo_answered);
-}
-
-void
-gw_hip_stats_tel(struct gw_hip *g, struct rte_tel_data *d, bool with_peers)
-{
-	struct hip_host_stats s;
-	struct rte_tel_data *peers;
-	char hit[64], nb[GW_CONF_NAME_MAX];
-
-	hip_host_stats(g->host, &s);
-	hip_hit_to_str(g->hi.hit, hit, sizeof(hit));
-	rte_tel_data_start_dict(d);
-	rte_tel_data_add_dict_string(d, "hit", hit);
-	rte_tel_data_add_dict_u64(d, "puzzle_k", s.puzzle_k);
-	rte_tel_data_add_dict_u64(d, "rx", s.rx);
-	rte_tel_data_add_dict_u64(d, "tx", s.tx);
-	rte_tel_data_add_dict_u64(d, "dropped", s.dropped);
-	rte_tel_data_add_dict_u64(d, "bex_ok", s.bex_ok);
-	rte_tel_data_add_dict_u64(d, "bex_failed", s.bex_failed);
-	rte_tel_data_add_dict_u64(d, "updates", s.updates);
-	rte_tel_data_add_dict_u64(d, "i1_rx", s.i1_rx);
-	rte_tel_data_add_dict_u64(d, "r1_tx", s.r1_tx);
-	rte_tel_data_add_dict_u64(d, "i2_rx", s.i2_rx);
-	rte_tel_data_add_dict_u64(d, "r2_tx", s.r2_tx);
-	rte_tel_data_add_dict_u64(d, "unknown_peer", s.drop_unknown_peer);
-	rte_tel_data_add_dict_u64(d, "r1_rate", s.r1_rate);
-	rte_tel_data_add_dict_u64(d, "r1_ratelimit", s.drop_r1_ratelimit);
-	if (!with_peers || (peers = rte_tel_data_alloc()) == NULL)
-		return;
-	rte_tel_data_start_dict(peers);
-	for (unsigned i = 0; i < g->n_peers && i < RTE_TEL_MAX_DICT_ENTRIES; i++) {
-		const struct gw_peer *p = &g->peers[i];
-		struct rte_tel_data *pd = rte_tel_data_alloc();
-		size_t k;
-		if (pd == NULL)
-			break;
-		peer_tel(p, pd);
-		for (k = 0; p->conf->name[k] && k + 1 < sizeof(nb); k++)
-			nb[k] = isalnum((unsigned char)p->conf->name[k]) ? p->conf->name[k] : '_';
-		nb[k] = 0;
-		rte_tel_data_add_dict_container(peers, nb, pd, 0);
-	}
-	rte_tel_data_add_dict_container(d, "peers", peers, 0);
-}
-
-int
-gw_hip_peer_tel(struct gw_hip *g, const char *name, struct rte_tel_data *d)
-{
-	for (unsigned i = 0; i < g->n_peers; i++) {
-		if (strcmp(g->peers[i].conf->name, name) == 0) {
-			peer_tel(&g->peers[i], d);
-			return 0;
-		}
-	}
-	return -1;
-}
-
-void
-gw_hip_stats_json(struct gw_hip *g, FILE *f)
-{
-	struct hip_host_stats s;
-	char hit[64];
-
-	hip_host_stats(g->host, &s);
-	hip_hit_to_str(g->hi.hit, hit, sizeof(hit));
-	fprintf(f, "{\"hit\": \"%s\", \"puzzle_k\": %u, \"r1_rate\": %u, \"rx\": %" PRIu64
-		", \"tx\": %" PRIu64
-		", \"dropped\": %" PRIu64 ", \"bex_ok\": %" PRIu64 ", \"bex_failed\": %" PRIu64
-		", \"updates\": %" PRIu64 ", \"i1_rx\": %" PRIu64 ", \"r1_tx\": %" PRIu64
-		", \"i2_rx\": %" PRIu64 ", \"r2_tx\": %" PRIu64 ", \"drops\": {\"malformed\": %" PRIu64
-		", \"checksum\": %" PRIu64 ", \"unknown_peer\": %" PRIu64 ", \"not_for_us\": %" PRIu64
-		", \"state\": %" PRIu64 ", \"critical\": %" PRIu64 ", \"puzzle\": %" PRIu64
-		", \"r1_gen\": %" PRIu64 ", \"r1_ratelimit\": %" PRIu64 ", \"policy\": %" PRIu64
-		", \"hit_mismatch\": %" PRIu64
-		", \"mac\": %" PRIu64 ", \"sig\": %" PRIu64 ", \"replay\": %" PRIu64
-		", \"internal\": %" PRIu64 "}, \"retransmits\": %" PRIu64 ", \"i2_dup\": %" PRIu64
-		", \"notify_tx\": %" PRIu64 ", \"notify_rx\": %" PRIu64 ", \"peers\": {",
-		hit, s.puzzle_k, s.r1_rate, s.rx, s.tx, s.dropped, s.bex_ok, s.bex_failed, s.updates,
-		s.i1_rx, s.r1_tx, s.i2_rx, s.r2_tx, s.drop_malformed, s.drop_checksum, s.drop_unknown_peer, s.drop_not_for_us,
-		s.drop_state, s.drop_critical, s.drop_puzzle, s.drop_r1_gen, s.drop_r1_ratelimit,
-		s.drop_policy,
-		s.drop_hit_mismatch, s.drop_mac, s.drop_sig, s.drop_replay, s.drop_internal,
-		s.retransmits, s.i2_dup, s.notify_tx, s.notify_rx);
-	for (unsigned i = 0; i < g->n_peers; i++) {
-		const struct gw_peer *p = &g->peers[i];
-		const struct hip_bex_times *t = &p->last;
-		fprintf(f, "%s\n      \"%s\": {\"bex_ok\": %u, \"bex_failed\": %u, \"rekeys\": %u, "
-			"\"in_spi\": %u, \"bex_ms\": {", i ? "," : "", p->conf->name, p->bex_ok,
-			p->bex_failed, p->rekeys, p->in_spi);
-		for (unsigned k = 0; k < RTE_DIM(bex_steps); k++) {
-			uint64_t v = bex_step_ns(t, k);
-
-			fprintf(f, "%s\"%s\": ", k ? ", " : "", bex_steps[k].json);
-			if (v == 0)
-				fputs("null", f);         /* the other side's step */
-			else
-				fprintf(f, "%.3f", v / 1e6);
-		}
-		fprintf(f, "}, \"hit_echo_tx\": %" PRIu64 ", \"hit_echo_rx\": %" PRIu64
-			", \"hit_echo_answered\": %" PRIu64 "}",
-			p->hit_echo_tx, p->hit_echo_rx, p->hit_echo_answered);
-	}
-	fputs("}}", f);
 }

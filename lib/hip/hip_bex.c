@@ -26,8 +26,11 @@
  * choices (NOTIFY INVALID_DH_CHOSEN, INVALID_HIP_CIPHER_CHOSEN,
  * INVALID_ESP_TRANSFORM_CHOSEN), Diffie-Hellman, KEYMAT, decryption of
  * HOST_ID, HIT = ORCHID(HI), HIP_MAC (NOTIFY HIP_MAC_FAILED), HIP_SIGNATURE
- * (NOTIFY AUTHENTICATION_FAILED). No association state changes before all of
- * that passed.
+ * (NOTIFY AUTHENTICATION_FAILED). The parameters authentication does not
+ * need (ESP_INFO, ESP_TRANSFORM when malformed, TRANSPORT_FORMAT_LIST,
+ * ECHO_RESPONSE_SIGNED) are checked only then: a wrong one gets NOTIFY
+ * INVALID_SYNTAX (5.2.19: only for a verified packet). No association state
+ * changes before all of that passed.
  */
 #include <string.h>
 #include <openssl/crypto.h>
@@ -270,7 +273,7 @@ hip_bex_send_i1(struct hip_assoc *a, uint64_t now)
 	if (len < 0)
 		return -1;
 	a->tx.len = (size_t)len;
-	a->remote = a->locators[0];
+	a->remote = a->locators[a->loc_first];
 	hip_state_set(a, HIP_STATE_I1_SENT, now);
 	hip_rtx_arm(a, HIP_I1_RETRIES_MAX, now);
 	return hip_send(h, &a->local, &a->remote, a->tx.b, a->tx.len);
@@ -324,6 +327,125 @@ hip_bex_in_i1(struct hip_host *h, const struct hip_hdr *hdr, const struct hip_pa
 
 /* ---- R1 ---- */
 
+/* What the I2 answering an R1 carries (RFC 7401 5.3.3), all decided before
+ * the association takes the R1. */
+struct i2_plan {
+	const struct hip_params *r1;       /* the R1's parameters: its echo requests */
+	const struct hip_r1_counter *rc;   /* NULL when the R1 had no R1_COUNTER */
+	const struct hip_puzzle *pz;
+	const uint8_t *j;                  /* the solution's #J, rl bytes */
+	size_t rl;                         /* RHASH length, bytes */
+	uint8_t suite;                     /* the responder's HIT suite (HIP_MAC) */
+	uint8_t group;
+	const uint8_t *pub;                /* our DH public value, pub_len bytes */
+	size_t pub_len;
+	uint16_t cipher, esp;
+	int keymat_index;                  /* bytes */
+	uint32_t spi;                      /* our inbound SPI */
+	const struct hip_keys *keys;
+};
+
+/* Build the I2 of plan `pl` into t (RFC 7401 5.3.3, 6.8 steps 14-17). The
+ * R1's ECHO_REQUEST_SIGNED / _UNSIGNED come back as ECHO_RESPONSE_SIGNED /
+ * _UNSIGNED, so their length decides whether the I2 fits in a packet (the
+ * unsigned one is not covered by HIP_SIGNATURE_2: anyone on the path can
+ * lengthen it). Returns 0, HIP_E_NOSPACE when the I2 would outgrow
+ * HIP_PACKET_MAX, or another negative hip_err (cipher or signature failed). */
+static int
+build_i2(struct hip_host *h, const struct hip_assoc *a, const struct i2_plan *pl,
+	 struct hip_txbuf *t)
+{
+	struct hip_builder b;
+	struct hip_esp_info ei = { .keymat_index = (uint16_t)pl->keymat_index, .new_spi = pl->spi };
+	struct hip_solution so = { .k = pl->pz->k, .i = pl->pz->i, .j = pl->j };
+	struct hip_diffie_hellman mydh = { .n = 1 };
+	struct hip_cipher myc = { .n = 1, .ids = { pl->cipher } };
+	struct hip_transport_format_list mytf = { .n = 1, .types = { HIP_PARAM_ESP_TRANSFORM } };
+	struct hip_esp_transform myet = { .n = 1, .suites = { pl->esp } };
+	const struct hip_tlv *es = pl->r1->echo_req_signed, *eu = pl->r1->echo_req_unsigned;
+	enum hip_dir o = hip_dir_out(h->hi->hit, a->peer_hit);
+	int len;
+
+	memcpy(so.opaque, pl->pz->opaque, 2);
+	mydh.v[0].group_id = pl->group;
+	mydh.v[0].pub_len = (uint16_t)pl->pub_len;
+	mydh.v[0].pub = pl->pub;
+	if (hip_build_start(&b, t, HIP_I2, h->hi->hit, a->peer_hit) != 0)
+		return HIP_E_ARG;
+	hip_esp_info_put(&b, &ei);
+	if (pl->rc != NULL)
+		hip_r1_counter_put(&b, pl->rc);
+	hip_solution_put(&b, pl->rl, &so);
+	hip_diffie_hellman_put(&b, &mydh);
+	hip_cipher_put(&b, &myc);
+	if (pl->cipher == HIP_CIPHER_NULL_ENCRYPT) {
+		hip_bex_put_host_id(h, &b);
+	} else {
+		uint8_t iv[HIP_CIPHER_AES_CBC_IV_LEN], data[HIP_HOST_ID_TLV_MAX + 16];
+		size_t dl = 0;
+		struct hip_encrypted e = { .iv = iv, .iv_len = sizeof(iv), .data = data };
+
+		if (encrypt_host_id(h, pl->cipher, &pl->keys->hip_enc[o], iv, data, sizeof(data), &dl) != 0)
+			return HIP_E_ARG;
+		e.data_len = dl;
+		hip_encrypted_put(&b, &e);
+	}
+	if (es != NULL) {
+		struct hip_echo ec = { .type = HIP_PARAM_ECHO_RESPONSE_SIGNED, .data = es->value, .len = es->len };
+
+		hip_echo_put(&b, &ec);
+	}
+	hip_transport_format_list_put(&b, &mytf);
+	hip_esp_transform_put(&b, &myet);
+	hip_cover_put_mac(h, &b, HIP_PARAM_HIP_MAC, pl->suite, &pl->keys->hip_int[o], NULL, 0);
+	hip_cover_put_sig(h, &b, HIP_PARAM_HIP_SIGNATURE, 0);
+	if (eu != NULL) {
+		struct hip_echo ec = { .type = HIP_PARAM_ECHO_RESPONSE_UNSIGNED, .data = eu->value, .len = eu->len };
+
+		hip_echo_put(&b, &ec);
+	}
+	len = hip_build_finish(&b);
+	if (len < 0)
+		return len;
+	t->len = (size_t)len;
+	return 0;
+}
+
+/* The R1's choices (RFC 7401 6.8 steps 8, 9; RFC 7402 5.1.2): our HIT suite
+ * among the responder's, its DH group the first of ours our I1 listed with a
+ * value in DIFFIE_HELLMAN, the first HIP cipher and ESP transform of its lists
+ * we support, ESP in its TRANSPORT_FORMAT_LIST, a puzzle we solve. Fills
+ * *group, *peer_pub, *cipher, *esp; returns 0, or -1 to refuse the R1. */
+static int
+r1_choices(const struct hip_host *h, const struct hip_assoc *a, const struct hip_hit_suite_list *sl,
+	   const struct hip_dh_group_list *gl, const struct hip_diffie_hellman *dh,
+	   const struct hip_cipher *hc, const struct hip_esp_transform *et,
+	   const struct hip_transport_format_list *tf, const struct hip_puzzle *pz,
+	   uint8_t *group, const struct hip_dh_value **peer_pub, uint16_t *cipher, uint16_t *esp)
+{
+	bool suite_ok = false;
+
+	*group = 0;
+	*peer_pub = NULL;
+	*cipher = *esp = 0;
+	for (unsigned x = 0; x < sl->n; x++)
+		suite_ok |= hip_hit_suite_list_suite(sl->ids[x]) == h->suite;
+	for (unsigned x = 0; x < gl->n && *group == 0; x++)
+		if (in_list8(a->i1_groups, a->n_i1_groups, gl->ids[x]))
+			*group = gl->ids[x];
+	for (unsigned x = 0; x < dh->n; x++)
+		if (dh->v[x].group_id == *group)
+			*peer_pub = &dh->v[x];
+	for (unsigned x = 0; x < hc->n && *cipher == 0; x++)
+		if (in_list16(h->cfg.hip_ciphers, h->cfg.n_hip_ciphers, hc->ids[x]))
+			*cipher = hc->ids[x];
+	for (unsigned x = 0; x < et->n && *esp == 0; x++)
+		if (in_list16(h->cfg.esp_transforms, h->cfg.n_esp_transforms, et->suites[x]))
+			*esp = et->suites[x];
+	return suite_ok && *group != 0 && *peer_pub != NULL && *cipher != 0 && *esp != 0 &&
+	       in_list16(tf->types, tf->n, HIP_PARAM_ESP_TRANSFORM) && pz->k <= HIP_PUZZLE_K_ACCEPT ? 0 : -1;
+}
+
 int
 hip_bex_in_r1(struct hip_host *h, const uint8_t *pkt, const struct hip_hdr *hdr,
 	      const struct hip_params *p, const struct gw_addr *src,
@@ -343,6 +465,8 @@ hip_bex_in_r1(struct hip_host *h, const uint8_t *pkt, const struct hip_hdr *hdr,
 	struct hip_esp_transform et;
 	struct hip_keys keys;
 	struct hip_dh mine = { 0 };
+	struct hip_txbuf i2;
+	struct i2_plan pl = { .r1 = p };
 	uint8_t suite, group = 0, kij[HIP_DH_SECRET_MAX], pub[HIP_DH_PUB_MAX], j[HIP_RHASH_MAX];
 	uint16_t cipher = 0, esp = 0;
 	const struct hip_dh_value *peer_pub = NULL;
@@ -390,32 +514,7 @@ hip_bex_in_r1(struct hip_host *h, const uint8_t *pkt, const struct hip_hdr *hdr,
 		hip_hi_free(&peer);
 		return hip_drop(h, &h->st.drop_sig, HIP_E_HOST_AUTH);
 	}
-	/* 6.8 step 8: our HIT suite must be one the responder supports */
-	{
-		bool ok = false;
-
-		for (unsigned x = 0; x < sl.n; x++)
-			ok |= hip_hit_suite_list_suite(sl.ids[x]) == h->suite;
-		if (!ok)
-			goto refuse;
-	}
-	/* step 9: the group must be the responder's first that our I1 listed */
-	for (unsigned x = 0; x < gl.n && group == 0; x++)
-		if (in_list8(a->i1_groups, a->n_i1_groups, gl.ids[x]))
-			group = gl.ids[x];
-	for (unsigned x = 0; x < dh.n; x++)
-		if (dh.v[x].group_id == group)
-			peer_pub = &dh.v[x];
-	if (group == 0 || peer_pub == NULL)
-		goto refuse;
-	for (unsigned x = 0; x < hc.n && cipher == 0; x++)
-		if (in_list16(h->cfg.hip_ciphers, h->cfg.n_hip_ciphers, hc.ids[x]))
-			cipher = hc.ids[x];
-	for (unsigned x = 0; x < et.n && esp == 0; x++)
-		if (in_list16(h->cfg.esp_transforms, h->cfg.n_esp_transforms, et.suites[x]))
-			esp = et.suites[x];
-	if (cipher == 0 || esp == 0 || !in_list16(tf.types, tf.n, HIP_PARAM_ESP_TRANSFORM) ||
-	    pz.k > HIP_PUZZLE_K_ACCEPT)
+	if (r1_choices(h, a, &sl, &gl, &dh, &hc, &et, &tf, &pz, &group, &peer_pub, &cipher, &esp) != 0)
 		goto refuse;
 	/* step 14: the puzzle; step 15: Diffie-Hellman */
 	if (solve_puzzle(h, suite, pz.k, pz.i, rl, h->hi->hit, peer.hit, j) != 0) {
@@ -445,6 +544,28 @@ hip_bex_in_r1(struct hip_host *h, const uint8_t *pkt, const struct hip_hdr *hdr,
 		why = &h->st.drop_internal;
 		goto refuse;
 	}
+	/* the I2 before anything is committed: an R1 it cannot answer in one
+	 * packet (echo requests too long) is refused, the association untouched */
+	pl.rc = p->r1_counter != NULL ? &rc : NULL;
+	pl.pz = &pz;
+	pl.j = j;
+	pl.rl = rl;
+	pl.suite = suite;
+	pl.group = group;
+	pl.pub = pub;
+	pl.pub_len = publ;
+	pl.cipher = cipher;
+	pl.esp = esp;
+	pl.keymat_index = idx;
+	pl.spi = spi;
+	pl.keys = &keys;
+	err = build_i2(h, a, &pl, &i2);
+	if (err != 0) {
+		hip_keys_wipe(&keys);
+		why = err == HIP_E_NOSPACE ? &h->st.drop_malformed : &h->st.drop_internal;
+		err = err == HIP_E_NOSPACE ? HIP_E_NOSPACE : HIP_E_HOST_INTERNAL;
+		goto refuse;
+	}
 
 	/* commit: the association now follows this R1 */
 	hip_hi_free(&a->peer_hi);
@@ -469,66 +590,8 @@ hip_bex_in_r1(struct hip_host *h, const uint8_t *pkt, const struct hip_hdr *hdr,
 	a->dh = mine;
 	a->remote = *src;
 	a->t_r1_in = now;
-
-	/* I2 */
-	{
-		struct hip_builder b;
-		struct hip_esp_info ei = { .keymat_index = (uint16_t)idx, .old_spi = 0, .new_spi = spi };
-		struct hip_solution so = { .k = pz.k, .i = pz.i, .j = j };
-		struct hip_diffie_hellman mydh = { .n = 1 };
-		struct hip_cipher myc = { .n = 1, .ids = { cipher } };
-		struct hip_transport_format_list mytf = { .n = 1, .types = { HIP_PARAM_ESP_TRANSFORM } };
-		struct hip_esp_transform myet = { .n = 1, .suites = { esp } };
-		enum hip_dir o = hip_dir_out(h->hi->hit, a->peer_hit);
-		int len;
-
-		memcpy(so.opaque, pz.opaque, 2);
-		mydh.v[0].group_id = group;
-		mydh.v[0].pub_len = (uint16_t)publ;
-		mydh.v[0].pub = pub;
-		if (hip_build_start(&b, &a->tx, HIP_I2, h->hi->hit, a->peer_hit) != 0)
-			goto build_fail;
-		hip_esp_info_put(&b, &ei);
-		if (p->r1_counter != NULL)
-			hip_r1_counter_put(&b, &rc);
-		hip_solution_put(&b, rl, &so);
-		hip_diffie_hellman_put(&b, &mydh);
-		hip_cipher_put(&b, &myc);
-		if (cipher == HIP_CIPHER_NULL_ENCRYPT) {
-			hip_bex_put_host_id(h, &b);
-		} else {
-			uint8_t iv[HIP_CIPHER_AES_CBC_IV_LEN], data[HIP_HOST_ID_TLV_MAX + 16];
-			size_t dl = 0;
-			struct hip_encrypted e = { .iv = iv, .iv_len = sizeof(iv), .data = data };
-
-			if (encrypt_host_id(h, cipher, &a->keys.hip_enc[o], iv, data, sizeof(data), &dl) != 0)
-				goto build_fail;
-			e.data_len = dl;
-			hip_encrypted_put(&b, &e);
-		}
-		if (p->echo_req_signed != NULL) {
-			struct hip_echo ec = { .type = HIP_PARAM_ECHO_RESPONSE_SIGNED,
-					       .data = p->echo_req_signed->value,
-					       .len = p->echo_req_signed->len };
-
-			hip_echo_put(&b, &ec);
-		}
-		hip_transport_format_list_put(&b, &mytf);
-		hip_esp_transform_put(&b, &myet);
-		hip_cover_put_mac(h, &b, HIP_PARAM_HIP_MAC, suite, &a->keys.hip_int[o], NULL, 0);
-		hip_cover_put_sig(h, &b, HIP_PARAM_HIP_SIGNATURE, 0);
-		if (p->echo_req_unsigned != NULL) {
-			struct hip_echo ec = { .type = HIP_PARAM_ECHO_RESPONSE_UNSIGNED,
-					       .data = p->echo_req_unsigned->value,
-					       .len = p->echo_req_unsigned->len };
-
-			hip_echo_put(&b, &ec);
-		}
-		len = hip_build_finish(&b);
-		if (len < 0)
-			goto build_fail;
-		a->tx.len = (size_t)len;
-	}
+	memcpy(a->tx.b, i2.b, i2.len);
+	a->tx.len = i2.len;
 	hip_state_set(a, HIP_STATE_I2_SENT, now);
 	hip_rtx_arm(a, HIP_I2_RETRIES_MAX, now);
 	hip_send(h, dst, src, a->tx.b, a->tx.len);
@@ -536,9 +599,6 @@ hip_bex_in_r1(struct hip_host *h, const uint8_t *pkt, const struct hip_hdr *hdr,
 	a->times.r1_to_i2 = hip_mono_ns() - t0;
 	return 0;
 
-build_fail:
-	hip_assoc_fail(a, now);
-	return hip_drop(h, &h->st.drop_internal, HIP_E_HOST_INTERNAL);
 refuse:
 	hip_dh_free(&mine);
 	hip_hi_free(&peer);
@@ -563,6 +623,67 @@ i2_digest(const struct hip_params *p, uint8_t out[HIP_RHASH_MAX])
 	EVP_MD_CTX_free(c);
 }
 
+/* The initiator's HI from an I2 (RFC 7401 6.9 steps 9-11): HOST_ID in clear,
+ * or decrypted from ENCRYPTED with its HIP encryption key `key`; it must hash
+ * to the sender's HIT. plain / cap: room for the decrypted bytes. Returns 0,
+ * or -1 with *why (the drop counter) and *notify (0 or ENCRYPTION_FAILED). */
+static int
+i2_peer_hi(struct hip_host *h, struct hip_assoc *a, const struct hip_params *p, uint16_t cipher,
+	   const struct hip_key *key, uint8_t *plain, size_t cap, struct hip_hi *peer,
+	   uint64_t **why, uint16_t *notify)
+{
+	struct hip_host_id hid;
+	struct hip_tlv inner;
+	size_t pl = 0;
+
+	*why = &h->st.drop_malformed;
+	if (p->encrypted != NULL) {
+		struct hip_encrypted e;
+		int ivl = hip_cipher_iv_len(cipher);
+
+		if (ivl < 0 || hip_encrypted_parse(p->encrypted, (size_t)ivl, &e) != 0 ||
+		    decrypt(cipher, key, &e, plain, cap, &pl) != 0 ||
+		    hip_tlv_parse_one(plain, pl, &inner) != 0 || inner.type != HIP_PARAM_HOST_ID) {
+			*notify = HIP_NOTIFY_ENCRYPTION_FAILED;
+			return -1;
+		}
+	} else {
+		inner = *p->host_id;
+	}
+	if (hip_host_id_parse(&inner, &hid) != 0 ||
+	    hip_peer_hi_decode(a, hid.algorithm, hid.hi, hid.hi_len, peer) != 0)
+		return -1;
+	if (memcmp(peer->hit, a->peer_hit, HIP_HIT_LEN) != 0) {
+		*why = &h->st.drop_hit_mismatch;
+		return -1;
+	}
+	return 0;
+}
+
+/* The I2 parameters authentication does not need, checked once HIP_MAC and
+ * HIP_SIGNATURE verified (RFC 7401 5.2.19: INVALID_SYNTAX only then; 6.9):
+ * ESP_INFO (present, right length, KEYMAT Index keymat_index, no old SPI, a
+ * new one), ESP_TRANSFORM (present, parsed before as et_ok says),
+ * TRANSPORT_FORMAT_LIST and ECHO_RESPONSE_SIGNED when present. An
+ * ECHO_RESPONSE_UNSIGNED is not looked at: no signature covers it, and we
+ * send no ECHO_REQUEST_UNSIGNED. Returns 0 and fills *ei, or -1: the I2 is
+ * refused with INVALID_SYNTAX. */
+static int
+i2_syntax(const struct hip_params *p, bool et_ok, int keymat_index, struct hip_esp_info *ei)
+{
+	struct hip_transport_format_list tf;
+	struct hip_echo ec;
+
+	if (!et_ok || p->esp_info == NULL || hip_esp_info_parse(p->esp_info, ei) != 0 ||
+	    ei->keymat_index != keymat_index || ei->old_spi != 0 || ei->new_spi == 0)
+		return -1;
+	if (p->tf_list != NULL && hip_transport_format_list_parse(p->tf_list, &tf) != 0)
+		return -1;
+	if (p->echo_resp_signed != NULL && hip_echo_parse(p->echo_resp_signed, &ec) != 0)
+		return -1;
+	return 0;
+}
+
 int
 hip_bex_in_i2(struct hip_host *h, const uint8_t *pkt, const struct hip_hdr *hdr,
 	      const struct hip_params *p, const struct gw_addr *src,
@@ -580,21 +701,20 @@ hip_bex_in_i2(struct hip_host *h, const uint8_t *pkt, const struct hip_hdr *hdr,
 	struct hip_esp_info ei;
 	struct hip_keys keys;
 	struct hip_hi peer = { 0 };
-	struct hip_host_id hid;
-	struct hip_tlv inner;
 	uint8_t digest[HIP_RHASH_MAX], i_exp[HIP_RHASH_MAX], opaque[2], kij[HIP_DH_SECRET_MAX];
 	uint8_t plain[HIP_HOST_ID_TLV_MAX + 32];
-	size_t kl = 0, pl = 0;
+	size_t kl = 0;
 	uint16_t peer_suite = hip_hit_oga(hdr->hit_sender), notify = 0;
 	enum hip_dir o, in;
 	uint32_t spi;
 	int idx, err;
+	bool et_ok;
 	uint64_t *why;
 
 	h->st.i2_rx++;
-	if (p->solution == NULL || p->dh == NULL || p->hip_cipher == NULL || p->esp_info == NULL ||
-	    p->esp_transform == NULL || p->mac == NULL || p->sig == NULL ||
-	    (p->host_id == NULL) == (p->encrypted == NULL))
+	/* what authentication needs; the rest waits for it (i2_syntax) */
+	if (p->solution == NULL || p->dh == NULL || p->hip_cipher == NULL || p->mac == NULL ||
+	    p->sig == NULL || (p->host_id == NULL) == (p->encrypted == NULL))
 		return hip_drop(h, &h->st.drop_malformed, HIP_E_PARAM_VALUE);
 	/* 6.9 step 4: a duplicate of the I2 we answered gets the same R2 */
 	i2_digest(p, digest);
@@ -631,10 +751,12 @@ hip_bex_in_i2(struct hip_host *h, const uint8_t *pkt, const struct hip_hdr *hdr,
 	    hip_puzzle_verify(h->suite, g->k, so.i, h->rhash_len, hdr->hit_sender, h->hi->hit, so.j) != 0)
 		return hip_drop(h, &h->st.drop_puzzle, HIP_E_HOST_AUTH);
 
-	/* the choices must be among those R1 offered */
-	if (hip_diffie_hellman_parse(p->dh, &dh) != 0 || hip_cipher_parse(p->hip_cipher, &hc) != 0 ||
-	    hip_esp_transform_parse(p->esp_transform, &et) != 0 || hip_esp_info_parse(p->esp_info, &ei) != 0)
+	/* the choices must be among those R1 offered; a malformed ESP_TRANSFORM
+	 * waits for authentication (INVALID_SYNTAX), the keys then are the HIP
+	 * keys alone */
+	if (hip_diffie_hellman_parse(p->dh, &dh) != 0 || hip_cipher_parse(p->hip_cipher, &hc) != 0)
 		return hip_drop(h, &h->st.drop_malformed, HIP_E_PARAM_VALUE);
+	et_ok = p->esp_transform != NULL && hip_esp_transform_parse(p->esp_transform, &et) == 0;
 	for (unsigned x = 0; x < g->n && r1 == NULL; x++)
 		if (dh.n == 1 && g->r1[x].group == dh.v[0].group_id)
 			r1 = &g->r1[x];
@@ -642,7 +764,8 @@ hip_bex_in_i2(struct hip_host *h, const uint8_t *pkt, const struct hip_hdr *hdr,
 		notify = HIP_NOTIFY_INVALID_DH_CHOSEN;
 	else if (hc.n != 1 || !in_list16(h->cfg.hip_ciphers, h->cfg.n_hip_ciphers, hc.ids[0]))
 		notify = HIP_NOTIFY_INVALID_HIP_CIPHER_CHOSEN;
-	else if (et.n != 1 || !in_list16(h->cfg.esp_transforms, h->cfg.n_esp_transforms, et.suites[0]))
+	else if (et_ok && (et.n != 1 ||
+			   !in_list16(h->cfg.esp_transforms, h->cfg.n_esp_transforms, et.suites[0])))
 		notify = HIP_NOTIFY_INVALID_ESP_TRANSFORM_CHOSEN;
 	else if (peer_suite != HIP_SUITE_RSA_DSA_SHA256 && peer_suite != HIP_SUITE_ECDSA_SHA384)
 		notify = HIP_NOTIFY_UNSUPPORTED_HIT_SUITE;
@@ -656,36 +779,19 @@ hip_bex_in_i2(struct hip_host *h, const uint8_t *pkt, const struct hip_hdr *hdr,
 	if (hip_dh_derive(&r1->dh, dh.v[0].pub, dh.v[0].pub_len, kij, sizeof(kij), &kl) != 0)
 		return hip_drop(h, &h->st.drop_malformed, HIP_E_PARAM_VALUE);
 	idx = hip_keymat_esp_index(h->suite, hc.ids[0]);
-	err = bex_keys(a, h->suite, hc.ids[0], et.suites[0], kij, kl, so.i, so.j, h->rhash_len,
-		       h->hi->hit, hdr->hit_sender, &keys);
+	err = bex_keys(a, h->suite, hc.ids[0], et_ok ? et.suites[0] : 0, kij, kl, so.i, so.j,
+		       h->rhash_len, h->hi->hit, hdr->hit_sender, &keys);
 	OPENSSL_cleanse(kij, sizeof(kij));
 	if (err != 0)
 		return hip_drop(h, &h->st.drop_internal, HIP_E_HOST_INTERNAL);
 	o = hip_dir_out(h->hi->hit, hdr->hit_sender);
 	in = hip_dir_in(h->hi->hit, hdr->hit_sender);
 
-	/* HOST_ID, in clear or in ENCRYPTED with the initiator's HIP key */
+	/* HOST_ID, HIP_MAC, HIP_SIGNATURE */
 	err = HIP_E_HOST_AUTH;
-	why = &h->st.drop_malformed;
-	if (p->encrypted != NULL) {
-		struct hip_encrypted e;
-		int ivl = hip_cipher_iv_len(hc.ids[0]);
-
-		if (ivl < 0 || hip_encrypted_parse(p->encrypted, (size_t)ivl, &e) != 0 ||
-		    decrypt(hc.ids[0], &keys.hip_enc[in], &e, plain, sizeof(plain), &pl) != 0 ||
-		    hip_tlv_parse_one(plain, pl, &inner) != 0 || inner.type != HIP_PARAM_HOST_ID) {
-			notify = HIP_NOTIFY_ENCRYPTION_FAILED;
-			goto fail;
-		}
-	} else {
-		inner = *p->host_id;
-	}
-	if (hip_host_id_parse(&inner, &hid) != 0 || hip_peer_hi_decode(a, hid.algorithm, hid.hi, hid.hi_len, &peer) != 0)
+	if (i2_peer_hi(h, a, p, hc.ids[0], &keys.hip_enc[in], plain, sizeof(plain), &peer, &why,
+		       &notify) != 0)
 		goto fail;
-	if (memcmp(peer.hit, hdr->hit_sender, HIP_HIT_LEN) != 0) {
-		why = &h->st.drop_hit_mismatch;
-		goto fail;
-	}
 	if (hip_cover_check_mac(h, pkt, p->mac, h->suite, &keys.hip_int[in], NULL, 0) != 0) {
 		why = &h->st.drop_mac;
 		notify = HIP_NOTIFY_HIP_MAC_FAILED;
@@ -697,7 +803,7 @@ hip_bex_in_i2(struct hip_host *h, const uint8_t *pkt, const struct hip_hdr *hdr,
 		goto fail;
 	}
 	/* authenticated: what is wrong now is INVALID_SYNTAX (5.2.19) */
-	if (ei.keymat_index != idx || ei.old_spi != 0 || ei.new_spi == 0) {
+	if (i2_syntax(p, et_ok, idx, &ei) != 0) {
 		why = &h->st.drop_malformed;
 		err = HIP_E_PARAM_VALUE;
 		notify = HIP_NOTIFY_INVALID_SYNTAX;
@@ -763,6 +869,7 @@ hip_bex_in_i2(struct hip_host *h, const uint8_t *pkt, const struct hip_hdr *hdr,
 		hip_bex_sa_keys(a, &a->keys, a->spi_in, a->spi_out, &sin, &sout);
 		if (h->cfg.io.sa_up != NULL)
 			h->cfg.io.sa_up(h->cfg.io.ctx, a->user, &sout, &sin, 0);
+		a->sa_given = true;
 		OPENSSL_cleanse(&sin, sizeof(sin));
 		OPENSSL_cleanse(&sout, sizeof(sout));
 	}

@@ -19,9 +19,13 @@
 
 #include "hip_internal.h"
 
+/* Build CLOSE or CLOSE_ACK (echo_type and echo: the nonce, or the peer's
+ * nonce echoed) into t. Returns 0, HIP_E_NOSPACE when it would outgrow
+ * HIP_PACKET_MAX (a peer's echo too long to send back), or another negative
+ * hip_err. */
 static int
-send_close(struct hip_assoc *a, struct hip_txbuf *t, uint8_t type, uint16_t echo_type,
-	   const uint8_t *echo, size_t echo_len)
+build_close(struct hip_assoc *a, struct hip_txbuf *t, uint8_t type, uint16_t echo_type,
+	    const uint8_t *echo, size_t echo_len)
 {
 	struct hip_host *h = a->h;
 	struct hip_builder b;
@@ -29,16 +33,16 @@ send_close(struct hip_assoc *a, struct hip_txbuf *t, uint8_t type, uint16_t echo
 	int len;
 
 	if (hip_build_start(&b, t, type, h->hi->hit, a->peer_hit) != 0)
-		return -1;
+		return HIP_E_ARG;
 	hip_echo_put(&b, &e);
 	hip_cover_put_mac(h, &b, HIP_PARAM_HIP_MAC, a->suite,
 			  &a->keys.hip_int[hip_dir_out(h->hi->hit, a->peer_hit)], NULL, 0);
 	hip_cover_put_sig(h, &b, HIP_PARAM_HIP_SIGNATURE, 0);
 	len = hip_build_finish(&b);
 	if (len < 0)
-		return -1;
+		return len;
 	t->len = (size_t)len;
-	return hip_send(h, &a->local, &a->remote, t->b, t->len);
+	return 0;
 }
 
 int
@@ -48,7 +52,8 @@ hip_close_start(struct hip_assoc *a, uint64_t now)
 		return -1;
 	hip_update_abort(a);
 	if (hip_rand(a->h, a->echo, sizeof(a->echo)) != 0 ||
-	    send_close(a, &a->tx, HIP_CLOSE, HIP_PARAM_ECHO_REQUEST_SIGNED, a->echo, sizeof(a->echo)) != 0)
+	    build_close(a, &a->tx, HIP_CLOSE, HIP_PARAM_ECHO_REQUEST_SIGNED, a->echo, sizeof(a->echo)) != 0 ||
+	    hip_send(a->h, &a->local, &a->remote, a->tx.b, a->tx.len) != 0)
 		return -1;
 	hip_state_set(a, HIP_STATE_CLOSING, now);
 	hip_rtx_arm(a, HIP_CLOSE_RETRIES_MAX, now);
@@ -73,6 +78,7 @@ hip_close_in(struct hip_host *h, const uint8_t *pkt, const struct hip_hdr *hdr,
 {
 	struct hip_assoc *a = hip_peer_by_hit(h, hdr->hit_sender);
 	struct hip_echo e;
+	struct hip_txbuf ack;
 	int rc;
 
 	if (a->state != HIP_STATE_ESTABLISHED && a->state != HIP_STATE_R2_SENT &&
@@ -84,6 +90,11 @@ hip_close_in(struct hip_host *h, const uint8_t *pkt, const struct hip_hdr *hdr,
 	rc = check(h, a, pkt, p);
 	if (rc != 0)
 		return rc;
+	/* the CLOSE_ACK first: a CLOSE whose echo it cannot carry back in one
+	 * packet is refused before anything changes */
+	rc = build_close(a, &ack, HIP_CLOSE_ACK, HIP_PARAM_ECHO_RESPONSE_SIGNED, e.data, e.len);
+	if (rc != 0)
+		return hip_drop(h, rc == HIP_E_NOSPACE ? &h->st.drop_malformed : &h->st.drop_internal, rc);
 	a->remote = *src;
 	if (a->state != HIP_STATE_CLOSED) {
 		hip_update_abort(a);
@@ -93,7 +104,9 @@ hip_close_in(struct hip_host *h, const uint8_t *pkt, const struct hip_hdr *hdr,
 		hip_state_set(a, HIP_STATE_CLOSED, now);
 	}
 	/* (again) the CLOSE_ACK for this echo */
-	send_close(a, &a->tx, HIP_CLOSE_ACK, HIP_PARAM_ECHO_RESPONSE_SIGNED, e.data, e.len);
+	memcpy(a->tx.b, ack.b, ack.len);
+	a->tx.len = ack.len;
+	hip_send(h, &a->local, &a->remote, a->tx.b, a->tx.len);
 	return 0;
 }
 

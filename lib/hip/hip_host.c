@@ -394,7 +394,15 @@ hip_host_input(struct hip_host *h, const struct gw_addr *src, const struct gw_ad
 int
 hip_host_connect(struct hip_host *h, void *peer_user, uint64_t now_ns)
 {
+	return hip_host_connect_to(h, peer_user, NULL, now_ns) < 0 ? -1 : 0;
+}
+
+int
+hip_host_connect_to(struct hip_host *h, void *peer_user, const struct gw_addr *locator,
+		    uint64_t now_ns)
+{
 	struct hip_assoc *a = h == NULL ? NULL : hip_peer_by_user(h, peer_user);
+	unsigned first = 0;
 
 	if (a == NULL)
 		return -1;
@@ -409,13 +417,17 @@ hip_host_connect(struct hip_host *h, void *peer_user, uint64_t now_ns)
 	default:
 		return 0;   /* running or established */
 	}
+	for (unsigned x = 0; locator != NULL && x < a->n_locators; x++)
+		if (a->locators[x].family == locator->family &&
+		    memcmp(a->locators[x].addr, locator->addr, locator->family == 4 ? 4 : 16) == 0)
+			first = x;
 	hip_assoc_reset(a);
 	a->initiator = true;
 	memset(&a->times, 0, sizeof(a->times));
 	a->t_i1_out = now_ns;
-	if (hip_bex_send_i1(a, now_ns) != 0)
-		return 0;   /* retried by the timer */
-	return 0;
+	a->loc_first = first;
+	hip_bex_send_i1(a, now_ns);   /* a send that fails is retried by the timer */
+	return a->state == HIP_STATE_I1_SENT ? 1 : 0;
 }
 
 void

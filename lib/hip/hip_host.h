@@ -135,6 +135,18 @@ int hip_host_add_peer(struct hip_host *h, const uint8_t hit[16],
  * is running or established. Returns 0 or -1 (unknown peer). */
 int hip_host_connect(struct hip_host *h, void *peer_user, uint64_t now_ns);
 
+/* hip_host_connect, with the first I1 to `locator` when it is one of the
+ * peer's locators (NULL or another address: to the first one); its
+ * retransmissions try the next locators in turn. For a peer just seen at
+ * that address: ESP from it for an SPI we do not know, so it kept SAs that we
+ * lost in a restart. RFC 7401 section 4.4.2: the peer, ESTABLISHED, answers
+ * the I1 with R1 and takes our I2 as a restarted peer's (section 6.9),
+ * replacing its SAs. Returns 1 when an I1 went out (a BEX started), 0 when
+ * nothing was to do (a BEX running, established, closing, or E-FAILED held),
+ * -1 for an unknown peer. */
+int hip_host_connect_to(struct hip_host *h, void *peer_user, const struct gw_addr *locator,
+			uint64_t now_ns);
+
 /* A HIP packet (IP protocol 139) arrived from src to dst. Malformed,
  * unauthenticated or unexpected packets are dropped and counted (never crash).
  * Returns 0 when accepted, a negative hip_err otherwise. */

@@ -85,6 +85,7 @@ struct hip_assoc {
 	uint8_t peer_hit[HIP_HIT_LEN];
 	struct gw_addr locators[HIP_MAX_LOCATORS];
 	unsigned n_locators;
+	unsigned loc_first;         /* locator of the BEX's first I1 (hip_host_connect_to) */
 	struct gw_addr local;       /* our outer address towards the peer */
 	struct gw_addr remote;      /* the peer's address in use */
 	void *user;
@@ -112,6 +113,9 @@ struct hip_assoc {
 	size_t ij_len;
 	struct hip_keys keys;       /* HIP keys, and the ESP keys in use */
 	uint32_t spi_in, spi_out;
+	/* spi_in was handed over (sa_up): only then does it go back with
+	 * sa_down. An initiator reserves spi_in at R1 and hands it over at R2. */
+	bool sa_given;
 	uint64_t r1_gen;            /* initiator: generation of the R1 answered */
 	bool have_r1_gen;
 

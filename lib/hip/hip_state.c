@@ -76,8 +76,9 @@ hip_assoc_sa_down(struct hip_assoc *a)
 	if (a->rekey == HIP_REKEY_REPLIED && a->rk_in.spi != 0 && io->sa_in_up != NULL &&
 	    io->sa_down != NULL)
 		io->sa_down(io->ctx, a->user, a->rk_in.spi);
-	if (a->spi_in != 0 && io->sa_down != NULL)
+	if (a->spi_in != 0 && a->sa_given && io->sa_down != NULL)
 		io->sa_down(io->ctx, a->user, a->spi_in);
+	a->sa_given = false;
 	a->spi_in = 0;
 	a->spi_out = 0;
 }
@@ -105,6 +106,7 @@ hip_assoc_reset(struct hip_assoc *a)
 	a->peer_host_id_len = 0;
 	a->ij_len = 0;
 	a->spi_in = a->spi_out = 0;
+	a->sa_given = false;
 	a->have_r1_gen = false;
 	a->rekey = HIP_REKEY_NONE;
 	a->rekey_at = 0;
@@ -182,6 +184,7 @@ hip_assoc_established(struct hip_assoc *a, const struct hip_sa_keys *out,
 
 	if (io->sa_up != NULL)
 		io->sa_up(io->ctx, a->user, out, in, 0);
+	a->sa_given = true;
 	hip_assoc_schedule_rekey(a, now);
 	if (a->initiator) {
 		a->bex_done_pending = true;
@@ -219,8 +222,8 @@ rtx_fire(struct hip_assoc *a, uint64_t now)
 	}
 	a->rtx.count++;
 	if (a->state == HIP_STATE_I1_SENT) {
-		/* try the peer's locators in turn */
-		a->remote = a->locators[a->rtx.count % a->n_locators];
+		/* try the peer's locators in turn, from the first I1's */
+		a->remote = a->locators[(a->loc_first + a->rtx.count) % a->n_locators];
 		dst = &a->remote;
 	}
 	h->st.retransmits++;

@@ -225,17 +225,22 @@ hip_update_in(struct hip_host *h, const uint8_t *pkt, const struct hip_hdr *hdr,
 
 	if (a->state != HIP_STATE_ESTABLISHED && a->state != HIP_STATE_R2_SENT)
 		return hip_drop(h, &h->st.drop_state, HIP_E_HOST_STATE);
-	if (p->mac == NULL || p->sig == NULL ||
-	    (p->esp_info != NULL && hip_esp_info_parse(p->esp_info, &ei) != 0) ||
-	    (p->seq != NULL && hip_seq_parse(p->seq, &sq) != 0) ||
-	    (p->ack != NULL && hip_ack_parse(p->ack, &ak) != 0) ||
-	    (p->dh != NULL && hip_diffie_hellman_parse(p->dh, &dh) != 0))
+	if (p->mac == NULL || p->sig == NULL)
 		return hip_drop(h, &h->st.drop_malformed, HIP_E_PARAM_VALUE);
 	if (hip_cover_check_mac(h, pkt, p->mac, a->suite,
 				&a->keys.hip_int[hip_dir_in(h->hi->hit, a->peer_hit)], NULL, 0) != 0)
 		return hip_drop(h, &h->st.drop_mac, HIP_E_HOST_AUTH);
 	if (hip_cover_check_sig(h, pkt, p->sig, &a->peer_hi, NULL) != 0)
 		return hip_drop(h, &h->st.drop_sig, HIP_E_HOST_AUTH);
+	/* authenticated: a parameter of the wrong length is INVALID_SYNTAX
+	 * (RFC 7401 5.2.19), and changes nothing */
+	if ((p->esp_info != NULL && hip_esp_info_parse(p->esp_info, &ei) != 0) ||
+	    (p->seq != NULL && hip_seq_parse(p->seq, &sq) != 0) ||
+	    (p->ack != NULL && hip_ack_parse(p->ack, &ak) != 0) ||
+	    (p->dh != NULL && hip_diffie_hellman_parse(p->dh, &dh) != 0)) {
+		hip_notify_send(h, a->peer_hit, &a->local, src, HIP_NOTIFY_INVALID_SYNTAX, NULL, 0, now);
+		return hip_drop(h, &h->st.drop_malformed, HIP_E_PARAM_VALUE);
+	}
 	if (a->state == HIP_STATE_R2_SENT)
 		hip_state_set(a, HIP_STATE_ESTABLISHED, now);
 	a->remote = *src;

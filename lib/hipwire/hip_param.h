@@ -19,8 +19,8 @@
  *
  * Section numbers follow RFC 7401's table of contents (5.2.3 R1_COUNTER ...
  * 5.2.23 ECHO_RESPONSE_UNSIGNED) and RFC 7402's (5.1.1 ESP_INFO, 5.1.2
- * ESP_TRANSFORM); layouts are those of ../shared/HIPV2-FACTS.md, confirmed on
- * the cutehip capture for every parameter it carries.
+ * ESP_TRANSFORM); layouts are those of those sections, confirmed on the
+ * cutehip capture for every parameter it carries.
  *
  * Sizes are in bytes unless a comment says otherwise. rhash_len is the RHASH
  * output length of the HIT suite in bytes (20, 32 or 48: hip_hit_suite_rhash_len).

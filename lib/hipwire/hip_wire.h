@@ -4,8 +4,8 @@
  * RFC 8046 (LOCATOR_SET), RFC 8002 (CERT), RFC 8003 (registration),
  * RFC 8004 (rendezvous), RFC 5770 (NAT traversal), RFC 9374 (EdDSA HITs), and
  * the IANA "Host Identity Protocol (HIP) Parameters" registries.
- * Numbers were cross-checked against ../shared/HIPV2-FACTS.md (IANA registry
- * as generated in PyPCAPKit, Wireshark, OpenHIP, HIPL, cutehip) and the real
+ * Numbers were cross-checked against the IANA registry (as generated in
+ * PyPCAPKit, Wireshark, OpenHIP, HIPL, cutehip) and the real
  * cutehip capture in tests/data/hip/. Where an item rests on recall of RFC
  * text rather than text we could read, its comment says "(recall)".
  *

@@ -24,11 +24,12 @@
  * port go in as one RX burst.
  *
  * Deterministic: before each input the state that frames change is put back
- * as it was after set-up: the ESP SAs (anti-replay windows, sequence numbers,
- * counters: copied back whole), the neighbour table (learned entries gone,
- * the configured ones in again), the fragments held for reassembly, and the
- * control lcore's queue of packets waiting for a next hop (a fresh gw_ctrl).
- * No timer runs. Checked after each input: every mbuf is back in the pool.
+ * as it was after set-up: the SAs (anti-replay windows, sequence numbers,
+ * counters, the limits a path MTU lowers: copied back whole), the path MTU
+ * table, the neighbour table (learned entries gone, the configured ones in
+ * again), the fragments held for reassembly, and the control lcore's queue
+ * of packets waiting for a next hop (a fresh gw_ctrl). No timer runs.
+ * Checked after each input: every mbuf is back in its pool.
  */
 #include <errno.h>
 #include <limits.h>
@@ -67,37 +68,49 @@
 static struct gw_config cfg;
 static struct gw_ctx ctx;
 static struct gw_worker_test *worker;
-static unsigned pool_in_use;            /* mbufs held after set-up (RX rings) */
+static unsigned pool_in_use, big_in_use;   /* mbufs held after set-up (RX rings) */
 
-/* The SAs as set up: what each input starts from. */
+/* The SAs (struct gw_sa: limits a path MTU lowers; its esp_sa: window,
+ * sequence numbers, counters) and the path MTU table as set up: what each
+ * input starts from. */
 static struct {
-	struct esp_sa *sa;
+	void *obj;
 	void *copy;
-	uint32_t len;
-} esp_saved[MAX_SAS];
-static unsigned n_esp_saved;
+	size_t len;
+} saved[2 * MAX_SAS];
+static unsigned n_saved;
+static struct gw_pmtu pmtu_saved;
 
 static void
-save_esp(struct esp_sa *e)
+save(void *obj, size_t len)
 {
-	if (e == NULL)
-		return;
-	if (n_esp_saved == MAX_SAS)
+	if (n_saved == RTE_DIM(saved))
 		FAIL("more SAs than the harness keeps");
-	esp_saved[n_esp_saved].sa = e;
-	esp_saved[n_esp_saved].len = e->alloc_len;
-	esp_saved[n_esp_saved].copy = malloc(e->alloc_len);
-	if (esp_saved[n_esp_saved].copy == NULL)
+	saved[n_saved].obj = obj;
+	saved[n_saved].len = len;
+	saved[n_saved].copy = malloc(len);
+	if (saved[n_saved].copy == NULL)
 		FAIL("no memory");
-	memcpy(esp_saved[n_esp_saved].copy, e, e->alloc_len);
-	n_esp_saved++;
+	memcpy(saved[n_saved].copy, obj, len);
+	n_saved++;
+}
+
+static void
+save_sa(struct gw_sa *sa)
+{
+	if (sa == NULL)
+		return;
+	save(sa, sizeof(*sa));
+	if (sa->esp != NULL)
+		save(sa->esp, sa->esp->alloc_len);
 }
 
 static void
 restore_state(void)
 {
-	for (unsigned i = 0; i < n_esp_saved; i++)
-		memcpy(esp_saved[i].sa, esp_saved[i].copy, esp_saved[i].len);
+	for (unsigned i = 0; i < n_saved; i++)
+		memcpy(saved[i].obj, saved[i].copy, saved[i].len);
+	ctx.pmtu = pmtu_saved;
 	rte_hash_reset(ctx.neigh);
 	for (unsigned i = 0; i < cfg.n_ports; i++)
 		for (unsigned n = 0; n < cfg.ports[i].n_neigh; n++) {
@@ -122,8 +135,8 @@ teardown(void)
 	snprintf(dir, sizeof(dir), "%s", rte_eal_get_runtime_dir());
 	rte_eal_cleanup();
 	(void)rmdir(dir);
-	for (unsigned i = 0; i < n_esp_saved; i++)
-		free(esp_saved[i].copy);
+	for (unsigned i = 0; i < n_saved; i++)
+		free(saved[i].copy);
 }
 
 int LLVMFuzzerInitialize(int *argc, char ***argv);
@@ -146,14 +159,15 @@ LLVMFuzzerInitialize(int *argc, char ***argv)
 	if (gw_create(&ctx, &cfg, NULL, err, sizeof(err)) != 0)
 		FAIL("gw_create: %s", err);
 	for (unsigned i = 0; i < ctx.sadb.n_slots; i++)
-		if (ctx.sadb.out[i] != NULL)
-			save_esp(ctx.sadb.out[i]->esp);
+		save_sa(ctx.sadb.out[i]);
 	for (unsigned i = 0; i < ctx.sadb.n_in; i++)
-		save_esp(ctx.sadb.in[i]->esp);
+		save_sa(ctx.sadb.in[i]);
+	pmtu_saved = ctx.pmtu;
 	worker = gw_worker_test_create(&ctx, 0);
 	if (worker == NULL)
 		FAIL("gw_worker_test_create");
 	pool_in_use = rte_mempool_in_use_count(ctx.pool);
+	big_in_use = rte_mempool_in_use_count(ctx.pool_big);
 	atexit(teardown);
 	return 0;
 }
@@ -240,8 +254,10 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	settle(ctrl);
 	gw_ctrl_free(ctrl);                  /* frees what waited for a next hop */
 	gw_worker_test_reset(worker);
-	if (rte_mempool_in_use_count(ctx.pool) != pool_in_use)
-		FAIL("%u mbufs not returned to the pool after the input",
-		     rte_mempool_in_use_count(ctx.pool) - pool_in_use);
+	if (rte_mempool_in_use_count(ctx.pool) != pool_in_use ||
+	    rte_mempool_in_use_count(ctx.pool_big) != big_in_use)
+		FAIL("mbufs not returned to the pools after the input: %u, %u large",
+		     rte_mempool_in_use_count(ctx.pool) - pool_in_use,
+		     rte_mempool_in_use_count(ctx.pool_big) - big_in_use);
 	return 0;
 }

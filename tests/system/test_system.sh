@@ -32,6 +32,14 @@
 #     at least one rekey on each side, and the workers ran the frames the
 #     control lcore looked up (slow_done > 0, at most a burst short of
 #     slow_sent at the stop)
+# Then a restart (hip_restart_check): HIP-keyed gateways with a 1 h SA
+# lifetime; gwB is killed (SIGKILL: no CLOSE) and started again while gwA
+# keeps its SAs, and pings go from site A only:
+#   - hostA reaches hostB again within 30 s: gwA's ESP on SPIs gwB lost made
+#     gwB start a Base Exchange (hip.peers.PEER.unknown_spi_bex >= 1), which
+#     gwA took as a restarted peer's (bex_ok >= 2)
+#   - the WAN capture holds only HIP, ESP and ARP/ND, gwB's I1 to gwA, and
+#     nothing in clear; both gateways exit 0 on SIGTERM
 # Prints "N passed, N failed" last; exit code 0 only when nothing failed. Root only.
 set -euo pipefail
 
@@ -103,6 +111,71 @@ rekey_pings() {
 		done
 	done
 }
+# gw_kill A|B: SIGKILL, as a crash: no CLOSE to the peer, no stats JSON.
+gw_kill() {
+	local v="GW_PID_$1" pid
+	pid=${!v:-}
+	[ -n "$pid" ] || return 0
+	kill -KILL "$pid" 2>/dev/null || true
+	wait "$pid" 2>/dev/null || true
+	forget_pid "$pid"
+	eval "GW_PID_$1="
+}
+
+# hip_restart_check: gwB crashes and starts again (same Host Identity) while
+# gwA keeps its SAs, and traffic goes from site A only: nothing on gwB's side
+# starts a Base Exchange, gwA's ESP arrives on SPIs gwB no longer knows, and
+# the SA lifetime (1 h) is far off. The tunnel must come back by itself: ESP
+# for an unknown SPI from a [peer]'s locator makes gwB start a BEX, which gwA,
+# ESTABLISHED, takes as a restarted peer's (RFC 7401 4.4.2, 6.9). Its own
+# configs gwX-restart.ini, logs and WAN capture (GW_RUN=-restart).
+hip_restart_check() {
+	local GW_CONF=-restart GW_RUN=-restart GW_KEYLOG='' fail_before=$HGW_FAIL s v other i1 hits rc_var
+	for s in A B; do
+		HGW_SA_LIFETIME='3600s, 1GiB' write_hip_gw_config "$WORK/gw$s$GW_CONF.ini" "$s"
+		chmod 600 "$WORK/gw$s$GW_CONF.ini"
+	done
+	gw_start A
+	gw_start B
+	if ! { gw_wait_running A 30 && gw_wait_running B 30 && wait_path 40; }; then
+		fail "restart: HIP-keyed gateways up, hostA reaches hostB within 40 s"
+		gw_stop A; gw_stop B
+		gw_log_tail A 30; gw_log_tail B 30
+		return 0
+	fi
+	pass "restart: HIP-keyed gateways up (SA lifetime 1 h), hostA reaches hostB"
+	cap_start 0 || true
+	info "killing gwB (SIGKILL) and starting it again; pings from site A only"
+	gw_kill B
+	mv "$WORK/gwB$GW_RUN.log" "$WORK/gwB$GW_RUN-killed.log"
+	gw_start B
+	check "restart: gwB, killed (no CLOSE sent), runs again" gw_wait_running B 30
+	# wait_path pings hostA -> hostB only: gwB has nothing of its own to send
+	check "restart: hostA reaches hostB again within 30 s, with traffic from site A only" \
+		wait_path 30
+	grep -h 'unknown SPI\|BEX done' "$WORK/gwB$GW_RUN.log" 2>/dev/null | sed 's/^/  gwB log: /' || true
+	for s in A B; do telemetry_stats "$s" >"$WORK/telemetry$s$GW_RUN.json" || true; done
+	v=$(hip_get "$WORK/telemetryB$GW_RUN.json" "hip.peers.$HIP_PEER_OF_B.unknown_spi_bex" || echo none)
+	check "restart: gwB started the BEX on ESP for an unknown SPI from gwA (unknown_spi_bex $v >= 1)" \
+		eval 'isnum "$v" && [ "$v" -ge 1 ]'
+	v=$(hip_get "$WORK/telemetryA$GW_RUN.json" "hip.peers.$HIP_PEER_OF_A.bex_ok" || echo none)
+	check "restart: gwA took it as a restarted peer's BEX (bex_ok $v >= 2)" \
+		eval 'isnum "$v" && [ "$v" -ge 2 ]'
+	gw_stop A; gw_stop B
+	cap_stop
+	for s in A B; do
+		rc_var="GW_RC_$s"
+		check "restart: gw$s exits 0 on SIGTERM (${!rc_var:-none})" test "${!rc_var:-none}" = 0
+	done
+	other=$(tsh "$CAP_FILE" -Y 'not (hip or esp or arp or (icmpv6.type >= 133 and icmpv6.type <= 137))' | wc -l)
+	check "restart: the WAN carries only HIP, ESP, ARP and ND ($other other frames)" test "$other" -eq 0
+	i1=$(tsh "$CAP_FILE" -Y "hip.packet_type == 1 && ip.src == $GB_WAN4 && ip.dst == $GA_WAN4" | wc -l)
+	check "restart: the WAN shows the restarted gwB's I1 to gwA ($i1)" test "$i1" -ge 1
+	hits=$(pcap_hits "$CAP_FILE" "$(cleartext_patterns)")
+	check "restart: no inner address or ping payload marker in clear on the WAN" test "${hits:-1}" -eq 0
+	if [ "$HGW_FAIL" -gt "$fail_before" ]; then gw_log_tail A 30; gw_log_tail B 30; fi
+}
+
 check "ping IPv4 hostB -> hostA through hipgw" ping_back 4 "$HA4"
 check "ping IPv6 hostB -> hostA through hipgw" ping_back 6 "$HA6"
 
@@ -286,5 +359,8 @@ print(done if 0 <= sent - done <= 64 else "%d sent, %d done" % (sent, done))' "$
 			eval 'isnum "$sl" && [ "$sl" -gt 0 ]'
 	done
 	if [ "$HGW_FAIL" -gt "$fail_before_slow" ]; then gw_log_tail A 40; gw_log_tail B 40; fi
+
+	info "HIP-keyed gateways: gwB crashes and restarts, gwA keeps its SAs"
+	hip_restart_check
 fi
 finish

@@ -5,7 +5,10 @@
  *     port kept apart, a changed MAC seen once the generation moves, unknown
  *     neighbours not cached;
  *   - gw_prefixes_match (gw_sa.h) and gw_port_owns (gw_ctx.h), word compares,
- *     against a bit-by-bit reference for every prefix length.
+ *     against a bit-by-bit reference for every prefix length;
+ *   - the peer locator table of the unknown-SPI path (gw_peerloc.h): source
+ *     addresses of IPv4 and IPv6 headers found, families kept apart, and its
+ *     rate limit at given TSC values (per peer, and the cap over all peers).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -20,6 +23,7 @@
 
 #include "gw_ctx.h"
 #include "gw_neigh.h"
+#include "gw_peerloc.h"
 #include "gw_sa.h"
 #include "unit_eal.h"
 
@@ -275,6 +279,103 @@ test_port_owns(void **state)
 	assert_false(gw_port_owns(&port, 4, a.addr));
 }
 
+/* An IPv4 or IPv6 header (as bytes) with source address a. */
+static void
+ip_hdr_from(const struct gw_addr *a, uint8_t hdr[40])
+{
+	memset(hdr, 0, 40);
+	if (a->family == 4) {
+		hdr[0] = 0x45;
+		memcpy(hdr + 12, a->addr, 4);
+	} else {
+		hdr[0] = 0x60;
+		memcpy(hdr + 8, a->addr, 16);
+	}
+}
+
+static int
+find_src(const struct gw_peerloc *t, const struct gw_addr *a)
+{
+	uint8_t hdr[40];
+	struct gw_addr back;
+
+	ip_hdr_from(a, hdr);
+	gw_peerloc_src(hdr, &back);
+	assert_memory_equal(&back, a, sizeof(back));
+	return gw_peerloc_find(t, hdr);
+}
+
+/* Locators of two peers, one given to both (it stays the first's); lookups
+ * by the source address of a header, never across families. */
+static void
+test_peerloc_find(void **state)
+{
+	struct gw_peerloc *t = gw_peerloc_create("test_peerloc_find", 2, 4, SOCKET_ID_ANY);
+	struct gw_addr a = v4(192, 0, 2, 2), b = v4(192, 0, 2, 3), a6 = v6_from(&a);
+	struct gw_addr stranger = v4(192, 0, 2, 4), stranger6 = v6_from(&b);
+
+	(void)state;
+	assert_non_null(t);
+	a6.addr[15] = 2;
+	assert_int_equal(gw_peerloc_add(t, &a, 0, 5), 0);
+	assert_int_equal(gw_peerloc_add(t, &b, 0, 5), 0);
+	assert_int_equal(gw_peerloc_add(t, &a6, 1, 7), 0);
+	assert_int_equal(gw_peerloc_add(t, &b, 1, 7), 1);      /* peer 0's already */
+	assert_int_equal(gw_peerloc_add(t, &stranger, 2, 9), -1);   /* no peer 2 */
+	assert_int_equal(t->peers[0].slot, 5);
+	assert_int_equal(t->peers[1].slot, 7);
+	assert_int_equal(find_src(t, &a), 0);
+	assert_int_equal(find_src(t, &b), 0);
+	assert_int_equal(find_src(t, &a6), 1);
+	assert_int_equal(find_src(t, &stranger), -1);
+	assert_int_equal(find_src(t, &stranger6), -1);  /* b's bytes, as IPv6 */
+	a6.addr[15] = 0;
+	assert_int_equal(find_src(t, &a6), -1);         /* a's bytes, as IPv6 */
+	gw_peerloc_free(t);
+	gw_peerloc_free(NULL);
+}
+
+/* The trigger rate limit at TSC values of our choosing: a peer once per
+ * GW_UNKNOWN_SPI_PEER_GAP_MS, all peers together GW_UNKNOWN_SPI_PUNTS_PER_S
+ * times per TSC second; refused tries do not use a peer's turn up. */
+static void
+test_peerloc_rate_limit(void **state)
+{
+	enum { PEERS = 2 * GW_UNKNOWN_SPI_PUNTS_PER_S + 4 };
+	struct gw_peerloc *t = gw_peerloc_create("test_peerloc_rate", PEERS, 1, SOCKET_ID_ANY);
+	uint64_t hz, sec0, gap;
+	unsigned n;
+
+	(void)state;
+	assert_non_null(t);
+	hz = t->hz;
+	gap = hz / 1000 * GW_UNKNOWN_SPI_PEER_GAP_MS;
+	sec0 = 100 * hz + hz / 4;                 /* a quarter into TSC second 100 */
+	assert_true(gw_peerloc_take(t, 0, sec0));
+	assert_false(gw_peerloc_take(t, 0, sec0));
+	assert_false(gw_peerloc_take(t, 0, sec0 + gap - 1));
+	assert_false(gw_peerloc_take(t, PEERS, sec0));          /* no such peer */
+	/* all peers at once, in the same second: the cap (one went to peer 0) */
+	n = 0;
+	for (unsigned p = 1; p < PEERS; p++)
+		n += gw_peerloc_take(t, p, sec0 + 1);
+	assert_int_equal(n, GW_UNKNOWN_SPI_PUNTS_PER_S - 1);
+	/* the next second: the refused peers get theirs, up to the cap again */
+	n = 0;
+	for (unsigned p = 1; p < PEERS; p++)
+		n += gw_peerloc_take(t, p, sec0 + hz);
+	assert_int_equal(n, GW_UNKNOWN_SPI_PUNTS_PER_S);
+	assert_true(gw_peerloc_take(t, PEERS - 1, sec0 + 2 * hz));   /* refused twice, not used up */
+	assert_true(gw_peerloc_take(t, 0, sec0 + 2 * hz));           /* a gap later */
+	/* a TSC a little behind the newest second counts in that second */
+	n = 0;
+	for (unsigned p = 1; p < PEERS; p++)
+		n += gw_peerloc_take(t, p, sec0 + 3 * hz);
+	assert_int_equal(n, GW_UNKNOWN_SPI_PUNTS_PER_S);
+	assert_false(gw_peerloc_take(t, PEERS - 2, sec0 + 2 * hz + hz / 2));
+	gw_peerloc_free(t);
+}
+
 static int
 setup(void **state)
 {
@@ -307,6 +408,8 @@ main(void)
 		cmocka_unit_test(test_cache_generation_and_misses),
 		cmocka_unit_test(test_prefixes_match_every_length),
 		cmocka_unit_test(test_port_owns),
+		cmocka_unit_test(test_peerloc_find),
+		cmocka_unit_test(test_peerloc_rate_limit),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

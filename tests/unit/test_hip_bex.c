@@ -1227,6 +1227,17 @@ test_update_rekey(void **state)
 	sides_down();
 }
 
+/* side 0 (ECDSA P-256) starts a BEX with side 1 (P-384), and both end in
+ * ESTABLISHED (the responder's R2-SENT hold over) */
+static void
+established_pair(void)
+{
+	pair_up(&k_p256, &k_p384, &P_DEFAULT);
+	bex(0, 1);
+	run(11000);
+	assert_int_equal(state_of(1, 0), HIP_STATE_ESTABLISHED);
+}
+
 /* the peer restarts (new engine, same identity) and starts a new BEX: the
  * old SAs go, the new ones come */
 static void
@@ -1235,10 +1246,7 @@ test_peer_restart(void **state)
 	uint32_t old_in;
 
 	(void)state;
-	pair_up(&k_p256, &k_p384, &P_DEFAULT);
-	bex(0, 1);
-	run(11000);
-	assert_int_equal(state_of(1, 0), HIP_STATE_ESTABLISHED);
+	established_pair();
 	old_in = S[1].in.spi;
 	hip_host_free(S[0].h);
 	side_up(0, &k_p256, &P_DEFAULT);
@@ -1251,6 +1259,92 @@ test_peer_restart(void **state)
 	assert_int_not_equal(S[1].in.spi, old_in);
 	assert_mirror(0, 1, 13);
 	assert_int_equal(S[0].in.spi, 0x5000);
+	sides_down();
+}
+
+/* The responder restarts (its state lost) while its peer, ESTABLISHED and in
+ * the middle of an UPDATE rekey, keeps its SAs: ESP from the peer for an SPI
+ * it no longer knows makes it connect to the address that ESP came from
+ * (hip_host_connect_to, the gateway's unknown-SPI path), not to its first
+ * locator. The peer answers the I1 with R1 and takes the I2 as a restarted
+ * peer's (RFC 7401 4.4.2, 6.9): old SAs down, new ones up and mirrored, its
+ * rekey given up without another UPDATE. */
+static void
+test_restart_connect_to(void **state)
+{
+	struct gw_addr dead = { .family = 4, .addr = { 192, 0, 2, 77 } }, locs[2];
+	uint64_t rtx;
+	uint32_t old_in;
+
+	(void)state;
+	established_pair();
+	old_in = S[0].in.spi;
+	assert_int_equal(hip_host_rekey(S[0].h, &S[1], now), 0);
+	qn = 0;                                       /* the UPDATE meets nobody */
+	hip_host_free(S[1].h);
+	side_up(1, &k_p384, &P_DEFAULT);
+	S[1].next_spi = 0x6000;
+	locs[0] = dead;
+	locs[1] = S[0].addr;
+	assert_int_equal(hip_host_add_peer(S[1].h, k_p256.hit, locs, 2, &S[1].addr, &S[0]), 0);
+	assert_int_equal(hip_host_connect_to(S[1].h, &S[2], &S[0].addr, now), -1);   /* no peer */
+	assert_int_equal(hip_host_connect_to(S[1].h, &S[0], &S[0].addr, now), 1);
+	assert_int_equal(hip_host_connect_to(S[1].h, &S[0], &S[0].addr, now), 0);    /* running */
+	assert_int_equal(qn, 1);
+	assert_int_equal(ptype(&q[0]), HIP_I1);
+	assert_memory_equal(&q[0].dst, &S[0].addr, sizeof(q[0].dst));
+	rtx = stats(0).retransmits;
+	run(100);
+	assert_int_equal(state_of(1, 0), HIP_STATE_ESTABLISHED);
+	assert_int_equal(state_of(0, 1), HIP_STATE_R2_SENT);
+	assert_int_equal(S[0].sa_down_n, 1);
+	assert_int_equal(S[0].down_spi[0], old_in);
+	assert_int_equal(S[0].sa_up_n, 2);
+	assert_int_equal(S[0].old_in, 0);
+	assert_int_equal(S[1].in.spi, 0x6000);
+	assert_mirror(1, 0, 13);
+	assert_int_equal(stats(0).dropped, 0);
+	assert_int_equal(stats(0).bex_ok, 2);
+	assert_int_equal(hip_host_connect_to(S[1].h, &S[0], &S[0].addr, now), 0);    /* up */
+	run(11000);
+	assert_int_equal(state_of(0, 1), HIP_STATE_ESTABLISHED);
+	assert_int_equal(stats(0).retransmits, rtx);  /* the lost UPDATE is not resent */
+	assert_int_equal(S[0].sa_up_n, 2);
+	sides_down();
+}
+
+/* hip_host_connect_to with a locator that is not the peer's first: the I1
+ * goes there, and its retransmissions try the next locators in turn (here
+ * the first I1 is lost, the second reaches the peer); an address that is no
+ * locator of the peer's starts at the first locator, as hip_host_connect. */
+static void
+test_connect_to_locators(void **state)
+{
+	struct gw_addr dead = { .family = 4, .addr = { 192, 0, 2, 77 } };
+	struct gw_addr other = { .family = 4, .addr = { 192, 0, 2, 99 } }, locs[2];
+
+	(void)state;
+	reset_net();
+	side_up(0, &k_p256, &P_DEFAULT);
+	side_up(1, &k_p384, &P_DEFAULT);
+	know(1, 0);
+	locs[0] = S[1].addr;
+	locs[1] = dead;
+	assert_int_equal(hip_host_add_peer(S[0].h, k_p384.hit, locs, 2, &S[0].addr, &S[1]), 0);
+	assert_int_equal(hip_host_connect_to(S[0].h, &S[1], &dead, now), 1);
+	assert_int_equal(qn, 0);                      /* to `dead`: lost */
+	assert_int_equal(stats(0).tx, 1);
+	advance(600 * MS);
+	assert_int_equal(qn, 1);
+	assert_memory_equal(&q[0].dst, &S[1].addr, sizeof(q[0].dst));
+	run(100);
+	assert_int_equal(state_of(0, 1), HIP_STATE_ESTABLISHED);
+	assert_int_equal(hip_host_forget(S[0].h, &S[1], now), 0);
+	assert_int_equal(hip_host_connect_to(S[0].h, &S[1], &other, now), 1);
+	assert_int_equal(qn, 1);
+	assert_memory_equal(&q[0].dst, &S[1].addr, sizeof(q[0].dst));
+	run(100);
+	assert_int_equal(state_of(0, 1), HIP_STATE_ESTABLISHED);
 	sides_down();
 }
 
@@ -2510,6 +2604,372 @@ test_r1_domain_identifier(void **state)
 	hand_responder(&k_p384b, &k_rsa, HIP_DH_GROUP_NIST_P256, HIP_CIPHER_AES_128_CBC, 7, 700);
 }
 
+/* ------------------------------------------ mutated and signed again
+ * A packet of an engine pair in test-vector mode, changed and then given a
+ * new HIP_MAC (the sender's HIP integrity key, drawn from the KEYMAT its
+ * engine reported) and a new HIP_SIGNATURE (its private key): the receiver
+ * sees an authentic packet with the change in it. */
+
+static uint16_t rs_type;      /* parameter to replace, add or remove */
+static uint8_t rs_val[2048];
+static size_t rs_len;
+static bool rs_drop;          /* remove it instead */
+
+static void
+resign(struct pkt *p, int from)
+{
+	int to = 1 - from;
+	struct hip_peer_info pi;
+	struct hip_keys k;
+	struct hip_builder b;
+	struct hip_tlv_iter it;
+	struct hip_tlv t;
+	struct pkt np = *p;
+	uint8_t suite;
+	bool done = false, mac = false;
+
+	assert_int_equal(hip_host_peer_info(S[from].h, &S[to], &pi), 0);
+	suite = (pi.initiator ? S[to].hi : S[from].hi)->suite;
+	assert_true(S[from].keymat_len > 0);
+	assert_int_equal(hip_keys_draw(S[from].keymat, S[from].keymat_len, suite, pi.hip_cipher, 0, 0, &k), 0);
+	assert_int_equal(hip_build_init(&b, np.b, sizeof(np.b), ptype(p), p->b + 8, p->b + 24), 0);
+	hip_tlv_iter_init(&it, p->b, p->len, 0);
+	while (hip_tlv_next(&it, &t) == 1) {
+		if (!done && t.type >= rs_type && t.type <= HIP_PARAM_HIP_MAC) {
+			if (!rs_drop)
+				assert_int_equal(hip_build_param(&b, rs_type, rs_val, rs_len), 0);
+			done = true;
+			if (t.type == rs_type)
+				continue;
+		}
+		if (t.type == HIP_PARAM_HIP_MAC) {
+			hand_mac(&b, HIP_PARAM_HIP_MAC, suite, &k.hip_int[hip_dir_out(S[from].hi->hit, S[to].hi->hit)],
+				 NULL, 0);
+			mac = true;
+		} else if (t.type == HIP_PARAM_HIP_SIGNATURE) {
+			hand_sig(&b, HIP_PARAM_HIP_SIGNATURE, S[from].hi, 0);
+		} else {
+			assert_int_equal(hip_build_tlv(&b, &t), 0);
+		}
+	}
+	assert_true(done && mac);
+	finish_pkt(&b, &np, from, to);
+	*p = np;
+	hip_keys_wipe(&k);
+}
+
+static int
+f_resign(struct pkt *p)
+{
+	if (ptype(p) == m_type && m_left > 0) {
+		m_left--;
+		resign(p, p->to == 1 ? 0 : 1);
+	}
+	return 0;
+}
+
+/* the NOTIFY S[from] sent in q[]: its message type and data length */
+static uint16_t
+notify_in_q(int from, size_t *data_len)
+{
+	for (unsigned x = 0; x < qn; x++) {
+		struct hip_tlv t;
+		struct hip_notification n;
+
+		if (ptype(&q[x]) != HIP_NOTIFY || memcmp(q[x].b + 8, S[from].hi->hit, 16) != 0)
+			continue;
+		assert_int_equal(hip_param_find(q[x].b, q[x].len, HIP_PARAM_NOTIFICATION, &t), 1);
+		assert_int_equal(hip_notification_parse(&t, &n), 0);
+		*data_len = n.data_len;
+		return n.msg_type;
+	}
+	return 0;
+}
+
+/* the next packet of ptype that is delivered: parameter `type` set to `len`
+ * zero bytes, then MACed and signed again (f_resign) */
+static void
+arm_resign(uint8_t ptype_, uint16_t type, size_t len)
+{
+	rs_type = type;
+	rs_len = len;
+	rs_drop = false;
+	memset(rs_val, 0, sizeof(rs_val));
+	m_type = ptype_;
+	m_left = 1;
+	filter = f_resign;
+}
+
+/* side `to` refused the last packet with NOTIFY INVALID_SYNTAX (no data),
+ * counted as malformed after authentication passed */
+static void
+assert_invalid_syntax(int to, const struct hip_host_stats *b)
+{
+	size_t dl = 99;
+
+	assert_int_equal(last_rc, HIP_E_PARAM_VALUE);
+	assert_int_equal(stats(to).drop_malformed, b->drop_malformed + 1);
+	assert_int_equal(stats(to).drop_mac + stats(to).drop_sig, 0);
+	assert_int_equal(notify_in_q(to, &dl), HIP_NOTIFY_INVALID_SYNTAX);
+	assert_int_equal(dl, 0);
+}
+
+/* An authenticated I2 (puzzle, HIP_MAC and HIP_SIGNATURE right) with a
+ * parameter authentication does not need whose length is wrong for its type:
+ * NOTIFY INVALID_SYNTAX (RFC 7401 5.2.19: only after MAC and signature, no
+ * details), counted, no state change; the I2 retransmitted unchanged then
+ * completes the exchange. The same parameter in an I2 that is not
+ * authenticated: no INVALID_SYNTAX (a wrong puzzle: silent; a wrong MAC: the
+ * HIP_MAC_FAILED that any such I2 gets). */
+static void
+test_i2_invalid_syntax(void **state)
+{
+	static const struct {
+		uint16_t type;
+		size_t len;
+	} bad[] = {
+		{ HIP_PARAM_ESP_INFO, 8 },                 /* 12 */
+		{ HIP_PARAM_ESP_TRANSFORM, 3 },            /* 2 + 2n */
+		{ HIP_PARAM_TRANSPORT_FORMAT_LIST, 3 },    /* 2n */
+		{ HIP_PARAM_ECHO_RESPONSE_SIGNED, 0 },     /* >= 1 */
+	};
+	struct params pr = P_DEFAULT;
+
+	(void)state;
+	pr.det = true;
+	for (unsigned x = 0; x < sizeof(bad) / sizeof(bad[0]); x++) {
+		struct hip_host_stats b;
+		size_t dl = 99;
+
+		pair_up(x % 2 ? &k_rsa : &k_p256, &k_p384, &pr);
+		assert_int_equal(hip_host_connect(S[0].h, &S[1], now), 0);
+		assert_true(deliver_type(HIP_I1));
+		assert_true(deliver_type(HIP_R1));
+		b = stats(1);
+		arm_resign(HIP_I2, bad[x].type, bad[x].len);
+		assert_true(deliver_type(HIP_I2));
+		filter = NULL;
+		assert_invalid_syntax(1, &b);
+		assert_int_equal(state_of(1, 0), HIP_STATE_UNASSOCIATED);
+		assert_int_equal(S[1].sa_up_n, 0);
+		assert_int_equal(stats(1).r2_tx, 0);
+		/* the I2 unchanged, retransmitted: the exchange completes */
+		run(3000);
+		assert_int_equal(state_of(0, 1), HIP_STATE_ESTABLISHED);
+		assert_int_equal(S[1].sa_up_n, 1);
+		assert_mirror(0, 1, 13);
+		sides_down();
+
+		/* not authenticated: a wrong MAC, then a wrong puzzle #I */
+		for (int y = 0; y < 2; y++) {
+			struct pkt i2;
+
+			pair_up(x % 2 ? &k_rsa : &k_p256, &k_p384, &pr);
+			assert_int_equal(hip_host_connect(S[0].h, &S[1], now), 0);
+			assert_true(deliver_type(HIP_I1));
+			assert_true(deliver_type(HIP_R1));
+			assert_int_equal(qn, 1);
+			i2 = q[0];
+			qn = 0;
+			resign(&i2, 0);
+			i2.b[find_param(i2.b, i2.len, y == 0 ? HIP_PARAM_HIP_MAC : HIP_PARAM_SOLUTION) +
+			     (y == 0 ? 4 : 4 + 4)] ^= 1;
+			fix_cksum(&i2);
+			inject(&i2);
+			assert_int_equal(notify_in_q(1, &dl), y == 0 ? HIP_NOTIFY_HIP_MAC_FAILED : 0);
+			assert_int_equal(y == 0 ? stats(1).drop_mac : stats(1).drop_puzzle, 1);
+			assert_int_equal(state_of(1, 0), HIP_STATE_UNASSOCIATED);
+			sides_down();
+		}
+	}
+}
+
+/* An authenticated UPDATE with a parameter of the wrong length (SEQ of 8
+ * bytes, ESP_INFO of 8, ACK of 6): NOTIFY INVALID_SYNTAX (RFC 7401 5.2.19),
+ * counted, no rekey answered, no SA touched; the UPDATE retransmitted
+ * unchanged then rekeys. */
+static void
+test_update_invalid_syntax(void **state)
+{
+	static const struct {
+		uint16_t type;
+		size_t len;
+	} bad[] = {
+		{ HIP_PARAM_SEQ, 8 }, { HIP_PARAM_ESP_INFO, 8 }, { HIP_PARAM_ACK, 6 },
+	};
+	struct params pr = P_DEFAULT;
+
+	(void)state;
+	pr.det = true;
+	for (unsigned x = 0; x < sizeof(bad) / sizeof(bad[0]); x++) {
+		struct hip_host_stats b;
+		uint32_t in1;
+
+		pair_up(&k_p256, &k_rsa, &pr);
+		bex(0, 1);
+		run(100);
+		in1 = S[1].in.spi;
+		b = stats(1);
+		assert_int_equal(hip_host_rekey(S[0].h, &S[1], now), 0);
+		arm_resign(HIP_UPDATE, bad[x].type, bad[x].len);
+		assert_true(deliver_type(HIP_UPDATE));
+		filter = NULL;
+		assert_invalid_syntax(1, &b);
+		assert_int_equal(S[1].sa_in_up_n, 0);
+		assert_int_equal(S[1].sa_up_n, 1);
+		assert_int_equal(S[1].in.spi, in1);
+		run(3000);
+		assert_int_equal(S[0].sa_up_n, 2);
+		assert_int_equal(S[1].sa_up_n, 2);
+		assert_mirror(0, 1, 13);
+		sides_down();
+	}
+}
+
+/* R1 echo requests come back in the I2, so they decide whether it fits in a
+ * packet. An ECHO_REQUEST_UNSIGNED (outside HIP_SIGNATURE_2: anyone on the
+ * path may append one) of 100 bytes is echoed; one of 1200 still fits the R1
+ * but not the I2 of an RSA initiator: that R1 is refused as malformed and
+ * the association is untouched (it went to E-FAILED once, the I2 not built
+ * after the R1 was taken); the next R1 completes the exchange. */
+static int
+f_r1_echo(struct pkt *p)
+{
+	if (ptype(p) == HIP_R1 && m_left > 0) {
+		struct hip_builder b = { .buf = p->b, .cap = sizeof(p->b), .len = p->len,
+					 .any = true, .last_type = HIP_PARAM_HIP_SIGNATURE_2 };
+		struct hip_echo e = { .type = HIP_PARAM_ECHO_REQUEST_UNSIGNED, .data = rs_val, .len = rs_len };
+
+		m_left--;
+		assert_int_equal(hip_echo_put(&b, &e), 0);
+		p->len = b.len;
+		assert_int_equal(hip_hdr_set_len(p->b, p->len), 0);
+		fix_cksum(p);
+	}
+	return 0;
+}
+
+static void
+test_r1_echo_too_long(void **state)
+{
+	(void)state;
+	for (int x = 0; x < 2; x++) {
+		struct hip_host_stats b;
+		struct hip_tlv t;
+
+		pair_up(&k_rsa, &k_p256, &P_DEFAULT);
+		memset(rs_val, 0xa5, sizeof(rs_val));
+		rs_len = x == 0 ? 100 : 1200;
+		m_left = 1;
+		filter = f_r1_echo;
+		assert_int_equal(hip_host_connect(S[0].h, &S[1], now), 0);
+		assert_true(deliver_type(HIP_I1));
+		b = stats(0);
+		assert_true(deliver_type(HIP_R1));
+		filter = NULL;
+		if (x == 0) {
+			assert_int_equal(last_rc, 0);
+			assert_int_equal(qn, 1);
+			assert_int_equal(ptype(&q[0]), HIP_I2);
+			assert_int_equal(hip_param_find(q[0].b, q[0].len, HIP_PARAM_ECHO_RESPONSE_UNSIGNED, &t), 1);
+			assert_int_equal(t.len, rs_len);
+			assert_memory_equal(t.value, rs_val, rs_len);
+		} else {
+			assert_int_equal(last_rc, HIP_E_NOSPACE);
+			assert_int_equal(stats(0).drop_malformed, b.drop_malformed + 1);
+			assert_int_equal(stats(0).bex_failed, 0);
+			assert_int_equal(S[0].bex_fail_n, 0);
+			assert_int_equal(state_of(0, 1), HIP_STATE_I1_SENT);
+			assert_int_equal(qn, 0);
+		}
+		run(3000);
+		assert_int_equal(state_of(0, 1), HIP_STATE_ESTABLISHED);
+		assert_mirror(0, 1, 13);
+		sides_down();
+	}
+}
+
+/* A CLOSE's echo comes back in the CLOSE_ACK. An authenticated CLOSE from a
+ * P-256 peer with an echo of 1700 bytes fits a packet, the CLOSE_ACK of an
+ * RSA-3072 host (a longer signature) would not: refused as malformed before
+ * anything changes (the SAs were removed and no CLOSE_ACK could be sent
+ * before); an echo of 600 bytes is answered. */
+static void
+test_close_echo_too_long(void **state)
+{
+	struct params pr = P_DEFAULT;
+
+	(void)state;
+	pr.det = true;
+	for (int x = 0; x < 2; x++) {
+		struct hip_host_stats b;
+		struct hip_tlv t;
+		enum hip_state st;
+
+		pair_up(&k_p256, &k_rsa, &pr);
+		bex(0, 1);
+		run(100);
+		b = stats(1);
+		st = state_of(1, 0);
+		hip_host_close_all(S[0].h, now);
+		arm_resign(HIP_CLOSE, HIP_PARAM_ECHO_REQUEST_SIGNED, x == 0 ? 600 : 1700);
+		memset(rs_val, 0x5a, sizeof(rs_val));
+		assert_true(deliver_type(HIP_CLOSE));
+		filter = NULL;
+		if (x == 0) {
+			assert_int_equal(last_rc, 0);
+			assert_int_equal(state_of(1, 0), HIP_STATE_CLOSED);
+			assert_int_equal(qn, 1);
+			assert_int_equal(ptype(&q[0]), HIP_CLOSE_ACK);
+			assert_int_equal(hip_param_find(q[0].b, q[0].len, HIP_PARAM_ECHO_RESPONSE_SIGNED, &t), 1);
+			assert_int_equal(t.len, rs_len);
+			assert_memory_equal(t.value, rs_val, rs_len);
+		} else {
+			assert_int_equal(last_rc, HIP_E_NOSPACE);
+			assert_int_equal(stats(1).drop_malformed, b.drop_malformed + 1);
+			assert_int_equal(state_of(1, 0), st);
+			assert_int_equal(S[1].sa_down_n, 0);
+			assert_int_equal(stats(1).closes, 0);
+			assert_int_equal(qn, 0);
+			/* the CLOSE retransmitted unchanged closes both */
+			run(1000);
+			assert_int_equal(state_of(1, 0), HIP_STATE_CLOSED);
+			assert_int_equal(state_of(0, 1), HIP_STATE_CLOSED);
+			assert_int_equal(S[1].sa_down_n, 1);
+		}
+		sides_down();
+	}
+}
+
+/* An initiator reserves its inbound SPI at R1 and hands the SA over only at
+ * R2: an association that ends in I2-SENT (the I2's retries run out, or
+ * hip_host_forget) must not call sa_down for an SPI that was never given
+ * with sa_up (the integrator would remove whatever SA has that SPI then).
+ * Found by fuzz_hip_engine; sa_down came once before the fix. */
+static void
+test_i2_sent_no_sa_down(void **state)
+{
+	(void)state;
+	for (int x = 0; x < 2; x++) {
+		pair_up(&k_p256, &k_p384, &P_DEFAULT);
+		m_type = HIP_R2;
+		m_left = 1000;
+		filter = f_drop;
+		assert_int_equal(hip_host_connect(S[0].h, &S[1], now), 0);
+		run(200);
+		assert_int_equal(state_of(0, 1), HIP_STATE_I2_SENT);
+		if (x == 0)
+			run(40000);   /* the I2's retransmissions run out */
+		else
+			assert_int_equal(hip_host_forget(S[0].h, &S[1], now), 0);
+		assert_int_equal(state_of(0, 1), HIP_STATE_UNASSOCIATED);
+		assert_int_equal(S[0].sa_up_n, 0);
+		assert_int_equal(S[0].sa_down_n, 0);
+		filter = NULL;
+		sides_down();
+	}
+}
+
 /* API corners */
 static void
 test_api(void **state)
@@ -2579,6 +3039,8 @@ main(void)
 		cmocka_unit_test(test_update_rekey),
 		cmocka_unit_test(test_lifetime_rekey),
 		cmocka_unit_test(test_peer_restart),
+		cmocka_unit_test(test_restart_connect_to),
+		cmocka_unit_test(test_connect_to_locators),
 		cmocka_unit_test(test_forget),
 		cmocka_unit_test(test_rekey_no_in_up),
 		cmocka_unit_test(test_close),
@@ -2591,6 +3053,11 @@ main(void)
 		cmocka_unit_test(test_deterministic),
 		cmocka_unit_test(test_hand_peer),
 		cmocka_unit_test(test_r1_domain_identifier),
+		cmocka_unit_test(test_i2_invalid_syntax),
+		cmocka_unit_test(test_update_invalid_syntax),
+		cmocka_unit_test(test_r1_echo_too_long),
+		cmocka_unit_test(test_close_echo_too_long),
+		cmocka_unit_test(test_i2_sent_no_sa_down),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

@@ -1,0 +1,66 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * HIP keying on the control lcore, shared by its files only: gw_hip.c (the
+ * engine's callbacks, the control lcore's hooks, life cycle) and
+ * gw_hip_stats.c (its counters for the stats file and telemetry).
+ */
+#ifndef HIPGW_GW_HIP_INTERNAL_H
+#define HIPGW_GW_HIP_INTERNAL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "gw_internal.h"
+#include "hip_host.h"
+
+#define GW_HIP_STAGE_MAX    32          /* packets staged per peer during a BEX */
+#define GW_HIP_MAX_RETIRE   64          /* replaced in SAs kept at once */
+
+struct gw_peer {
+	struct gw_hip *g;
+	const struct gw_conf_peer *conf;
+	int slot;                       /* SPD out slot */
+	uint32_t in_spi;                /* current in SA, 0 = none */
+	struct rte_mbuf *staged[GW_HIP_STAGE_MAX];
+	unsigned n_staged;
+	unsigned staged_port;
+	bool awaiting_first_esp;
+	uint64_t first_esp_ns;          /* staged packets re-injected: report once the engine returns */
+	unsigned bex_ok, bex_failed, rekeys;
+	struct hip_bex_times last;      /* last BEX, ns */
+	uint32_t ping_req;              /* HIT echo requests asked for (telemetry thread adds) */
+	uint16_t echo_seq;
+	uint64_t hit_echo_tx;           /* echo requests sent to the peer's HIT (BEET) */
+	uint64_t hit_echo_rx;           /* echo replies received from it */
+	uint64_t hit_echo_answered;     /* its echo requests to our HIT answered */
+	uint64_t ping_log_ns;           /* last "HIT ping without SAs" log line */
+	uint64_t unknown_spi_bex;       /* BEXs started by ESP for an unknown SPI from it */
+};
+
+struct retire {                  /* an in SA replaced by a rekey, kept a while */
+	uint32_t spi;
+	uint64_t when_ns;
+	const struct gw_peer *peer;     /* whose: its CLOSE deletes it at once */
+};
+
+struct gw_hip {
+	struct gw_ctx *ctx;
+	struct gw_ctrl *ctrl;
+	struct hip_hi hi;
+	struct hip_host *host;
+	struct gw_peer *peers;
+	unsigned n_peers;
+	struct retire retire[GW_HIP_MAX_RETIRE];
+	unsigned n_retire;
+	bool closing;                   /* shutdown: keep SAs (and their counters) for the stats */
+	FILE *keylog;                   /* --keylog stream (owned by the caller), or NULL */
+	uint64_t drop_log_since;        /* start of the current drop-log second */
+	unsigned drop_log_n;            /* drops logged in it */
+	uint64_t drop_log_skipped;      /* drops not logged in it */
+};
+
+/* " I1->R1 0.221 ms, I2->R2 0.824 ms" (the BEX steps of t this side timed,
+ * ns in t) into buf of len bytes, for the log (gw_hip_stats.c). */
+void gw_hip_bex_times_text(const struct hip_bex_times *t, char *buf, size_t len);
+
+#endif

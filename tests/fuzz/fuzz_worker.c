@@ -18,8 +18,10 @@
  * picks lan (0) or wan (1); bit 1 set puts the frame in a buffer of its exact
  * size (malloc'ed, attached to the mbuf as an external buffer, headroom before
  * it and no tailroom), so that a read past its end is an AddressSanitizer
- * report (in a pool mbuf it would read the mbuf's own tailroom, unseen); a
- * length past the end takes what is left; frames are at most FRAME_MAX bytes
+ * report (in a pool mbuf it would read the mbuf's own tailroom, unseen); bit
+ * 2 set (and bit 1 not) splits it in two chained mbufs at its middle, as a
+ * PMD chains a frame larger than one buffer; a length past the end takes
+ * what is left; frames are at most FRAME_MAX bytes
  * (one mbuf), at most MAX_FRAMES an input. Runs of consecutive frames on one
  * port go in as one RX burst.
  *
@@ -62,6 +64,7 @@
 #define REC_HDR     3           /* port byte, length (2) */
 #define REC_PORT    0x01        /* of the port byte: 0 lan, 1 wan */
 #define REC_EXACT   0x02        /* of the port byte: in a buffer of the frame's size */
+#define REC_CHAIN   0x04        /* of the port byte: in two chained mbufs */
 
 #define FAIL(...) do { fprintf(stderr, "fuzz_worker: " __VA_ARGS__); fputc('\n', stderr); abort(); } while (0)
 
@@ -180,15 +183,24 @@ ext_free(void *addr, void *opaque)
 }
 
 /* An mbuf holding frame f (len bytes): in the pool's buffer, or (exact) in a
- * malloc'ed one of RTE_PKTMBUF_HEADROOM + len bytes. */
+ * malloc'ed one of RTE_PKTMBUF_HEADROOM + len bytes, or (chain) in two pool
+ * mbufs. */
 static struct rte_mbuf *
-frame_mbuf(const uint8_t *f, size_t len, bool exact)
+frame_mbuf(const uint8_t *f, size_t len, bool exact, bool chain)
 {
 	struct rte_mbuf *m = rte_pktmbuf_alloc(ctx.pool);
 	char *p;
 
 	if (m == NULL)
 		FAIL("no mbuf");
+	if (chain && !exact && len > 1) {
+		struct rte_mbuf *t = frame_mbuf(f + len / 2, len - len / 2, false, false);
+
+		memcpy(rte_pktmbuf_append(m, (uint16_t)(len / 2)), f, len / 2);
+		if (rte_pktmbuf_chain(m, t) != 0)
+			FAIL("rte_pktmbuf_chain");
+		return m;
+	}
 	if (exact) {
 		uint16_t blen = (uint16_t)(RTE_PKTMBUF_HEADROOM + len);
 		struct rte_mbuf_ext_shared_info *sh = malloc(sizeof(*sh));
@@ -235,7 +247,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (ctrl == NULL)
 		FAIL("gw_ctrl_create");
 	while (off + REC_HDR <= size && frames < MAX_FRAMES) {
-		unsigned port = data[off] & REC_PORT, exact = data[off] & REC_EXACT;
+		unsigned port = data[off] & REC_PORT, exact = data[off] & REC_EXACT,
+			 chain = data[off] & REC_CHAIN;
 		size_t len = (size_t)data[off + 1] << 8 | data[off + 2];
 
 		off += REC_HDR;
@@ -244,7 +257,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			gw_worker_test_run(worker, run_port, run, n);
 			n = 0;
 		}
-		run[n++] = frame_mbuf(data + off, len, exact != 0);
+		run[n++] = frame_mbuf(data + off, len, exact != 0, chain != 0);
 		off += len;
 		run_port = port;
 		frames++;

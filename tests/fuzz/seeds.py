@@ -254,11 +254,12 @@ def worker_sas():
 
 
 EXACT = 0x02   # fuzz_worker.c REC_EXACT: the frame in a buffer of its size
+CHAIN = 0x04   # fuzz_worker.c REC_CHAIN: the frame in two chained mbufs
 
 
-def record(port, frame, exact):
+def record(port, frame, flags):
     b = bytes(frame)
-    return bytes([port | (EXACT if exact else 0)]) + struct.pack("!H", len(b)) + b
+    return bytes([port | flags]) + struct.pack("!H", len(b)) + b
 
 
 def worker_frames():
@@ -386,17 +387,25 @@ def worker_frames():
     seeds.append([(WAN, Ether(src=gwlib.GW4_MAC, dst=gwlib.WAN_MAC) / IP(bytes(ip4)))])
     seeds.append([lan(x6.insert_ext(inner(6, gwlib.HOST6, "fd00:2::16", 200), c))
                   for c in ([x6.hbh()], [x6.dst()], [x6.frag(m=1)], [x6.routing(1)])])
+    # a packet out through SA ab (sequence number 1), then a fragmentation
+    # needed quoting its outer header and ESP header: the path MTU lowered
+    out_esp = bytes(IP(src=gwlib.WAN4, dst=gwlib.PEER4, proto=50, flags="DF", len=1400) /
+                    Raw(struct.pack("!II", 0x1000, 1)))
+    seeds.append([lan(inner(4, gwlib.HOST4, "10.2.0.17", 1300, df=True)),
+                  (WAN, gwlib.icmp_too_big(out_esp, 1300)),
+                  lan(inner(4, gwlib.HOST4, "10.2.0.17", 1300, df=True))])
     # a mixture in one input
     seeds.append([seeds[0][0], (WAN, esp4[0]), seeds[6][0], (WAN, esp4[3]), lan(out[0])])
     return seeds
 
 
 def seed_worker(seen):
-    """Each seed twice: in pool mbufs, and each frame in a buffer of its size
-    (an inner frame that ESP protects then has no room for its trailer)."""
+    """Each seed three times: in pool mbufs, each frame in a buffer of its size
+    (an inner frame that ESP protects then has no room for its trailer), and
+    each frame in two chained mbufs."""
     for frames in worker_frames():
-        for exact in (False, True):
-            put("worker", b"".join(record(p, f, exact) for p, f in frames), seen)
+        for flags in (0, EXACT, CHAIN):
+            put("worker", b"".join(record(p, f, flags) for p, f in frames), seen)
 
 
 def worker_dict():

@@ -703,6 +703,9 @@ def check_stats_schema(st):
     for name, s in st["sa"].items():
         for k in ("spi", "packets", "bytes"):
             assert k in s, "sa %s lacks %s: %s" % (name, k, s)
+    mb = st.get("mbufs", {})
+    assert mb.get("size", 0) > 0 and 0 <= mb.get("in_use", -1) <= mb["size"], \
+        "mbufs: pool size and mbufs taken: %s" % mb
 
 
 def check_drops(r, **expected):

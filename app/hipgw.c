@@ -2,7 +2,7 @@
  * hipgw: a DPDK site gateway that carries a site's traffic in ESP to its peer.
  *
  *   hipgw [EAL options] -- --config FILE [--stats-json FILE] [--idle-exit MS]
- *                            [--keylog FILE] [--slow-path]
+ *                            [--keylog FILE] [--slow-path] [--test-pmtu-age S]
  *   hipgw --check-config FILE
  *
  * Exit codes: 0 clean stop, 1 runtime failure (EAL, ports, memory),
@@ -43,7 +43,7 @@ static void
 usage(FILE *f)
 {
 	fprintf(f, "usage: hipgw [EAL options] -- --config FILE [--stats-json FILE] [--idle-exit MS]\n"
-		   "                                [--keylog FILE] [--slow-path]\n"
+		   "                                [--keylog FILE] [--slow-path] [--test-pmtu-age S]\n"
 		   "       hipgw --check-config FILE\n"
 		   "       hipgw keygen --algo ecdsa-p256|ecdsa-p384|rsa3072 --out FILE [--force]\n"
 		   "       hipgw hit FILE\n"
@@ -51,7 +51,9 @@ usage(FILE *f)
 		   "ESP keys in clear; FILE is created mode 0600 and must not be open to others.\n"
 		   "--slow-path is a diagnostic, never for production: the control lcore looks up the SA\n"
 		   "of every data frame (worker -> ring -> control -> ring -> worker), to measure what the\n"
-		   "fast path saves.\n");
+		   "fast path saves.\n"
+		   "--test-pmtu-age S, for tests only: a path MTU lowered by an ICMP error lasts S seconds\n"
+		   "(1..86400) instead of the config's pmtu-age, which RFC 8201 keeps at 5 minutes or more.\n");
 }
 
 /* --keylog FILE: created mode 0600 (or appended to, if it is ours and closed
@@ -176,6 +178,7 @@ check_config(const char *path)
 }
 
 #define GW_IDLE_EXIT_MAX_MS (30ULL * 24 * 3600 * 1000)   /* 30 days */
+#define GW_TEST_PMTU_AGE_MAX_S 86400u                   /* seconds, pmtu-age's own maximum */
 
 int
 main(int argc, char **argv)
@@ -188,10 +191,12 @@ main(int argc, char **argv)
 		{ "idle-exit", required_argument, NULL, 'i' },
 		{ "keylog", required_argument, NULL, 'k' },
 		{ "slow-path", no_argument, NULL, 'S' },
+		{ "test-pmtu-age", required_argument, NULL, 'P' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	char err[512], *end;
+	unsigned long age;
 	int sep, opt, ret;
 
 	if (argc >= 2 && (!strcmp(argv[1], "keygen") || !strcmp(argv[1], "hit")))
@@ -241,6 +246,20 @@ main(int argc, char **argv)
 				break;
 			case 'S':
 				opts.slow_path = true;
+				break;
+			case 'P':
+				errno = 0;
+				age = strtoul(optarg, &end, 10);
+				if (!isdigit((unsigned char)optarg[0]) || *end != 0 || errno != 0 ||
+				    age == 0 || age > GW_TEST_PMTU_AGE_MAX_S) {
+					fprintf(stderr, "hipgw: --test-pmtu-age takes seconds, 1..%u\n",
+						GW_TEST_PMTU_AGE_MAX_S);
+					return 2;
+				}
+				opts.test_pmtu_age_s = (uint32_t)age;
+				fprintf(stderr, "hipgw: warning: --test-pmtu-age %lu: lowered path MTUs are "
+					"raised again after %lu s, not after the config's pmtu-age (RFC 8201 "
+					"section 4 asks 5 minutes at least): for tests only\n", age, age);
 				break;
 			case 'h':
 				usage(stdout);

@@ -69,6 +69,14 @@
  *                                 before the unit. A limit left out does not
  *                                 apply (the sequence-number space still does);
  *                                 default 3600s, 1GiB
+ *   pmtu-age = 600                seconds a path MTU lowered by an ICMP error
+ *                                 (fragmentation needed / Packet Too Big
+ *                                 quoting one of our ESP packets) lasts; then
+ *                                 the path's SAs go back to the port's MTU
+ *                                 (RFC 1191 6.3, RFC 8201 4); 300..86400
+ *                                 (RFC 8201 4: no increase sooner than 5
+ *                                 minutes); default 600. Only the command
+ *                                 line's --test-pmtu-age (tests) goes lower
  *   mbufs = N                     packet buffers in the pool, 4096..16777216;
  *                                 default: enough for every port queue and
  *                                 ring (about 14000 with one worker). Raise it
@@ -108,7 +116,12 @@
  *   gateway = IP[, IP]            optional; default next hop, at most one IPv4
  *                                 and one IPv6, on the port's networks
  *   mtu = 1500                    IP MTU, 576..9000 (>= 1280 when the port has an
- *                                 IPv6 address); default 1500
+ *                                 IPv6 address); default 1500. Frames longer
+ *                                 than one mbuf (jumbo frames the PMD chains;
+ *                                 NICs get RX scatter) and reassembled ESP
+ *                                 longer than its first mbuf are copied into a
+ *                                 large mbuf (9216 bytes of data room, 512 per
+ *                                 worker; none free: drop no_mbuf)
  *   tcp-mss-clamp = auto          auto | off | N (88 .. mtu - 40); clamp the MSS
  *                                 option of TCP SYNs; auto fits the ESP overhead;
  *                                 default auto
@@ -242,7 +255,6 @@
 #define GW_CONF_FILE_MAX   (16u << 20)   /* biggest config file read, bytes */
 #define GW_CONF_WORKERS_MAX 16
 #define GW_CONF_MTU_MIN    576
-#define GW_CONF_MTU_MAX    9000
 #define GW_CONF_MTU_MIN_V6 1280
 #define GW_CONF_MSS_MIN    88
 #define GW_CONF_REPLAY_DEFAULT 1024
@@ -258,6 +270,9 @@
 #define GW_CONF_LIFETIME_S_MAX         (720u * 3600u)  /* 720h = 30 days */
 #define GW_CONF_LIFETIME_BYTES_MIN     1024ull         /* 1 KiB */
 #define GW_CONF_LIFETIME_BYTES_MAX     (1ull << 50)    /* 1024 TiB */
+#define GW_CONF_PMTU_AGE_DEFAULT 600u            /* seconds: RFC 1191 6.3 / RFC 8201 4 */
+#define GW_CONF_PMTU_AGE_MIN     300u            /* RFC 8201 4: 5 minutes at least */
+#define GW_CONF_PMTU_AGE_MAX     86400u
 #define GW_CONF_MBUFS_MIN      4096u
 #define GW_CONF_MBUFS_MAX      (1u << 24)
 #define GW_CONF_MBUF_SIZE_MIN  512u
@@ -280,7 +295,7 @@ static const char *const sec_type_names[] = {
 
 enum key_id {
 	K_WORKERS, K_IDLE, K_HI, K_PUZZLE_K, K_R1_RATE, K_ESP_TRANSFORMS, K_DH_GROUPS, K_HIP_CIPHERS,
-	K_SA_LIFETIME, K_MBUFS, K_MBUF_SIZE, K_NEIGH_REFRESH,
+	K_SA_LIFETIME, K_PMTU_AGE, K_MBUFS, K_MBUF_SIZE, K_NEIGH_REFRESH,
 	K_DEVICE, K_ROLE, K_ADDRESS, K_MAC, K_NEIGHBORS, K_ROUTES, K_GATEWAY, K_MTU, K_MSS,
 	K_DIRECTION, K_SPI, K_SUITE, K_KEY, K_AUTH_KEY, K_LOCAL, K_REMOTE, K_PREFIXES,
 	K_LOCAL_PREFIXES, K_ESN, K_STATE, K_REPLAY,
@@ -304,6 +319,7 @@ static const struct {
 	[K_DH_GROUPS] = { "dh-groups", SEC_GATEWAY },
 	[K_HIP_CIPHERS] = { "hip-ciphers", SEC_GATEWAY },
 	[K_SA_LIFETIME] = { "sa-lifetime", SEC_GATEWAY },
+	[K_PMTU_AGE] = { "pmtu-age", SEC_GATEWAY },
 	[K_MBUFS] = { "mbufs", SEC_GATEWAY },
 	[K_MBUF_SIZE] = { "mbuf-size", SEC_GATEWAY },
 	[K_NEIGH_REFRESH] = { "neighbor-refresh", SEC_GATEWAY },
@@ -1252,6 +1268,15 @@ parse_gateway(struct loader *L, const struct sec *sec)
 		case K_SA_LIFETIME:
 			if (parse_lifetime(L, line, v, &cfg->sa_lifetime_s, &cfg->sa_lifetime_bytes) != 0)
 				return -1;
+			break;
+		case K_PMTU_AGE:
+			if (parse_uint(v, false, &x) == 0 && x < GW_CONF_PMTU_AGE_MIN)
+				return fail(L, line, "pmtu-age: %" PRIu64 " s is below the 5 minutes of "
+					    "RFC 8201 section 4 (300..86400)", x);
+			if (parse_uint_in(L, line, "pmtu-age", v, GW_CONF_PMTU_AGE_MIN,
+					  GW_CONF_PMTU_AGE_MAX, &x) != 0)
+				return -1;
+			cfg->pmtu_age_s = (uint32_t)x;
 			break;
 		case K_MBUFS:
 			if (parse_uint_in(L, line, "mbufs", v, GW_CONF_MBUFS_MIN, GW_CONF_MBUFS_MAX,
@@ -2349,6 +2374,7 @@ gw_config_load(const char *path, struct gw_config *cfg, char *err, size_t errlen
 		cfg->hip_ciphers[cfg->n_hip_ciphers++] = hip_cipher_default[i];
 	cfg->sa_lifetime_s = GW_CONF_LIFETIME_S_DEFAULT;
 	cfg->sa_lifetime_bytes = GW_CONF_LIFETIME_BYTES_DEFAULT;
+	cfg->pmtu_age_s = GW_CONF_PMTU_AGE_DEFAULT;
 	cfg->neighbor_refresh_s = GW_CONF_NEIGH_REFRESH_DEFAULT;
 
 	if (read_file(L) != 0)

@@ -27,6 +27,7 @@
 #define GW_CONF_MAX_PEERS    64    /* [peer NAME] sections */
 #define GW_CONF_MAX_LOCATORS 4     /* outer addresses per peer */
 #define GW_CONF_HIT_LEN      16    /* bytes of a HIT */
+#define GW_CONF_MTU_MAX      9000  /* largest port mtu, bytes of IP packet */
 /* Algorithm lists of [gateway]: RFC 7401 5.2.8 and RFC 7402 5.1.2 let a
  * sender offer at most six IDs; we know fewer names, each listed once. */
 #define GW_CONF_MAX_ESP_TRANSFORMS 6
@@ -170,6 +171,7 @@ struct gw_config {
 	unsigned n_hip_ciphers;
 	uint64_t sa_lifetime_s;                /* rekey after; 0 = no time limit; default 3600 */
 	uint64_t sa_lifetime_bytes;            /* rekey after; 0 = no byte limit; default 1 GiB */
+	uint32_t pmtu_age_s;                   /* a lowered path MTU lasts; 300..86400, default 600 */
 	struct gw_conf_peer peers[GW_CONF_MAX_PEERS];
 	unsigned n_peers;                      /* in file order */
 	struct gw_conf_sagen sagen;            /* at most one [sa-gen]; count 0 = none */

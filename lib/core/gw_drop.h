@@ -10,6 +10,7 @@
 	X(REPLAY, "replay")             /* duplicate, too old, sequence 0 */ \
 	X(AUTH, "auth")                 /* ICV mismatch, cut ICV */ \
 	X(PAD, "pad")                   /* pad length or pattern wrong */ \
+	X(DUMMY, "dummy")               /* authentic dummy packet, next header 59 (RFC 4303 2.6) */ \
 	X(MALFORMED, "malformed")       /* runt, lengths that disagree, bad headers, bad fragments */ \
 	X(SPOOF, "spoof")               /* inner src/dst outside the SA's prefixes */ \
 	X(TTL, "ttl")                   /* inner TTL / hop limit expired */ \
@@ -19,6 +20,7 @@
 	X(NO_ROUTE, "no_route") \
 	X(NO_NEIGHBOR, "no_neighbor") \
 	X(RING_FULL, "ring_full") \
+	X(NO_MBUF, "no_mbuf")           /* no large mbuf free to copy a multi-segment packet into */ \
 	X(POLICY, "policy")             /* no SA and no bypass; clear traffic on the outer side */
 
 enum gw_drop {

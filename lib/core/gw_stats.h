@@ -14,6 +14,28 @@
 
 #define GW_MAX_PORTS 8
 
+/* What became of each ICMP fragmentation needed / ICMPv6 Packet Too Big that
+ * reached an outer port (path MTU, lib/ctrl/gw_pmtu_icmp.c); each lands in
+ * exactly one counter. The names are the stats JSON keys of "pmtu". */
+#define GW_PMTU_LIST(X) \
+	X(LOWERED, "lowered")                     /* quoted a recent packet of ours: path MTU lowered */ \
+	X(NOT_LOWER, "not_lower")                 /* genuine, but not below the path MTU in force: ignored */ \
+	X(REFUSED_MALFORMED, "refused_malformed") /* lengths, checksum, fragment, quote cut short or
+						   * not an ESP packet as we send it */ \
+	X(REFUSED_MTU, "refused_mtu")             /* MTU 0, not below the quoted packet's length, IPv6
+						   * below 1280 */ \
+	X(REFUSED_NO_SA, "refused_no_sa")         /* no live out SA of that SPI, source and destination */ \
+	X(REFUSED_SEQ, "refused_seq")             /* sequence number not among the SA's last sent */ \
+	X(RAISED, "raised")                       /* not an ICMP: a path back to its port MTU after
+						   * pmtu-age */
+
+enum gw_pmtu_event {
+#define GW_PMTU_ENUM(id, name) GW_PMTU_##id,
+	GW_PMTU_LIST(GW_PMTU_ENUM)
+#undef GW_PMTU_ENUM
+	GW_PMTU_MAX
+};
+
 struct gw_lcore_stats {
 	uint64_t drops[GW_DROP_MAX];
 	uint64_t port_rx[GW_MAX_PORTS];   /* packets received per port by this lcore */
@@ -37,6 +59,7 @@ struct gw_lcore_stats {
 	 * start: we have SAs with the peer (workers) or a BEX with it runs
 	 * (control lcore) */
 	uint64_t unknown_spi_bex, unknown_spi_ratelimit, unknown_spi_ignored;
+	uint64_t pmtu[GW_PMTU_MAX];       /* the control lcore: path MTU events */
 } __rte_cache_aligned;
 
 /* One slot per lcore id; index with rte_lcore_id(). */
@@ -54,5 +77,10 @@ uint64_t gw_stats_drop_total(enum gw_drop reason);
 /* Sum over all lcores of the uint64_t counter at byte offset `off` of struct
  * gw_lcore_stats (offsetof). */
 uint64_t gw_stats_total(size_t off);
+
+/* Name of a path MTU event as in the stats JSON ("unknown" out of range), and
+ * its sum over all lcores. */
+const char *gw_pmtu_event_name(enum gw_pmtu_event e);
+uint64_t gw_stats_pmtu_total(enum gw_pmtu_event e);
 
 #endif

@@ -42,6 +42,9 @@
 #define GW_IPV4_MF           0x2000
 #define GW_IPV4_OFFSET_MASK  0x1fff
 #define GW_IPV6_MIN_MTU      1280  /* RFC 8200 section 5 */
+#define GW_IPV4_MIN_PMTU     576   /* bytes: lowest IPv4 path MTU we take from an ICMP (RFC 791:
+                                    * every host accepts 576-byte datagrams; RFC 1191 3 allows
+                                    * any floor of at least 68) */
 #define GW_IP_DEFAULT_TTL    64
 
 /* ECN codepoints (RFC 3168) and DSCP field mask. */
@@ -67,6 +70,7 @@
 #define GW_ICMP6_NEIGH_ADVERT      136
 #define GW_ND_OPT_SRC_LLADDR       1
 #define GW_ND_OPT_TGT_LLADDR       2
+#define GW_ICMP_ERR_HDR_LEN        8    /* type, code, checksum, 4 bytes (MTU) before the quote */
 #define GW_ICMP_ERR_MAX_QUOTE      548  /* bytes of the offending packet quoted (RFC 1812 4.3.2.3: 576 total) */
 #define GW_ICMP6_ERR_MAX_LEN       1280 /* RFC 4443 section 2.4 (c) */
 

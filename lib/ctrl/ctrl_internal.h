@@ -58,4 +58,10 @@ void ctrl_icmp_error(struct gw_ctrl *c, struct rte_mbuf *m, unsigned port, uint8
 		     uint16_t mtu);
 void ctrl_fragment(struct gw_ctrl *c, struct rte_mbuf *m, unsigned port, uint16_t mtu);
 
+/* gw_pmtu_icmp.c: an ICMP fragmentation needed / ICMPv6 Packet Too Big
+ * received on outer port `port` (Ethernet frame; consumed), and the ageing of
+ * lowered path MTUs (from gw_ctrl_tick). */
+void ctrl_pmtu_input(struct gw_ctrl *c, struct rte_mbuf *m, unsigned port);
+void ctrl_pmtu_tick(struct gw_ctrl *c);
+
 #endif

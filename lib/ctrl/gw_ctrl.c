@@ -213,6 +213,7 @@ gw_ctrl_tick(struct gw_ctrl *c)
 		p->next_tsc = now + rte_get_tsc_hz() / 1000 * GW_NEIGH_RETRY_MS;
 		ctrl_neigh_solicit(c, p->port, &p->ip);
 	}
+	ctrl_pmtu_tick(c);
 }
 
 void

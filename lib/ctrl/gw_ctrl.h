@@ -3,8 +3,10 @@
  * neighbour discovery (RFC 4861) for the gateway's addresses and next hops,
  * ICMP / ICMPv6 echo to its own addresses (RFC 792, RFC 4443), the ICMP errors
  * the workers ask for (time exceeded, fragmentation needed, packet too big),
- * IPv4 fragmentation before encryption, and the small bounded queue of packets
- * waiting for a next hop to resolve. Talks to workers only through rte_ring.
+ * IPv4 fragmentation before encryption, path MTU discovery for our ESP (ICMP
+ * errors on outer ports, RFC 4301 section 8.2: gw_pmtu_icmp.c), and the small
+ * bounded queue of packets waiting for a next hop to resolve. Talks to
+ * workers only through rte_ring.
  */
 #ifndef HIPGW_CTRL_H
 #define HIPGW_CTRL_H
@@ -55,7 +57,8 @@ void gw_ctrl_send_ip(struct gw_ctrl *c, struct rte_mbuf *m);
 void gw_ctrl_reinject(struct gw_ctrl *c, struct rte_mbuf *m, unsigned port);
 
 /* Periodic work (call every ~100 ms): ARP/ND retries, expiry of queued packets
- * (dropped as no_neighbor after GW_NEIGH_TRIES requests), and every [gateway]
+ * (dropped as no_neighbor after GW_NEIGH_TRIES requests), lowered path MTUs
+ * whose pmtu-age is up back to their port's MTU, and every [gateway]
  * neighbor-refresh seconds the walk over the learned neighbours
  * (gw_neigh_refresh: ask again, forget those that do not answer). */
 void gw_ctrl_tick(struct gw_ctrl *c);

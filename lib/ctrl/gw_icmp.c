@@ -2,6 +2,7 @@
  * ICMP (RFC 792, RFC 1191) and ICMPv6 (RFC 4443, RFC 8201) on the control lcore:
  * echo replies for the gateway's own addresses, the errors the workers ask for,
  * and fragmentation of too-big IPv4 packets without DF before encryption.
+ * Fragmentation needed / Packet Too Big on an outer port go to gw_pmtu_icmp.c.
  */
 #include <string.h>
 #include <rte_icmp.h>
@@ -10,6 +11,7 @@
 
 #include "ctrl_internal.h"
 #include "gw_meta.h"
+#include "gw_pmtu_icmp.h"
 #include "hipgw_wire.h"
 
 struct icmp_err_hdr {           /* ICMP / ICMPv6 error header */
@@ -34,6 +36,10 @@ ctrl_icmp_local(struct gw_ctrl *c, struct rte_mbuf *m, unsigned port)
 	uint32_t len = rte_pktmbuf_data_len(m) - sizeof(*eth);
 	uint16_t et = rte_be_to_cpu_16(eth->ether_type);
 
+	if (p->role == GW_ROLE_OUTER && gw_icmp_is_ptb((const uint8_t *)(eth + 1), len)) {
+		ctrl_pmtu_input(c, m, port);    /* about our ESP, perhaps */
+		return;
+	}
 	if (et == RTE_ETHER_TYPE_IPV4) {
 		struct rte_ipv4_hdr *ip = (struct rte_ipv4_hdr *)(eth + 1);
 		uint32_t hl = rte_ipv4_hdr_len(ip), tl = rte_be_to_cpu_16(ip->total_length);

@@ -13,7 +13,7 @@
 /* ---------- inbound: outer RX -> ESP -> inner TX ---------- */
 
 /* Reassemble an ESP fragment. Returns the whole packet (Ethernet at data
- * start, single segment) or NULL when it is held or was dropped. */
+ * start, single segment: wk_flatten) or NULL when it is held or was dropped. */
 static struct rte_mbuf *
 reassemble(struct worker *w, struct rte_mbuf *m, uint8_t family, void *l3)
 {
@@ -37,11 +37,7 @@ reassemble(struct worker *w, struct rte_mbuf *m, uint8_t family, void *l3)
 		rte_ip_frag_free_death_row(&w->dr, 0);
 	if (r == NULL)
 		return NULL;
-	if (r->nb_segs > 1 && rte_pktmbuf_linearize(r) != 0) {
-		drop(w, r, GW_DROP_MALFORMED);
-		return NULL;
-	}
-	return r;
+	return r->nb_segs > 1 ? wk_flatten(w, r) : r;
 }
 
 /* ---------- inbound single writer: handoff between workers ---------- */
@@ -154,9 +150,10 @@ inbound_common(struct worker *w, unsigned pidx, struct rte_mbuf **pkts, uint16_t
 
 		if (i + 4 < n)
 			rte_prefetch0(rte_pktmbuf_mtod(pkts[i + 4], void *));
-		if (l2_accept(w, m, port, pidx, &et) != 0)
+		if (l2_accept(w, &m, port, pidx, &et) != 0)
 			continue;
-		len -= sizeof(*eth);
+		eth = rte_pktmbuf_mtod(m, struct rte_ether_hdr *);   /* m may be a copy now */
+		len = rte_pktmbuf_data_len(m) - sizeof(*eth);
 		l3 = (uint8_t *)(eth + 1);
 		if (et == RTE_ETHER_TYPE_IPV4) {
 			struct rte_ipv4_hdr *ip = (struct rte_ipv4_hdr *)l3;

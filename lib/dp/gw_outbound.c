@@ -117,9 +117,10 @@ outbound_common(struct worker *w, unsigned pidx, struct rte_mbuf **pkts, uint16_
 
 		if (i + 4 < n)
 			rte_prefetch0(rte_pktmbuf_mtod(pkts[i + 4], void *));
-		if (l2_accept(w, m, port, pidx, &et) != 0)
+		if (l2_accept(w, &m, port, pidx, &et) != 0)
 			continue;
-		len -= sizeof(*eth);
+		eth = rte_pktmbuf_mtod(m, struct rte_ether_hdr *);   /* m may be a copy now */
+		len = rte_pktmbuf_data_len(m) - sizeof(*eth);
 		if (et == RTE_ETHER_TYPE_IPV4) {
 			struct rte_ipv4_hdr *ip = (struct rte_ipv4_hdr *)(eth + 1);
 			uint16_t tl = gw_ipv4_check(ip, len);
@@ -153,12 +154,12 @@ outbound_common(struct worker *w, unsigned pidx, struct rte_mbuf **pkts, uint16_
 				punt(w, m, GW_PUNT_TTL, pidx, 0);
 				continue;
 			}
-			if (sa != NULL && tl > sa->max_inner) {
+			if (sa != NULL && tl > gw_sa_max_inner(sa)) {
 				if (ip->fragment_offset & rte_cpu_to_be_16(GW_IPV4_DF)) {
 					w->st->drops[GW_DROP_MTU]++;
-					punt(w, m, GW_PUNT_TOO_BIG, pidx, sa->max_inner);
+					punt(w, m, GW_PUNT_TOO_BIG, pidx, gw_sa_max_inner(sa));
 				} else {
-					punt(w, m, GW_PUNT_FRAGMENT, pidx, sa->max_inner);
+					punt(w, m, GW_PUNT_FRAGMENT, pidx, gw_sa_max_inner(sa));
 				}
 				continue;
 			}
@@ -166,7 +167,7 @@ outbound_common(struct worker *w, unsigned pidx, struct rte_mbuf **pkts, uint16_
 			if (ip->next_proto_id == GW_IPPROTO_TCP && sa != NULL &&
 			    !(ip->fragment_offset & rte_cpu_to_be_16(GW_IPV4_OFFSET_MASK))) {
 				uint32_t hl = (ip->version_ihl & 0xf) * 4u;
-				gw_tcp_clamp_mss((uint8_t *)ip + hl, tl - hl, sa->mss4);
+				gw_tcp_clamp_mss((uint8_t *)ip + hl, tl - hl, gw_sa_mss4(sa));
 			}
 			rte_pktmbuf_adj(m, sizeof(*eth));
 			if (bypass) {
@@ -195,14 +196,14 @@ outbound_common(struct worker *w, unsigned pidx, struct rte_mbuf **pkts, uint16_
 				punt(w, m, GW_PUNT_TTL, pidx, 0);
 				continue;
 			}
-			if (sa != NULL && tl > sa->max_inner) {
+			if (sa != NULL && tl > gw_sa_max_inner(sa)) {
 				w->st->drops[GW_DROP_MTU]++;
-				punt(w, m, GW_PUNT_TOO_BIG, pidx, sa->max_inner);
+				punt(w, m, GW_PUNT_TOO_BIG, pidx, gw_sa_max_inner(sa));
 				continue;
 			}
 			ip->hop_limits--;
 			if (ip->proto == GW_IPPROTO_TCP && sa != NULL)
-				gw_tcp_clamp_mss((uint8_t *)(ip + 1), tl - GW_IPV6_HDR_LEN, sa->mss6);
+				gw_tcp_clamp_mss((uint8_t *)(ip + 1), tl - GW_IPV6_HDR_LEN, gw_sa_mss6(sa));
 			rte_pktmbuf_adj(m, sizeof(*eth));
 			if (bypass) {
 				route_and_send(w, m, 6, ip->dst_addr);

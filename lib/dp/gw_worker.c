@@ -29,6 +29,41 @@ wk_tx_flush(struct worker *w, unsigned p)
 	q->n = 0;
 }
 
+struct rte_mbuf *
+wk_flatten(struct worker *w, struct rte_mbuf *m)
+{
+	struct rte_mbuf *big;
+	uint32_t sum = 0, nseg = 0;
+	uint8_t *dst;
+
+	for (const struct rte_mbuf *s = m; s != NULL && nseg <= m->nb_segs; s = s->next, nseg++)
+		sum += s->data_len;
+	if (sum != m->pkt_len || nseg != m->nb_segs || m->pkt_len > GW_BIG_MBUF_ROOM) {
+		drop(w, m, GW_DROP_MALFORMED);
+		return NULL;
+	}
+	if (rte_pktmbuf_linearize(m) == 0)
+		return m;                      /* the first buffer had the room */
+	big = rte_pktmbuf_alloc(w->ctx->pool_big);
+	if (big == NULL) {
+		drop(w, m, GW_DROP_NO_MBUF);
+		return NULL;
+	}
+	dst = (uint8_t *)rte_pktmbuf_append(big, (uint16_t)m->pkt_len);
+	for (const struct rte_mbuf *s = m; s != NULL; s = s->next) {
+		memcpy(dst, rte_pktmbuf_mtod(s, const uint8_t *), s->data_len);
+		dst += s->data_len;
+	}
+	big->port = m->port;
+	big->ol_flags = m->ol_flags & ~(RTE_MBUF_F_INDIRECT | RTE_MBUF_F_EXTERNAL);
+	big->packet_type = m->packet_type;
+	big->tx_offload = m->tx_offload;
+	big->hash = m->hash;
+	rte_mbuf_dynfield_copy(big, m);
+	rte_pktmbuf_free(m);
+	return big;
+}
+
 /* Enqueue m[0 .. n) on the single-producer ring r, in order; what it has no
  * room for is freed and counted as ring_full. Returns how many went. */
 unsigned

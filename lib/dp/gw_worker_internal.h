@@ -59,6 +59,14 @@ drop(struct worker *w, struct rte_mbuf *m, enum gw_drop reason)
 	rte_pktmbuf_free(m);
 }
 
+/* A multi-segment packet (a chained jumbo frame, a reassembled datagram) in
+ * one segment, Ethernet (or IP) header first: linearised in place when its
+ * first buffer has the room, else copied into a large mbuf (ctx->pool_big,
+ * up to GW_BIG_MBUF_ROOM bytes) and m freed. Returns the packet, or NULL
+ * when it was dropped: malformed (longer than a large mbuf, or segment
+ * lengths that disagree with pkt_len / nb_segs), no_mbuf (pool empty). */
+struct rte_mbuf *wk_flatten(struct worker *w, struct rte_mbuf *m);
+
 /* Send TX queue p of this worker (gw_worker.c). */
 void wk_tx_flush(struct worker *w, unsigned p);
 /* Enqueue m[0 .. n) on the single-producer ring r, in order; what it has no
@@ -127,20 +135,28 @@ for_this_port(const struct gw_port *p, const struct rte_ether_hdr *eth)
 	return rte_is_same_ether_addr(&eth->dst_addr, &p->mac);
 }
 
-/* Ethernet stage of both paths: a single-segment frame for this port's MAC
- * goes on (0, *et set); broadcast/multicast ARP and IPv6 (ND) go to the control
- * lcore; anything else is dropped (-1: m consumed either way). On a port where
+/* Ethernet stage of both paths: a frame for this port's MAC goes on (0, *et
+ * set; a chained one is first put in one segment by wk_flatten, and *mp
+ * updated); broadcast/multicast ARP and IPv6 (ND) go to the control lcore;
+ * anything else is dropped (-1: the frame consumed either way). On a port where
  * the control lcore sends through its own packet socket, a frame from the
  * port's own MAC is the kernel's copy of one of those (packet(7): a socket
  * bound to the interface with ETH_P_ALL, as the af_packet PMD's are, sees the
  * interface's outgoing frames too): freed first, counted as ctrl_looped. */
 static inline int
-l2_accept(struct worker *w, struct rte_mbuf *m, const struct gw_port *port, unsigned pidx,
+l2_accept(struct worker *w, struct rte_mbuf **mp, const struct gw_port *port, unsigned pidx,
 	  uint16_t *et)
 {
-	struct rte_ether_hdr *eth = rte_pktmbuf_mtod(m, struct rte_ether_hdr *);
+	struct rte_mbuf *m = *mp;
+	struct rte_ether_hdr *eth;
 
-	if (rte_pktmbuf_data_len(m) < sizeof(*eth) || m->nb_segs != 1) {
+	if (unlikely(m->nb_segs != 1)) {
+		*mp = m = wk_flatten(w, m);
+		if (m == NULL)
+			return -1;
+	}
+	eth = rte_pktmbuf_mtod(m, struct rte_ether_hdr *);
+	if (rte_pktmbuf_data_len(m) < sizeof(*eth)) {
 		drop(w, m, GW_DROP_MALFORMED);
 		return -1;
 	}

@@ -24,7 +24,9 @@
  *   tailroom; a packet without that room is dropped as malformed. Default mbufs
  *   (RTE_PKTMBUF_HEADROOM 128) leave 64 bytes for the caller's L2 header.
  * - Chained mbufs are linearised (rte_pktmbuf_linearize, no allocation); if the
- *   first segment lacks room they are dropped as malformed.
+ *   first segment lacks room, or the segments' lengths disagree with pkt_len
+ *   or nb_segs, they are dropped as malformed. Callers with packets larger
+ *   than one buffer copy them into a buffer that fits first (lib/dp does).
  * - The outer IPv4 header checksum is computed in software (no offload flag set).
  *   Inbound verifies it unless the mbuf says RTE_MBUF_F_RX_IP_CKSUM_GOOD.
  */
@@ -145,9 +147,14 @@ void esp_outbound_beet_burst(struct esp_sa *const sa[], struct rte_mbuf *mb[],
 /* Inbound (RFC 4303 3.4): for each i, mb[i] holds an outer IP packet (IPv4 or
  * IPv6, protocol ESP, reassembled) starting at the IP header, sa[i] the SA whose
  * SPI it carries. Checks, in this order: length (malformed), anti-replay (replay),
- * ICV in constant time (auth), decrypt, padding (pad), next header 4/41 and the
- * inner header (malformed), ECN fold per RFC 6040 (ecn); the window is updated
- * only after the ICV verified. On success mb[i] holds the inner IP packet, with
+ * ICV in constant time (auth), decrypt, padding (pad), next header 59 (dummy,
+ * RFC 4303 2.6, discarded), next header 4/41 and the inner header (malformed),
+ * ECN fold per RFC 6040 (ecn). Every packet whose ICV verified updates the
+ * window, whatever it is dropped for next (RFC 4303 3.4.3); a forged one never
+ * does. With ESN the high half is inferred against the window as the earlier
+ * packets of the burst leave it (RFC 4303 Appendix A2): each packet gets the
+ * verdict it would get alone, after the packets before it. TFC padding after
+ * the inner packet (RFC 4303 2.7) is cut off. On success mb[i] holds the inner IP packet, with
  * the outer ECN folded in, packet_type set to L3 IPv4/IPv6 and the RX checksum
  * flags cleared. On a BEET SA any other next header but 59 (dummy) is BEET:
  * mb[i] then holds an IPv6 header rebuilt in front of the payload (source the

@@ -2,18 +2,33 @@
  * ESP inbound, tunnel mode (RFC 4303 section 3.4).
  *
  * A run of packets of one SA goes through three stages, as DPDK's lib/ipsec:
- *   1. check: outer IP header and lengths (malformed), then the anti-replay
- *      window (replay; RFC 4303 3.4.3, before any crypto);
+ *   1. check: outer IP header and lengths (malformed), then the sequence
+ *      number against the anti-replay window (replay; RFC 4303 3.4.3, before
+ *      any crypto);
  *   2. crypto: GCM through the direct intel-ipsec-mb API, one packet at a
  *      time, each finished (3.) right after its decryption; CBC-HMAC and
  *      NULL-HMAC as jobs for the whole run (HMAC over the ciphertext, then the
  *      CBC decryption, in one chained job), finished after the flush.
  *      Decryption is in place;
- *   3. finish: ICV compared in constant time (auth), then padding (pad), next
- *      header and inner header (malformed), window update (replay, which also
- *      catches a duplicate inside one burst), ECN fold (ecn), strip.
+ *   3. finish, in arrival order: ICV compared in constant time (auth, or
+ *      replay when an earlier packet of the burst took the sequence number),
+ *      then the window update (every packet whose ICV verified moves the
+ *      window, whatever it is dropped for next: RFC 4303 3.4.3), padding
+ *      (pad), next header (dummy) and inner header (malformed), ECN fold
+ *      (ecn), strip.
  * A packet is only ever delivered after its ICV matched; a dropped mbuf may
- * hold partly decrypted data and is the caller's to free.
+ * hold partly decrypted data and is the caller's to free. Each packet gets
+ * the verdict it would get alone in a burst after the packets before it.
+ *
+ * ESN (RFC 4303 Appendix A2): the high half of the sequence number, which
+ * the ICV covers, is inferred against the window as the earlier packets of
+ * the burst that authenticated leave it. Stage 1 infers against the window
+ * before the run and also against the highest number an earlier packet of
+ * the run could raise it to; inference only grows with the window's top
+ * (replay.h), so when both agree the inference is final. A packet where they
+ * differ ends the run there: the packets before it are finished first, and
+ * it starts the next run, inferred again against the window they left. Near
+ * a 2^32 boundary that is one packet per run at worst; elsewhere one run.
  *
  * The outer header: IPv4 with options allowed, not a fragment (reassemble
  * first), header checksum verified unless the NIC flagged it good; IPv6 with
@@ -28,7 +43,14 @@
  * malformed.
  *
  * Sequence number 0 is always refused (replay), anti-replay on or off.
- * Tunnel-mode "dummy" packets (next header 59, RFC 4303 2.6) count as malformed.
+ * Dummy packets (next header 59, RFC 4303 2.6) are discarded once their ICV
+ * and padding verified, counted as dummy. TFC padding after the inner packet
+ * (RFC 4303 2.7) is cut off by the inner header's length.
+ *
+ * Chained mbufs are linearised in place (rte_pktmbuf_linearize) when the
+ * first segment's buffer holds the whole packet; otherwise, or when the
+ * segments' lengths disagree with pkt_len or nb_segs, malformed. Larger
+ * packets need a buffer that fits (lib/dp copies them into large mbufs).
  *
  * BEET (RFC 7402 section 3.1), on SAs created with beet: next header 4/41 stays
  * tunnel mode; any other (but 59) is the upper layer of a HIT-to-HIT packet for
@@ -78,15 +100,38 @@ struct in_pkt {
 	uint8_t saved_icv[16]; /* HMAC with ESN: the seq hi overwrote the ICV's first bytes */
 };
 
-/* Stage 1 for one packet: GW_DROP_NONE, MALFORMED or REPLAY. */
+/* Stage 1 verdict (not a drop reason): the packet's ESN inference may still
+ * change within this run; it starts the next one. */
+#define IN_CUT GW_DROP_MAX
+
+/* A chained mbuf in one segment, in place: 0, or -1 when the chain's lengths
+ * disagree (pkt_len, nb_segs) or the first buffer lacks the room. */
+static __rte_noinline int
+in_linearize(struct rte_mbuf *m)
+{
+	uint32_t sum = 0, nseg = 0;
+
+	for (const struct rte_mbuf *s = m; s != NULL; s = s->next) {
+		sum += s->data_len;
+		if (++nseg > m->nb_segs)
+			return -1;
+	}
+	if (sum != m->pkt_len || nseg != m->nb_segs)
+		return -1;
+	return rte_pktmbuf_linearize(m);
+}
+
+/* Stage 1 for one packet: GW_DROP_NONE, MALFORMED, REPLAY or IN_CUT. With
+ * ESN, *tmax is the highest sequence number an earlier packet of the run
+ * may leave as the window's top; raised by this one. */
 static __rte_always_inline uint8_t
-in_check(const struct esp_sa *sa, struct rte_mbuf *m, struct in_pkt *p,
+in_check(const struct esp_sa *sa, struct rte_mbuf *m, struct in_pkt *p, uint64_t *tmax,
 	 const enum in_kind K, const unsigned iv_len)
 {
 	const uint8_t *ip;
-	uint32_t dl, tl, hl, plen, seq_lo_be;
+	uint32_t dl, tl, hl, plen, seq_lo_be, seq_lo;
 
-	if (unlikely(m->nb_segs != 1) && rte_pktmbuf_linearize(m) != 0)
+	if (unlikely(m->nb_segs != 1) && in_linearize(m) != 0)
 		return GW_DROP_MALFORMED;
 	ip = rte_pktmbuf_mtod(m, const uint8_t *);
 	dl = rte_pktmbuf_data_len(m);
@@ -134,9 +179,14 @@ in_check(const struct esp_sa *sa, struct rte_mbuf *m, struct in_pkt *p,
 	p->auth_only = K == K_CBC && (p->ct_len == 0 || p->ct_len % GW_ESP_CBC_BLOCK != 0);
 	memcpy(&seq_lo_be, p->esp + 4, 4);
 	rte_prefetch0(p->icv);
-	if (unlikely(replay_check32(&sa->rw, esp_sa_rw_bits(sa), sa->esn,
-				    rte_be_to_cpu_32(seq_lo_be), &p->seq) != 0))
+	seq_lo = rte_be_to_cpu_32(seq_lo_be);
+	p->seq = replay_infer(&sa->rw, sa->esn, seq_lo);
+	if (sa->esn && unlikely(replay_infer_at(*tmax, sa->rw.win, true, seq_lo) != p->seq))
+		return IN_CUT;
+	if (unlikely(replay_check(&sa->rw, esp_sa_rw_bits(sa), p->seq) != 0))
 		return GW_DROP_REPLAY;
+	if (sa->esn && p->seq > *tmax)
+		*tmax = p->seq;
 	if (K == K_GCM128 || K == K_GCM256) {
 		/* nonce (and the ESN AAD) now, a whole stage before intel-ipsec-mb
 		 * reads them with one masked vector load: built right before the
@@ -214,10 +264,11 @@ ecn_fold(uint8_t outer, uint8_t inner)
 	return inner;
 }
 
-/* Stage 3, BEET (RFC 7402 3.1): the ICV and the padding verified, next header
- * nh is an upper layer. Rebuild the inner IPv6 header from the SA's HITs right
- * in front of the payload (into the bytes of the ESP header, IV and outer
- * header, and the headroom if those are fewer than 40). */
+/* Stage 3 for next headers other than 4 and 41, the ICV and the padding
+ * verified: 59 is a dummy packet (RFC 4303 2.6); any other is, on a BEET SA
+ * (RFC 7402 3.1), an upper layer: rebuild the inner IPv6 header from the
+ * SA's HITs right in front of the payload (into the bytes of the ESP header,
+ * IV and outer header, and the headroom if those are fewer than 40). */
 static __rte_noinline uint8_t
 in_beet(struct esp_sa *sa, struct rte_mbuf *m, struct in_pkt *p, const unsigned iv_len,
 	uint8_t *in, uint32_t inner_len, uint8_t nh, uint32_t *ilen)
@@ -225,10 +276,10 @@ in_beet(struct esp_sa *sa, struct rte_mbuf *m, struct in_pkt *p, const unsigned 
 	struct rte_ipv6_hdr *h;
 	uint32_t before = (uint32_t)m->data_off + p->hl + GW_ESP_HDR_LEN + iv_len;
 
-	if (!sa->beet || nh == GW_IPPROTO_NONE || before < GW_IPV6_HDR_LEN)
+	if (nh == GW_IPPROTO_NONE)
+		return GW_DROP_DUMMY;
+	if (!sa->beet || before < GW_IPV6_HDR_LEN)
 		return GW_DROP_MALFORMED;
-	if (unlikely(replay_update(&sa->rw, esp_sa_rw_bits(sa), p->seq) != 0))
-		return GW_DROP_REPLAY;
 	h = (struct rte_ipv6_hdr *)(in - GW_IPV6_HDR_LEN);
 	h->vtc_flow = rte_cpu_to_be_32((6u << 28) | ((uint32_t)p->outer_ecn << 20));
 	h->payload_len = rte_cpu_to_be_16((uint16_t)inner_len);
@@ -256,8 +307,12 @@ in_finish(struct esp_sa *sa, struct rte_mbuf *m, struct in_pkt *p, const unsigne
 	uint8_t padlen, nh, ecn_in;
 	int ecn_new;
 
-	if (esp_icv_diff16(p->tag, p->rx_icv) != 0)
-		return GW_DROP_AUTH;
+	if (esp_icv_diff16(p->tag, p->rx_icv) != 0)   /* replay: an earlier packet of the burst */
+		return replay_check(&sa->rw, esp_sa_rw_bits(sa), p->seq) != 0 ? GW_DROP_REPLAY :
+										 GW_DROP_AUTH;
+	/* authentic: the window moves, whatever the packet is dropped for next */
+	if (unlikely(replay_update(&sa->rw, esp_sa_rw_bits(sa), p->seq) != 0))
+		return GW_DROP_REPLAY;
 	if (unlikely(p->auth_only || len < GW_ESP_TRAILER_LEN))
 		return GW_DROP_MALFORMED;
 	padlen = in[len - 2];
@@ -291,8 +346,6 @@ in_finish(struct esp_sa *sa, struct rte_mbuf *m, struct in_pkt *p, const unsigne
 	} else {
 		return in_beet(sa, m, p, iv_len, in, inner_len, nh, ilen);
 	}
-	if (unlikely(replay_update(&sa->rw, esp_sa_rw_bits(sa), p->seq) != 0))
-		return GW_DROP_REPLAY;
 	ecn_new = ecn_fold(p->outer_ecn, ecn_in);
 	if (unlikely(ecn_new < 0))
 		return GW_DROP_ECN;
@@ -322,30 +375,15 @@ in_finish(struct esp_sa *sa, struct rte_mbuf *m, struct in_pkt *p, const unsigne
 	return GW_DROP_NONE;
 }
 
+/* Stages 2 and 3 for the packets idx[0 .. nv) of a run, in arrival order (the
+ * window sees them in order). GCM is synchronous: each packet is finished
+ * right after its decryption, while its trailer and inner header are still
+ * in L1. Adds the delivered packets and inner bytes to *nok and *bytes. */
 static __rte_always_inline void
-in_run(struct esp_sa *sa, IMB_MGR *mgr, unsigned slot, struct rte_mbuf **mb, uint8_t *drop,
-       uint16_t n, const enum in_kind K)
+in_crypto(struct esp_sa *sa, IMB_MGR *mgr, struct rte_mbuf **mb, uint8_t *drop,
+	  struct in_pkt *pk, const uint16_t *idx, uint16_t nv, uint32_t *nok, uint64_t *bytes,
+	  const enum in_kind K, const unsigned iv_len)
 {
-	const unsigned iv_len = K == K_CBC ? GW_ESP_CBC_IV_LEN :
-				K == K_NULL ? 0 : GW_ESP_GCM_IV_LEN;
-	struct in_pkt pk[ESP_MAX_BURST];
-	uint16_t idx[ESP_MAX_BURST];
-	uint16_t nv = 0, nok = 0;
-	uint64_t bytes = 0;
-
-	/* 1. lengths and anti-replay */
-	for (uint16_t i = 0; i < n; i++) {
-		drop[i] = in_check(sa, mb[i], &pk[i], K, iv_len);
-		if (likely(drop[i] == GW_DROP_NONE))
-			idx[nv++] = i;
-	}
-	if (nv == 0)
-		return;
-
-	/* 2. crypto and 3. verify, strip, in arrival order (the window sees them
-	 * in order; a duplicate inside the burst passed stage 1 but fails the
-	 * window update). GCM is synchronous: each packet is finished right after
-	 * its decryption, while its trailer and inner header are still in L1. */
 	if (K == K_GCM128 || K == K_GCM256) {
 		for (uint16_t k = 0; k < nv; k++) {
 			uint16_t i = idx[k];
@@ -364,8 +402,8 @@ in_run(struct esp_sa *sa, IMB_MGR *mgr, unsigned slot, struct rte_mbuf **mb, uin
 			}
 			drop[i] = in_finish(sa, mb[i], p, iv_len, &ilen);
 			if (likely(drop[i] == GW_DROP_NONE)) {
-				nok++;
-				bytes += ilen;
+				(*nok)++;
+				*bytes += ilen;
 			}
 		}
 	} else {
@@ -392,10 +430,40 @@ in_run(struct esp_sa *sa, IMB_MGR *mgr, unsigned slot, struct rte_mbuf **mb, uin
 				continue;
 			drop[i] = in_finish(sa, mb[i], &pk[i], iv_len, &ilen);
 			if (likely(drop[i] == GW_DROP_NONE)) {
-				nok++;
-				bytes += ilen;
+				(*nok)++;
+				*bytes += ilen;
 			}
 		}
+	}
+}
+
+static __rte_always_inline void
+in_run(struct esp_sa *sa, IMB_MGR *mgr, unsigned slot, struct rte_mbuf **mb, uint8_t *drop,
+       uint16_t n, const enum in_kind K)
+{
+	const unsigned iv_len = K == K_CBC ? GW_ESP_CBC_IV_LEN :
+				K == K_NULL ? 0 : GW_ESP_GCM_IV_LEN;
+	struct in_pkt pk[ESP_MAX_BURST];
+	uint16_t idx[ESP_MAX_BURST];
+	uint32_t nok = 0;
+	uint64_t bytes = 0;
+
+	/* one run, unless an ESN inference may change within it (file comment) */
+	for (uint16_t s = 0; s < n;) {
+		uint64_t tmax = sa->rw.top;
+		uint16_t nv = 0, i;
+
+		/* 1. lengths and anti-replay */
+		for (i = s; i < n; i++) {
+			drop[i] = in_check(sa, mb[i], &pk[i], &tmax, K, iv_len);
+			if (likely(drop[i] == GW_DROP_NONE))
+				idx[nv++] = i;
+			else if (unlikely(drop[i] == IN_CUT))
+				break;
+		}
+		if (nv != 0)
+			in_crypto(sa, mgr, mb, drop, pk, idx, nv, &nok, &bytes, K, iv_len);
+		s = i;
 	}
 	if (nok != 0) {
 		struct esp_sa_stats *st = esp_sa_slot(sa, slot);

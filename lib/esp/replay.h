@@ -48,24 +48,25 @@ bool replay_window_valid(uint32_t win);
  * Returns 0, or -1 when win is not valid. */
 int replay_init(struct replay_window *rw, uint64_t *bits, uint32_t win);
 
-/* The 64-bit sequence number of a packet carrying `seq_lo` in its ESP header:
- * seq_lo itself without ESN; with ESN the high half inferred from the window
- * (RFC 4303 Appendix A2.2; with the window off, as if W were 2^31). Returns 0
- * (always a replay) for a sequence number below the first subspace. */
+/* The 64-bit sequence number of a packet carrying `seq_lo` in its ESP header,
+ * against a window of `win` packets whose highest authenticated number is
+ * `top`: seq_lo itself without ESN; with ESN the high half inferred (RFC 4303
+ * Appendix A2.2; with the window off, win 0, as if W were 2^31). Returns 0
+ * (always a replay) for a sequence number below the first subspace or beyond
+ * the 64-bit space. As top grows the result never decreases (until it turns
+ * to 0 past the end of the space): the inbound burst relies on it. */
 static inline uint64_t
-replay_infer(const struct replay_window *rw, bool esn, uint32_t seq_lo)
+replay_infer_at(uint64_t top, uint32_t win, bool esn, uint32_t seq_lo)
 {
-	uint64_t top;
 	uint32_t tl, th, hi, w, bottom;
 
 	if (!esn)
 		return seq_lo;
-	top = rw->top;
 	tl = (uint32_t)top;
 	th = (uint32_t)(top >> 32);
 	/* With anti-replay off the window size does not exist; take the sequence
 	 * number nearest to top, i.e. W = 2^31. */
-	w = rw->win != 0 ? rw->win : (1u << 31);
+	w = win != 0 ? win : (1u << 31);
 	bottom = tl - w + 1;              /* modulo 2^32 */
 	if (tl >= w - 1) {
 		/* Case A: window within one subspace [bottom, tl] */
@@ -83,6 +84,13 @@ replay_infer(const struct replay_window *rw, bool esn, uint32_t seq_lo)
 		}
 	}
 	return ((uint64_t)hi << 32) | seq_lo;
+}
+
+/* replay_infer_at against the window's present top. */
+static inline uint64_t
+replay_infer(const struct replay_window *rw, bool esn, uint32_t seq_lo)
+{
+	return replay_infer_at(rw->top, rw->win, esn, seq_lo);
 }
 
 /* 0 if `seq` may be new (inside or ahead of the window and not seen), -1 for a

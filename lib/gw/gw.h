@@ -16,10 +16,13 @@ struct gw_run_opts {
 	FILE *keylog;                  /* --keylog: one tshark esp_sa line per new HIP SA, or NULL */
 	bool slow_path;                /* --slow-path: the control lcore looks up every data
 	                                * frame's SA (a diagnostic; gw_slowpath.c) */
+	uint32_t test_pmtu_age_s;      /* --test-pmtu-age: seconds a lowered path MTU lasts,
+	                                * instead of the config's pmtu-age (tests: below RFC
+	                                * 8201 section 4's 5 minutes); 0 = the config's */
 };
 
-/* Build everything from cfg after rte_eal_init (opts: only slow_path is read
- * here; NULL = defaults). Returns 0, or -1 with a one-line message in err. On
+/* Build everything from cfg after rte_eal_init (opts: only slow_path and
+ * test_pmtu_age_s are read here; NULL = defaults). Returns 0, or -1 with a one-line message in err. On
  * failure, gw_destroy() still cleans up. */
 int gw_create(struct gw_ctx *ctx, const struct gw_config *cfg, const struct gw_run_opts *opts,
 	      char *err, size_t errlen);

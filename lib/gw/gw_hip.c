@@ -201,7 +201,7 @@ make_sa(struct gw_peer *p, const struct hip_sa_keys *k, enum gw_dir dir)
 		.beet = true,     /* our HIT and the peer's are the inner addresses */
 	};
 	char err[256];
-	int op = outer_port_of(ctx, &k->local);
+	int op = gw_outer_port_of(ctx, &k->local);
 
 	memcpy(ep.hit_local, p->g->hi.hit, 16);
 	memcpy(ep.hit_remote, p->conf->hit, 16);

@@ -7,11 +7,6 @@
 #include "gw.h"
 #include "gw_ctrl.h"
 
-/* Index of the outer port that owns addr, or -1. */
-int outer_port_of(const struct gw_ctx *ctx, const struct gw_addr *a);
-/* Out SA: the largest inner packet (bytes) that fits outer port op's MTU after
- * ESP, and the TCP MSS clamps that follow from it (inner ports' setting). */
-void gw_sa_out_limits(const struct gw_ctx *ctx, struct gw_sa *sa, int op);
 /* In SA: accept inner destinations in the inner ports' networks and routes
  * (RFC 4301 section 5.2 default). */
 void gw_sa_default_dst(const struct gw_config *cfg, struct gw_sa *sa);

@@ -157,6 +157,11 @@ port_setup(struct gw_ctx *ctx, unsigned i, const struct gw_conf_port *pc, char *
 			p->rss_spi = true;
 		}
 	}
+	/* frames longer than one mbuf arrive chained (the workers copy them
+	 * into a large mbuf); NICs need scatter for that */
+	if (pc->mtu + RTE_ETHER_HDR_LEN > rte_pktmbuf_data_room_size(ctx->pool) - RTE_PKTMBUF_HEADROOM &&
+	    (info.rx_offload_capa & RTE_ETH_RX_OFFLOAD_SCATTER))
+		conf.rxmode.offloads |= RTE_ETH_RX_OFFLOAD_SCATTER;
 	/* one more TX queue, where the PMD has it, for what the control lcore
 	 * sends (R1s under an I1 flood, ARP/ND, ICMP): then that costs the
 	 * workers nothing; on af_packet a socket of its own (ctrl_sock_setup);
@@ -252,28 +257,6 @@ routes_setup(struct gw_ctx *ctx, const struct gw_config *cfg, char *err, size_t 
 }
 
 void
-gw_sa_out_limits(const struct gw_ctx *ctx, struct gw_sa *sa, int op)
-{
-	uint32_t mtu = ctx->ports[op].mtu, l = mtu;
-	int clamp = GW_MSS_CLAMP_AUTO;
-
-	while (l > 0 && l + esp_sa_overhead(sa->esp, l) > mtu)
-		l--;
-	sa->max_inner = l;
-	for (unsigned i = 0; i < ctx->n_ports; i++)
-		if (ctx->ports[i].role == GW_ROLE_INNER) {
-			clamp = ctx->ports[i].mss_clamp;
-			break;
-		}
-	if (clamp == GW_MSS_CLAMP_AUTO) {
-		sa->mss4 = l > 40 ? l - 40 : 0;
-		sa->mss6 = l > 60 ? l - 60 : 0;
-	} else {
-		sa->mss4 = sa->mss6 = (uint16_t)clamp;
-	}
-}
-
-void
 gw_sa_default_dst(const struct gw_config *cfg, struct gw_sa *sa)
 {
 	for (unsigned i = 0; i < cfg->n_ports; i++) {
@@ -285,16 +268,6 @@ gw_sa_default_dst(const struct gw_config *cfg, struct gw_sa *sa)
 		for (unsigned r = 0; r < pc->n_routes && sa->n_dst < GW_CONF_MAX_PREFIXES; r++)
 			sa->ok[sa->n_src + sa->n_dst++] = pc->routes[r].dst;
 	}
-}
-
-int
-outer_port_of(const struct gw_ctx *ctx, const struct gw_addr *a)
-{
-	for (unsigned i = 0; i < ctx->n_ports; i++)
-		if (ctx->ports[i].role == GW_ROLE_OUTER &&
-		    gw_port_owns(&ctx->ports[i], a->family, a->addr))
-			return i;
-	return -1;
 }
 
 static int
@@ -318,7 +291,7 @@ sa_setup(struct gw_ctx *ctx, const struct gw_config *cfg, const struct gw_conf_s
 	snprintf(sa->name, sizeof(sa->name), "%s", c->name);
 	sa->spi = c->spi;
 	sa->dir = c->dir;
-	op = outer_port_of(ctx, &c->local);
+	op = gw_outer_port_of(ctx, &c->local);
 	if (op < 0) {
 		rte_free(sa);
 		return fail(err, errlen, "%s:%u: SA %s: local %s is not an outer port address",
@@ -412,6 +385,8 @@ gw_create(struct gw_ctx *ctx, const struct gw_config *cfg, const struct gw_run_o
 	ctx->n_workers = cfg->workers;
 	ctx->handoff = ctx->n_workers > 1;
 	ctx->slow_path = opts != NULL && opts->slow_path;
+	ctx->pmtu.age_ns = (uint64_t)(opts != NULL && opts->test_pmtu_age_s != 0 ?
+				      opts->test_pmtu_age_s : cfg->pmtu_age_s) * 1000000000ULL;
 	if (rte_lcore_count() < cfg->workers + 1)
 		return fail(err, errlen, "%s: %u workers need %u lcores (main = control), EAL has %u; "
 			    "use -l or --lcores", cfg->path, cfg->workers, cfg->workers + 1,
@@ -438,6 +413,14 @@ gw_create(struct gw_ctx *ctx, const struct gw_config *cfg, const struct gw_run_o
 		return fail(err, errlen, "%s: cannot allocate %u mbufs of %u bytes ([gateway] mbufs, "
 			    "mbuf-size; or give EAL more memory with -m)", cfg->path, nmbuf,
 			    cfg->mbuf_size ? cfg->mbuf_size : RTE_MBUF_DEFAULT_BUF_SIZE);
+	ctx->pool_big = rte_pktmbuf_pool_create("hipgw_mbuf_big",
+						ctx->n_workers * GW_BIG_MBUFS_PER_WORKER, 32, 0,
+						RTE_PKTMBUF_HEADROOM + GW_BIG_MBUF_ROOM,
+						rte_socket_id());
+	if (ctx->pool_big == NULL)
+		return fail(err, errlen, "cannot allocate %u large mbufs of %u bytes (give EAL more "
+			    "memory with -m)", ctx->n_workers * GW_BIG_MBUFS_PER_WORKER,
+			    RTE_PKTMBUF_HEADROOM + GW_BIG_MBUF_ROOM);
 	for (unsigned w = 0; w < ctx->n_workers; w++) {
 		char name[32];
 		snprintf(name, sizeof(name), "hipgw_up%u", w);
@@ -621,6 +604,7 @@ gw_destroy(struct gw_ctx *ctx)
 			rte_ring_free(ctx->handoff_ring[w][from]);
 	}
 	rte_mempool_free(ctx->pool);
+	rte_mempool_free(ctx->pool_big);
 	esp_lib_fini();
 	memset(ctx, 0, sizeof(*ctx));
 }

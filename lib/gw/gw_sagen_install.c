@@ -30,7 +30,7 @@ gw_sagen_setup(struct gw_ctx *ctx, char *err, size_t errlen)
 	memset(pr, 0, sizeof(*pr));
 	if (g->count == 0)
 		return 0;
-	pr->outer_port = outer_port_of(ctx, &g->local);
+	pr->outer_port = gw_outer_port_of(ctx, &g->local);
 	if (pr->outer_port < 0) {
 		snprintf(err, errlen, "%s:%u: [sa-gen %s]: local is not an outer port address",
 			 ctx->cfg->path, g->line, g->name);

@@ -3,9 +3,10 @@
  * from one snapshot, in the shape
  *   {"drops": {reason: n...}, "ports": {name: {"mac","rx","tx","imissed",
  *    "rx_nombuf","oerrors","ctrl_tx","ctrl_looped"}}, "sa": {name: {"spi",
- *    "packets","bytes"}}, "workers": [{"lcore","rx","tx","punted",
- *    "handoff_out","handoff_in","handoff_drops","slow_sent","slow_done",
- *    "ctrl_looped"}, ...one per worker], "mbufs": {"size","in_use"}}
+ *    "packets","bytes"[,"max_inner": out SAs]}}, "workers": [{"lcore","rx","tx",
+ *    "punted","handoff_out","handoff_in","handoff_drops","slow_sent",
+ *    "slow_done","ctrl_looped"}, ...one per worker], "pmtu": {event: n...},
+ *    "mbufs": {"size","in_use"}}
  * (telemetry: "workers" is a dict "w0", "w1", ...)
  * Totals over all lcores; SA bytes count inner packets. A port's tx includes
  * ctrl_tx, the frames the control lcore sent on its own packet socket
@@ -36,6 +37,7 @@ struct snap_sa {
 	char name[GW_CONF_NAME_MAX];    /* copied: the SA may be retired after the snapshot */
 	uint32_t spi;
 	uint64_t packets, bytes;
+	uint16_t max_inner;             /* out SAs: bytes (path MTU); 0 = in SA */
 };
 
 /* One worker's own counters (gw_lcore_stats): packets received and sent on
@@ -52,6 +54,7 @@ struct snap_worker {
 
 struct snap {
 	uint64_t drops[GW_DROP_MAX];
+	uint64_t pmtu[GW_PMTU_MAX];
 	struct snap_worker workers[GW_MAX_WORKERS];
 	unsigned n_workers;
 	struct snap_port ports[GW_CONF_MAX_PORTS];
@@ -186,6 +189,8 @@ snapshot(struct gw_ctx *ctx, struct snap *s)
 	memset(s, 0, sizeof(*s));
 	for (unsigned r = GW_DROP_NONE + 1; r < GW_DROP_MAX; r++)
 		s->drops[r] = gw_stats_drop_total(r);
+	for (unsigned e = 0; e < GW_PMTU_MAX; e++)
+		s->pmtu[e] = gw_stats_pmtu_total(e);
 	for (unsigned w = 0; w < ctx->n_workers; w++) {
 		const struct gw_lcore_stats *st = &gw_stats[ctx->worker_lcore[w]];
 		struct snap_worker *o = &s->workers[s->n_workers++];
@@ -233,6 +238,7 @@ snapshot(struct gw_ctx *ctx, struct snap *s)
 			o = &s->sa[s->n_sa++];
 			snprintf(o->name, sizeof(o->name), "%s", sa->name);
 			o->spi = sa->spi;
+			o->max_inner = d == 0 ? gw_sa_max_inner(sa) : 0;
 			esp_sa_stats(sa->esp, &o->packets, &o->bytes);
 		}
 	}
@@ -287,8 +293,11 @@ gw_stats_write_json_hip(struct gw_ctx *ctx, struct gw_hip *hip, FILE *f)
 		const struct snap_sa *a = &s.sa[i];
 		fputs(i ? ",\n    " : "\n    ", f);
 		json_str(f, a->name);
-		fprintf(f, ": {\"spi\": %" PRIu32 ", \"packets\": %" PRIu64 ", \"bytes\": %" PRIu64 "}",
+		fprintf(f, ": {\"spi\": %" PRIu32 ", \"packets\": %" PRIu64 ", \"bytes\": %" PRIu64,
 			a->spi, a->packets, a->bytes);
+		if (a->max_inner != 0)
+			fprintf(f, ", \"max_inner\": %u", a->max_inner);
+		fputs("}", f);
 	}
 	fputs("},\n  \"workers\": [", f);
 	for (unsigned w = 0; w < s.n_workers; w++) {
@@ -299,7 +308,11 @@ gw_stats_write_json_hip(struct gw_ctx *ctx, struct gw_hip *hip, FILE *f)
 #undef X
 		fputs("}", f);
 	}
-	fprintf(f, "],\n  \"mbufs\": {\"size\": %" PRIu64 ", \"in_use\": %" PRIu64 "}",
+	fputs("],\n  \"pmtu\": {", f);
+	for (unsigned e = 0; e < GW_PMTU_MAX; e++)
+		fprintf(f, "%s\"%s\": %" PRIu64, e ? ", " : "", gw_pmtu_event_name(e), s.pmtu[e]);
+	fputs("}", f);
+	fprintf(f, ",\n  \"mbufs\": {\"size\": %" PRIu64 ", \"in_use\": %" PRIu64 "}",
 		s.mbufs_size, s.mbufs_in_use);
 	if (ctx->cfg->sagen.count > 0) {
 		struct sagen_snap g;
@@ -374,6 +387,8 @@ tel_stats(const char *cmd __rte_unused, const char *params __rte_unused, struct 
 		rte_tel_data_add_dict_u64(sd, "spi", a->spi);
 		rte_tel_data_add_dict_u64(sd, "packets", a->packets);
 		rte_tel_data_add_dict_u64(sd, "bytes", a->bytes);
+		if (a->max_inner != 0)
+			rte_tel_data_add_dict_u64(sd, "max_inner", a->max_inner);
 		rte_tel_data_add_dict_container(sas, tel_name(a->name, nb, sizeof(nb)), sd, 0);
 	}
 	rte_tel_data_add_dict_container(d, "sa", sas, 0);
@@ -392,6 +407,16 @@ tel_stats(const char *cmd __rte_unused, const char *params __rte_unused, struct 
 			rte_tel_data_add_dict_container(ws, nb, wd, 0);
 		}
 		rte_tel_data_add_dict_container(d, "workers", ws, 0);
+	}
+	{
+		struct rte_tel_data *pd = rte_tel_data_alloc();
+
+		if (pd != NULL) {
+			rte_tel_data_start_dict(pd);
+			for (unsigned e = 0; e < GW_PMTU_MAX; e++)
+				rte_tel_data_add_dict_u64(pd, gw_pmtu_event_name(e), s.pmtu[e]);
+			rte_tel_data_add_dict_container(d, "pmtu", pd, 0);
+		}
 	}
 	{
 		struct rte_tel_data *md = rte_tel_data_alloc();

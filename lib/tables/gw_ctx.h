@@ -14,6 +14,7 @@
 #include <rte_ring.h>
 #include <rte_hash.h>
 #include "gw_config.h"
+#include "gw_pmtu.h"
 #include "gw_route.h"
 #include "gw_peerloc.h"
 #include "gw_sa.h"
@@ -23,6 +24,17 @@
 #define GW_BURST        32
 #define GW_RING_SIZE    1024
 #define GW_HANDOFF_RING 512             /* per worker pair, inbound single writer */
+
+/* Large mbufs (gw_ctx.pool_big): a multi-segment frame (a jumbo frame that
+ * the PMD chained) or a reassembled ESP packet longer than its first buffer
+ * is copied into one (lib/dp wk_flatten). Data room after the headroom: the
+ * largest frame a port carries, Ethernet 14 + GW_CONF_MTU_MAX, plus the most
+ * ESP tunnel mode adds to an inner packet of that size (outer IPv6 40, ESP 8,
+ * IV 16, padding 15, trailer 2, ICV 16: 97), rounded up; bytes. */
+#define GW_BIG_MBUF_ROOM        9216
+#define GW_BIG_MBUFS_PER_WORKER 512     /* mbufs of the large pool per worker */
+_Static_assert(GW_BIG_MBUF_ROOM >= RTE_ETHER_HDR_LEN + GW_CONF_MTU_MAX + 97,
+	       "a large mbuf holds the largest frame and ESP around the largest inner packet");
 
 struct gw_port {
 	char name[GW_CONF_NAME_MAX];
@@ -71,6 +83,7 @@ struct gw_ctx {
 	 * without [peer] sections: such ESP is a plain no_sa drop */
 	struct gw_peerloc *peerloc;
 	struct rte_mempool *pool;
+	struct rte_mempool *pool_big;                /* GW_BIG_MBUF_ROOM data room */
 	unsigned n_workers;
 	unsigned worker_lcore[GW_MAX_WORKERS];
 	struct rte_ring *to_ctrl[GW_MAX_WORKERS];    /* worker -> control (SP/SC) */
@@ -88,6 +101,7 @@ struct gw_ctx {
 	volatile bool stop;                          /* set by the control lcore on exit */
 	volatile uint64_t last_rx_tsc;               /* any worker: TSC of the last received burst */
 	struct gw_sagen_progress sagen;
+	struct gw_pmtu pmtu;                         /* lowered path MTUs; control lcore only */
 };
 
 /* True when `ip` (family 4/6) is one of port p's own addresses. */

@@ -27,8 +27,12 @@ struct gw_sa {
 	struct esp_sa *esp;             /* ESP state, owned */
 	uint32_t spi;
 	enum gw_dir dir;
-	uint16_t max_inner;             /* out: largest inner IP packet (bytes) that fits the outer MTU */
-	uint16_t mss4, mss6;            /* out: TCP MSS clamp for IPv4 / IPv6 inner SYNs; 0 = off */
+	/* out: largest inner IP packet (bytes) that fits the outer (path) MTU, and
+	 * the TCP MSS clamps for IPv4 / IPv6 inner SYNs (0 = off). The control
+	 * lcore changes them on a live SA when its path MTU changes (gw_pmtu.h):
+	 * read them with gw_sa_max_inner / gw_sa_mss4 / gw_sa_mss6 */
+	uint16_t max_inner;
+	uint16_t mss4, mss6;
 	uint8_t n_src, n_dst;
 	int32_t owner;                  /* in: the one worker that runs this SA's packets (its
 	                                 * anti-replay window has a single writer), or -1
@@ -44,6 +48,25 @@ struct gw_sa {
 	uint64_t seq_reserved;          /* highest sequence number written to the state file */
 	char key_id[17];                /* hex: binds the state file to the key */
 };
+
+/* An out SA's limits (see max_inner), read as the control lcore stores them. Workers. */
+static inline uint16_t
+gw_sa_max_inner(const struct gw_sa *sa)
+{
+	return __atomic_load_n(&sa->max_inner, __ATOMIC_RELAXED);
+}
+
+static inline uint16_t
+gw_sa_mss4(const struct gw_sa *sa)
+{
+	return __atomic_load_n(&sa->mss4, __ATOMIC_RELAXED);
+}
+
+static inline uint16_t
+gw_sa_mss6(const struct gw_sa *sa)
+{
+	return __atomic_load_n(&sa->mss6, __ATOMIC_RELAXED);
+}
 
 static inline const struct gw_prefix *
 gw_sa_src_ok(const struct gw_sa *sa)

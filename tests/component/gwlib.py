@@ -33,7 +33,7 @@ from cryptography.hazmat.primitives.ciphers import Cipher, algorithms, modes
 from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 
 from scapy.layers.inet import IP, UDP, TCP, ICMP
-from scapy.layers.inet6 import IPv6, ICMPv6EchoRequest
+from scapy.layers.inet6 import IPv6, ICMPv6EchoRequest, ICMPv6PacketTooBig
 from scapy.layers.ipsec import ESP, SecurityAssociation
 from scapy.layers.l2 import Ether
 from scapy.packet import Raw
@@ -46,9 +46,9 @@ REPO = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 RUN_TIMEOUT = 60          # seconds per hipgw run
 IDLE_EXIT_MS = 500
 
-DROP_REASONS = ("no_sa", "replay", "auth", "pad", "malformed", "spoof", "ttl",
+DROP_REASONS = ("no_sa", "replay", "auth", "pad", "dummy", "malformed", "spoof", "ttl",
                 "mtu", "ecn", "seq_overflow", "no_route", "no_neighbor",
-                "ring_full", "policy")
+                "ring_full", "no_mbuf", "policy")
 
 
 def asan_mode():
@@ -422,6 +422,27 @@ def mixed_traffic(rng, n, max_size, src_nets, dst_nets, min_size=40, **kw):
     return out
 
 
+def icmp_too_big(esp, mtu, quote=None, bad_cksum=False):
+    """ICMP fragmentation needed (esp IPv4) / ICMPv6 Packet Too Big (esp IPv6)
+    from a router on the path (GW4 / GW6) to our WAN address, with next-hop MTU
+    `mtu`, quoting the first `quote` bytes of the outer packet esp (bytes;
+    default: as many as fit in 576 / 1280 bytes). An Ether frame; bad_cksum
+    flips the ICMP checksum."""
+    if esp[0] >> 4 == 4:
+        f = Ether(src=GW4_MAC, dst=WAN_MAC) / IP(src=GW4, dst=WAN4) / \
+            ICMP(type=3, code=4, nexthopmtu=mtu) / Raw(esp[:548 if quote is None else quote])
+        icmp = ICMP
+    else:
+        f = Ether(src=PEER6_MAC, dst=WAN_MAC) / IPv6(src=GW6, dst=WAN6) / \
+            ICMPv6PacketTooBig(mtu=mtu) / Raw(esp[:1232 if quote is None else quote])
+        icmp = ICMPv6PacketTooBig
+    if bad_cksum:
+        f = Ether(bytes(f))                    # the checksums filled in
+        field = "chksum" if icmp is ICMP else "cksum"
+        setattr(f[icmp], field, getattr(f[icmp], field) ^ 0xffff)
+    return f
+
+
 def lan_frame(inner, dst_mac=LAN_MAC):
     return Ether(src=HOST_MAC, dst=dst_mac) / (IP(inner) if inner[0] >> 4 == 4 else IPv6(inner))
 
@@ -528,29 +549,34 @@ def conf_list(items):
 
 
 def write_config(d, sas, bypass=(), lan_extra="", wan_extra="", gateway_extra="",
-                 lan_mss=None, gateway6=False):
+                 lan_mss=None, gateway6=False, lan_mtu=MTU, wan_mtu=MTU,
+                 lan_device=None, wan_device=None):
+    """hipgw.conf in d; the ports are net_pcap on d's pcap files unless
+    lan_device / wan_device name other devices."""
     lines = ["; written by tests/component", "[gateway]", "workers = 1",
              "idle = adaptive"]
     if gateway_extra:
         lines.append(gateway_extra)
     lines += ["", "[port lan]",
-              "device = net_pcap0,rx_pcap=%s/lan_in.pcap,tx_pcap=%s/lan_out.pcap" % (d, d),
+              "device = " + (lan_device or
+                             "net_pcap0,rx_pcap=%s/lan_in.pcap,tx_pcap=%s/lan_out.pcap" % (d, d)),
               "role = inner",
               "address = %s/24, %s/64" % (LAN4, LAN6),
               "neighbors = %s %s, %s %s" % (HOST4, HOST_MAC, HOST6, HOST_MAC),
-              "mtu = %d" % MTU]
+              "mtu = %d" % lan_mtu]
     if lan_mss is not None:
         lines.append("tcp-mss-clamp = %s" % lan_mss)
     if lan_extra:
         lines.append(lan_extra)
     lines += ["", "[port wan]",
-              "device = net_pcap1,rx_pcap=%s/wan_in.pcap,tx_pcap=%s/wan_out.pcap" % (d, d),
+              "device = " + (wan_device or
+                             "net_pcap1,rx_pcap=%s/wan_in.pcap,tx_pcap=%s/wan_out.pcap" % (d, d)),
               "role = outer",
               "address = %s/24, %s/64" % (WAN4, WAN6),
               "gateway = %s" % (GW4 + (", " + GW6 if gateway6 else "")),
               "neighbors = %s %s, %s %s" % (GW4, GW4_MAC, PEER6, PEER6_MAC) +
               (", %s %s" % (GW6, GW6_MAC) if gateway6 else ""),
-              "mtu = %d" % MTU]
+              "mtu = %d" % wan_mtu]
     if wan_extra:
         lines.append(wan_extra)
     for sa in sas:

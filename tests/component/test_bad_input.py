@@ -244,6 +244,49 @@ def test_replay(gw, rng, what):
     check_drops(r, replay=1)
 
 
+@pytest.mark.parametrize("first", ["bad-pad", "dummy"])
+@pytest.mark.parametrize("suite", ["aes128-gcm16", "aes128-cbc-sha256", "null-sha256"])
+def test_authentic_drop_takes_its_number(gw, rng, suite, first):
+    """RFC 4303 3.4.3: a packet whose ICV verifies takes its sequence number even
+    when it is dropped afterwards (bad padding; next header 59, a dummy packet,
+    RFC 4303 2.6): a sound packet with the same number later is a replay."""
+    out, inn = sa_pair(rng, suite)
+    feed = Feed(rng, inn).add_good()
+    b = feed.inner(size=150, fam=4)
+    seq = feed.next_seq()
+    if first == "bad-pad":
+        n = len(gwlib.default_padding(inn.suite, len(b))) + inn.suite.align
+        feed.add(gwlib.esp_frame_ref(inn, b, seq, padding=bytes(n)))
+    else:
+        feed.add(gwlib.esp_frame_ref(inn, b, seq, nh=59))
+    feed.add_good(3)
+    feed.add(gwlib.esp_frame_ref(inn, b, seq))       # sound, same number: replay
+    feed.add_good()
+    r = gw.run([out, inn], wan_in=feed.frames)
+    check_inbound_good(r, feed)
+    if first == "bad-pad":
+        check_drops(r, pad=1, replay=1)
+    else:
+        check_drops(r, dummy=1, replay=1)
+
+
+@pytest.mark.parametrize("outer", [4, 6], ids=["outer4", "outer6"])
+def test_tfc_padding_removed(gw, rng, outer):
+    """RFC 4303 2.7: TFC padding after the inner packet (before the ESP padding)
+    is cut off: the packet is forwarded with exactly its own length."""
+    out, inn = sa_pair(rng, outer=outer)
+    feed = Feed(rng, inn).add_good(4)
+    for fam, tfc in ((4, 1), (6, 77), (4, 300)):
+        b = feed.inner(size=200, fam=fam)
+        feed.add(gwlib.esp_frame_ref(inn, b + bytes(rng.getrandbits(8) for _ in range(tfc)),
+                                     feed.next_seq(), nh=4 if fam == 4 else 41))
+        feed.good.append(b)
+        feed.add_good(2)
+    r = gw.run([out, inn], wan_in=feed.frames)
+    check_inbound_good(r, feed)
+    check_drops(r)
+
+
 def test_duplicate_inside_one_burst(gw, rng):
     out, inn = sa_pair(rng)
     feed = Feed(rng, inn).add_good(3)

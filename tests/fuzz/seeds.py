@@ -16,6 +16,19 @@
   config:     tests/data/conf/*.ini, drivers-cfg/*.ini, and configs written by
               tests/component/gwlib.py's write_config (manual SAs of each suite,
               IPv6 outer addresses, bypass, sa-gen and [peer] variants).
+  icmp_pmtu:  ICMP fragmentation needed / ICMPv6 Packet Too Big (gwlib's
+              icmp_too_big, from its IP header on) quoting ESP packets that
+              scapy's ESP made for out SAs of each suite, IPv4 and IPv6 outer
+              (DF set as hipgw sets it): whole and shortest quotes, MTUs the
+              parser takes and refuses, a bad checksum.
+
+  esp_inbound: ESP packets that tests/component/gwlib.py's reference ESP
+              (ref_encrypt, python3-cryptography) builds with the harness's
+              keys around inner packets of gwlib.inner_packet, every suite, ESN
+              on and off, IPv4 and IPv6 outer: sound ones, bad padding, next
+              header 59, TFC bytes, a flipped ICV bit, cut short; as raw inputs
+              (one segment and chained) and as structured records near a 2^32
+              boundary of the window (fuzz_esp_inbound.c says the format).
 
 It also writes the dictionaries tests/fuzz/dict/NAME.dict: the HIP parameter
 types of lib/hipwire/hip_wire.h as 2-byte big-endian tokens (hip_packet,
@@ -24,7 +37,7 @@ and named values of lib/conf/gw_config.c's tables (config).
 
 Files are named by the SHA-1 of their contents, as libFuzzer names its
 corpus, so running this again adds only what is not there yet.
-Usage: /usr/bin/python3 tests/fuzz/seeds.py [NAME...]   (default: all three)
+Usage: /usr/bin/python3 tests/fuzz/seeds.py [NAME...]   (default: all)
 """
 import glob
 import hashlib
@@ -48,6 +61,11 @@ PARAM_ENCRYPTED = 641
 MODE_IPV6 = 0x01
 V6_SRC = ipaddress.IPv6Address("fd00:99::1").packed
 V6_DST = ipaddress.IPv6Address("fd00:99::2").packed
+# a small [sa-gen] (tests/component/test_sagen.py's shape): local, remote
+SAGEN = ("\n[sa-gen bench]\ncount = 16\ndirection = both\nsuite = aes128-gcm16\nlocal = %s\n"
+         "remote = %s\nprefixes = 16.0.0.0/12\nprefix-len = 24\nspi-seed = 0x5eed\n"
+         "prefix-seed = 77\nkey-seed = 0xc0ffee\nbatch = 100\ninstall = before-start\n"
+         "replay-window = 1024\n")
 # the fixed Host Identity key files fuzz_config.c writes before the first input
 FUZZ_KEY_DIR = "/tmp/hipgw-fuzz-keys"
 
@@ -185,14 +203,42 @@ def seed_config(seen):
         variants.append((gwlib.make_sa_pair(rng, "aes256-cbc-sha256"),
                          {"bypass": ("10.9.0.0/16", "fd00:9::/48"), "lan_mss": 1300}))
         variants.append(((), {"gateway_extra": hi + "\npuzzle-k = 12\nsa-lifetime = 60s, 1MiB"
-                              "\nesp-transforms = 13, 9\ndh-groups = 7, 4\nhip-ciphers = 4, 2"}))
-        for sas, kw in variants:
+                              "\nesp-transforms = aes-gcm16, aes256-cbc-sha256"
+                              "\ndh-groups = nist-p256, modp3072\nhip-ciphers = aes256-cbc, aes128-cbc"}))
+        variants.append(((), {}))
+        tails = {len(variants) - 2: peer, len(variants) - 1: SAGEN % (gwlib.WAN4, gwlib.PEER4)}
+        for i, (sas, kw) in enumerate(variants):
             path = gwlib.write_config(d, sas, **kw)
             with open(path, "rb") as f:
                 text = f.read()
-            if not sas:
-                text += peer.encode() + b"\n"
+            text += tails.get(i, "").encode()
             put("config", text.replace(d.encode(), b"/tmp/hipgw-fuzz-state"), seen)
+
+
+# ---- ICMP errors about our ESP --------------------------------------------------
+
+def seed_icmp_pmtu(seen):
+    import gwlib
+    from scapy.layers.inet import IP
+    from scapy.layers.inet6 import IPv6
+    rng = random.Random(8201)
+    for outer in (4, 6):
+        for suite in ("aes128-gcm16", "aes128-cbc-sha256", "null-sha256"):
+            out, _ = gwlib.make_sa_pair(rng, suite, outer)
+            inner = gwlib.inner_packet(rng, 4, gwlib.HOST4, "10.2.0.10", 1400, proto="udp",
+                                       df=True)
+            esp = out.scapy().encrypt(IP(inner))
+            if outer == 4:
+                esp.flags = "DF"              # copied from the inner packet, as hipgw does
+                del esp.chksum
+            esp = bytes(esp)
+            hl = 20 if outer == 4 else 40
+            for mtu, quote, bad in ((1300 if outer == 4 else 1400, None, False),
+                                    (1300 if outer == 4 else 1400, hl + 8, False),
+                                    (300 if outer == 4 else 1279, hl + 8, False),
+                                    (0, hl + 8, False), (1300 if outer == 4 else 1400, hl + 8, True)):
+                f = gwlib.icmp_too_big(esp, mtu, quote=quote, bad_cksum=bad)
+                put("icmp_pmtu", bytes(f[IP] if outer == 4 else f[IPv6]), seen)
 
 
 # ---- dictionaries -------------------------------------------------------------
@@ -243,7 +289,83 @@ def config_dict():
     write_dict("config", ents)
 
 
-SEEDERS = {"hip_packet": seed_hip_packet, "host_id": seed_host_id, "config": seed_config}
+# ---- ESP inbound -------------------------------------------------------------
+
+# fuzz_esp_inbound.c's suites (index = input byte 0 & 7), keys and SPIs
+ESP_SUITES = ["aes128-gcm16", "aes256-gcm16", "aes128-cbc-sha256", "aes256-cbc-sha256",
+              "null-sha256"]
+ESP_KEY = bytes.fromhex("3f21097a5512e04d881bc6732e9041fa6c05b738d299145ea30f67cb208d4af1"
+                        "deadbeef")
+ESP_AUTH = bytes.fromhex("712a9304bd56ef188a33c46d0ea759f21b843dc66f08b15ae39c452ed77019a2")
+
+
+def esp_sa(si, esn, outer):
+    import gwlib
+    suite = gwlib.SUITES[ESP_SUITES[si]]
+    key = ESP_KEY[:suite.key_len + (4 if suite.kind == "gcm" else 0)] if suite.key_len else b""
+    local, remote = (gwlib.WAN4, gwlib.PEER4) if outer == 4 else (gwlib.WAN6, gwlib.PEER6)
+    return gwlib.SA("fz", "in", 0x5000 + si, suite, key,
+                    ESP_AUTH if suite.has_auth_key else b"", local, remote, esn=esn)
+
+
+def esp_head(mode, win, esn, si, top):
+    return bytes([mode << 6 | win << 4 | esn << 3 | si]) + struct.pack("<Q", top)
+
+
+def esp_record(inner, seq_lo, hid=1, flags=4, tfc=b"", pad=0, padlen=0, first=0, seg=0):
+    return (bytes([flags]) + struct.pack("<I", seq_lo) + bytes([hid]) +
+            struct.pack(">H", len(inner)) + bytes([len(tfc), pad, padlen, first, seg]) +
+            inner + tfc)
+
+
+def seed_esp_inbound(seen):
+    import gwlib
+    from scapy.packet import Raw
+    rng = random.Random(4303)
+    for si in range(len(ESP_SUITES)):
+        for esn in (0, 1):
+            for outer in (4, 6):
+                sa = esp_sa(si, esn, outer)
+                top = (5 << 32 | 0xfffffff0) if esn else 0xfffffff0
+                for fam, size in ((4, 60), (6, 100), (4, 1400)):
+                    src, dst = ("10.2.0.7", "10.1.0.2") if fam == 4 else ("fd00:2::7", "fd00:1::2")
+                    b = gwlib.inner_packet(rng, fam, src, dst, size)
+                    seq = top + 3
+                    npad = len(gwlib.default_padding(sa.suite, len(b))) + sa.suite.align
+                    kinds = {"good": {}, "dummy": {"nh": 59}, "badpad": {"padding": bytes(npad)}}
+                    for kind, kw in kinds.items():
+                        esp = gwlib.ref_encrypt(sa, b, seq, **kw)
+                        hdr = gwlib.outer_header(sa)
+                        if outer == 4:
+                            hdr.proto = 50
+                        else:
+                            hdr.nh = 50
+                        pkt = bytes(hdr / Raw(esp))
+                        put("esp_inbound", esp_head(0, 2, esn, si, top) + b"\0" + pkt, seen)
+                        if kind == "good":
+                            put("esp_inbound", esp_head(0, 1, esn, si, top) + b"\x07" + pkt, seen)
+                            put("esp_inbound", esp_head(0, 2, esn, si, top) + b"\0" +
+                                pkt[:-5], seen)
+                            bad = bytearray(pkt)
+                            bad[-3] ^= 1
+                            put("esp_inbound", esp_head(0, 2, esn, si, top) + b"\0" + bytes(bad),
+                                seen)
+                # structured: across the boundary, a forged one, TFC, a dummy, chained
+                b4 = gwlib.inner_packet(rng, 4, "10.2.0.7", "10.1.0.2", 80)
+                b6 = gwlib.inner_packet(rng, 6, "fd00:2::7", "fd00:1::2", 120)
+                fl = 4 | (1 if outer == 6 else 0)
+                recs = (esp_record(b4, 0xfffffff5, flags=fl) +
+                        esp_record(b6, 3, hid=2, flags=fl) +
+                        esp_record(b4, 0xfffffff6, flags=fl | 2) +
+                        esp_record(b6, 0xfffffff7, flags=fl, tfc=bytes(range(33))) +
+                        esp_record(b4, 4, hid=2, flags=fl | 8) +
+                        esp_record(b4, 3, hid=2, flags=fl | 0x80, first=9, seg=40))
+                for mode in (1, 2):
+                    put("esp_inbound", esp_head(mode, 2, esn, si, top) + recs, seen)
+
+
+SEEDERS = {"hip_packet": seed_hip_packet, "host_id": seed_host_id, "config": seed_config,
+           "esp_inbound": seed_esp_inbound, "icmp_pmtu": seed_icmp_pmtu}
 
 
 def main():
@@ -255,7 +377,7 @@ def main():
         SEEDERS[name](seen)
         if name == "config":
             config_dict()
-        else:
+        elif name not in ("esp_inbound", "icmp_pmtu"):   # no dictionary: fields are numbers
             hip_dict(name, name == "host_id")
         print("%s: %d seeds" % (name, len(seen)))
 

@@ -739,8 +739,8 @@ telemetry_stats() {
 stats_summary() {
 	"$PY" - "$1" <<'EOF'
 import json, sys
-REASONS = ["no_sa", "replay", "auth", "pad", "malformed", "spoof", "ttl", "mtu", "ecn",
-           "seq_overflow", "no_route", "no_neighbor", "ring_full", "policy"]
+REASONS = ["no_sa", "replay", "auth", "pad", "dummy", "malformed", "spoof", "ttl", "mtu",
+           "ecn", "seq_overflow", "no_route", "no_neighbor", "ring_full", "no_mbuf", "policy"]
 try:
     d = json.load(open(sys.argv[1]))
 except Exception as e:

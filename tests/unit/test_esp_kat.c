@@ -708,10 +708,10 @@ test_gcm_draft_inbound(void **state)
 		assert_int_equal(in1(sa, m), GW_DROP_MALFORMED);
 		assert_memory_equal(rte_pktmbuf_mtod_offset(m, uint8_t *, 36), pt, pl);
 		rte_pktmbuf_free(m);
-		/* it did not update the window: a packet that fails after the ICV is
-		 * not counted as received; the same packet again still decrypts */
+		/* its ICV verified, so it took its sequence number although it was
+		 * dropped (RFC 4303 3.4.3): the same packet again is a replay */
 		m = mk_mbuf(pkt, (uint16_t)len);
-		assert_int_equal(in1(sa, m), GW_DROP_MALFORMED);
+		assert_int_equal(in1(sa, m), GW_DROP_REPLAY);
 		rte_pktmbuf_free(m);
 		esp_sa_free(sa);
 		tested++;
@@ -1142,10 +1142,10 @@ test_inner_checks(void **state)
 	assert_int_equal(in1(in, m), GW_DROP_NONE);
 	assert_int_equal(rte_pktmbuf_pkt_len(m), 60);
 	rte_pktmbuf_free(m);
-	/* dummy packet, next header 59 -> malformed */
+	/* dummy packet, next header 59 (RFC 4303 2.6) -> discarded as dummy */
 	pt[63] = 59;
 	m = craft_gcm(in, seq++, pt, 64);
-	assert_int_equal(in1(in, m), GW_DROP_MALFORMED);
+	assert_int_equal(in1(in, m), GW_DROP_DUMMY);
 	rte_pktmbuf_free(m);
 	/* next header 41 but an IPv4 packet inside -> malformed */
 	pt[63] = 41;
@@ -1612,10 +1612,10 @@ test_beet_inbound_checks(void **state)
 		assert_memory_equal(h->dst_addr, HIT_B, 16);
 	}
 	rte_pktmbuf_free(m);
-	/* dummy packet: malformed in BEET too */
+	/* dummy packet: discarded as dummy in BEET too */
 	pt[63] = 59;
 	m = craft_gcm(in, seq++, pt, 64);
-	assert_int_equal(in1(in, m), GW_DROP_MALFORMED);
+	assert_int_equal(in1(in, m), GW_DROP_DUMMY);
 	rte_pktmbuf_free(m);
 	/* outer ECN CE: copied into the rebuilt traffic class */
 	pt[63] = GW_IPPROTO_UDP;

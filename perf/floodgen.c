@@ -48,12 +48,13 @@
 #include <unistd.h>
 
 #include "hip_packet.h"
+#define PERF_PROG "hipgw-floodgen"
+#include "perf_util.h"
 #include "hip_wire.h"
 
 #define ETH_HDR_LEN       14
 #define IPV4_HDR_LEN      20
 #define ESP_HDR_LEN       8          /* SPI + sequence number (RFC 4303 2) */
-#define ARP_LEN           28         /* Ethernet/IPv4 ARP body (RFC 826) */
 #define IPPROTO_HIP_      139        /* RFC 7401 5 */
 #define IPPROTO_ESP_      50
 #define FRAME_MIN         60         /* Ethernet minimum without FCS, bytes */
@@ -80,39 +81,6 @@ static struct {
 	uint64_t count;
 	bool have_src_mac, have_dst_mac, have_dst, have_src, have_hit, have_dst_hit;
 } O = { .size = 128, .variants = VARIANTS_DEFAULT };
-
-static volatile sig_atomic_t stop_flag;
-
-static void
-on_signal(int s)
-{
-	(void)s;
-	stop_flag = 1;
-}
-
-static void
-die(int code, const char *msg)
-{
-	fprintf(stderr, "hipgw-floodgen: %s\n", msg);
-	exit(code);
-}
-
-static uint64_t
-mono_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
-static uint64_t
-xorshift(uint64_t *s)
-{
-	*s ^= *s << 13;
-	*s ^= *s >> 7;
-	*s ^= *s << 17;
-	return *s;
-}
 
 static uint16_t
 ipv4_cksum(const uint8_t *h)
@@ -230,7 +198,7 @@ build_arp(uint8_t *f, uint64_t *rnd)
 	memcpy(mac, &r, 6);
 	mac[0] = (uint8_t)((mac[0] & 0xfc) | 0x02);   /* unicast, locally administered */
 	put_eth(f, ETHERTYPE_ARP, mac);
-	memset(a, 0, FRAME_MIN - ETH_HDR_LEN);
+	memset(a, 0, FRAME_MIN - ETH_HDR_LEN);   /* the 28-byte ARP body, zero padded */
 	a[1] = 1;                 /* hardware type Ethernet */
 	a[2] = 0x08;              /* protocol IPv4 */
 	a[4] = 6;
@@ -239,7 +207,6 @@ build_arp(uint8_t *f, uint64_t *rnd)
 	memcpy(a + 8, mac, 6);
 	memcpy(a + 14, &sip, 4);
 	memcpy(a + 24, &O.dst, 4);
-	(void)ARP_LEN;
 	return FRAME_MIN;
 }
 

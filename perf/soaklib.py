@@ -291,6 +291,18 @@ class Site:
 
 # ---------------------------------------------------------------- traffic
 
+def interrupt(p, timeout):
+    """SIGINT (ping and tshark then print or flush what they have), a kill
+    after timeout s."""
+    if p.poll() is None:
+        p.send_signal(signal.SIGINT)
+    try:
+        p.wait(timeout)
+    except subprocess.TimeoutExpired:
+        p.kill()
+        p.wait()
+
+
 class Ping:
     """ping -D -O from hostA to hostB at an interval, marked payload; parse()
     gives [(timestamp, seq)] of the replies and the summary line."""
@@ -304,13 +316,7 @@ class Ping:
         self.started = time.time()
 
     def stop(self):
-        if self.p.poll() is None:
-            self.p.send_signal(signal.SIGINT)
-        try:
-            self.p.wait(10)
-        except subprocess.TimeoutExpired:
-            self.p.kill()
-            self.p.wait()
+        interrupt(self.p, 10)
         return self.parse()
 
     def parse(self):
@@ -423,13 +429,7 @@ class Capture:
         return False
 
     def stop(self):
-        if self.p.poll() is None:
-            self.p.send_signal(signal.SIGINT)
-        try:
-            self.p.wait(15)
-        except subprocess.TimeoutExpired:
-            self.p.kill()
-            self.p.wait()
+        interrupt(self.p, 15)
 
 
 def read_pcap(path):

@@ -16,8 +16,6 @@ the peer's kernel answers, and the ESP reaches the peer's real MAC again."""
 
 import os
 import select
-import shutil
-import signal
 import subprocess
 import time
 
@@ -32,21 +30,7 @@ GW4, PEER4, LAN4, HOST4, REMOTE4 = "192.0.2.1", "192.0.2.2", "10.1.0.1", "10.1.0
 REFRESH_S = 2
 WAIT_S = 40                 # bound on the wait for each step (not a timing check)
 
-# Runs in the peer namespace: every frame on the interface as "<pkttype> <hex>"
-# lines, until stdin closes.
-CAPTURE = r"""
-import select, socket, sys
-s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW, socket.htons(3))
-s.bind((sys.argv[1], 0))
-print("ready", flush=True)
-while True:
-    r, _, _ = select.select([s, sys.stdin], [], [])
-    if s in r:
-        data, addr = s.recvfrom(65535)
-        print(addr[2], data.hex(), flush=True)
-    elif not sys.stdin.readline():
-        break
-"""
+CAPTURE = gwlib.PEER_CAPTURE
 
 # Runs in the peer namespace: the forged ARP request for the gateway.
 SPOOF = r"""
@@ -58,9 +42,7 @@ sendp(Ether(src=false_mac, dst=gw_mac) / ARP(op=1, hwsrc=false_mac, psrc=peer4,
 """
 
 
-def sh(*cmd, check=True):
-    return subprocess.run(list(cmd), check=check, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                          text=True)
+sh = gwlib.sh
 
 
 def veth(ns_a, if_a, ns_b, if_b, tag):
@@ -153,11 +135,7 @@ def test_spoofed_arp_does_not_hold_the_neighbour(netns, tmp_path):
     cap = ping = None
     seen, steps = [], {}
     try:
-        for _ in range(300):
-            if "hipgw running" in logf.read_text() or gw.poll() is not None:
-                break
-            time.sleep(0.1)
-        assert gw.poll() is None and "hipgw running" in logf.read_text(), logf.read_text()
+        gwlib.wait_gateway_running(gw, logf)
         cap = subprocess.Popen(["ip", "netns", "exec", netns["peer"], "/usr/bin/python3", "-c",
                                 CAPTURE, PEER_IF], stdin=subprocess.PIPE,
                                stdout=subprocess.PIPE, text=True)
@@ -181,17 +159,8 @@ def test_spoofed_arp_does_not_hold_the_neighbour(netns, tmp_path):
                 p.wait()
         if cap is not None:
             cap.communicate(input="", timeout=10)
-        if gw.poll() is None:
-            gw.send_signal(signal.SIGINT)
-        try:
-            gw.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            gw.kill()
-            gw.wait()
-        shutil.rmtree("/var/run/dpdk/" + prefix, ignore_errors=True)
-    log = logf.read_text()
-    assert gw.returncode == 0, log
-    assert "AddressSanitizer" not in log and "runtime error:" not in log, log
+        gwlib.stop_gateway(gw, prefix)
+    gwlib.check_gateway_log(gw, logf)
     short = sorted(set(seen))
     assert steps.get("esp to the peer"), f"no ESP to {PEER_MAC} at the start: {short}"
     assert steps.get("esp to the false MAC"), \

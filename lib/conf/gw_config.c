@@ -94,7 +94,8 @@
  *                                 that has not answered by the next walk is
  *                                 forgotten and resolved anew on its next use,
  *                                 so a false MAC (a spoofed ARP packet) lasts
- *                                 at most two walks after the lies stop
+ *                                 at most two walks after the lies stop; static
+ *                                 neighbours ([port] neighbors) are left alone
  *
  * [port NAME]                     1..8 sections; hipgw creates the ports in file
  *                                 order; at least one inner and one outer port

@@ -243,6 +243,11 @@ cmd_fuzz() {   # [SECONDS] [NAME...]
 	need_root
 	cmd_deps
 	build_fuzz || die "fuzz build failed"
+	# the code fuzzed (not the corpora, which the run rewrites): commit, +dirty if changed
+	commit=$(git -C "$REPO" rev-parse --short HEAD 2>/dev/null || echo none)
+	if [ -n "$(git -C "$REPO" status --porcelain -- lib "$FUZZ_DIR/*.[ch]" "$FUZZ_DIR/meson.build" 2>/dev/null)" ]; then
+		commit+=+dirty
+	fi
 	mapfile -t names < <(fuzz_names "$@")
 	[ ${#names[@]} -gt 0 ] || die "fuzz: no harness in $FUZZ_DIR"
 	work=$(mktemp -d /tmp/hgw-fuzz.XXXXXX)
@@ -253,8 +258,6 @@ cmd_fuzz() {   # [SECONDS] [NAME...]
 		running=$((running + 1))
 	done
 	wait || true
-	commit=$(git -C "$REPO" rev-parse --short HEAD 2>/dev/null || echo none)
-	git -C "$REPO" diff --quiet HEAD -- lib tests/fuzz 2>/dev/null || commit+=+dirty
 	mkdir -p "$(dirname "$FUZZ_LOG")"
 	printf '%-14s %7s %10s %8s %6s %7s %8s %8s\n' harness seconds execs exec/s cov ft corpus findings
 	for n in "${names[@]}"; do
@@ -283,11 +286,12 @@ cmd_fuzz() {   # [SECONDS] [NAME...]
 # new fuzzing. One pass per harness whose replay is clean, one failure per
 # harness that crashes, leaks or times out.
 run_fuzz() {
-	local n exe p=0 f=0 log inputs
+	local n exe p=0 f=0 log inputs art
 	if ! build_fuzz; then
 		stage_result fuzz 0 1
 		return
 	fi
+	art=$(mktemp -d /tmp/hgw-replay.XXXXXX)
 	say "fuzz replay: $FUZZ_DIR/corpus/NAME and $FUZZ_DIR/regress/NAME through $BUILD_FUZZ/$FUZZ_DIR/fuzz_NAME"
 	for n in $(fuzz_names); do
 		exe=$(fuzz_exe "$n")
@@ -300,7 +304,7 @@ run_fuzz() {
 		fi
 		# file arguments: each is run once, nothing is written (artifacts to a temp dir)
 		if (cd "$REPO/$BUILD_FUZZ" && timeout 300 "$exe" -timeout=$FUZZ_TIMEOUT -rss_limit_mb=$FUZZ_RSS_MB \
-			-artifact_prefix="$(mktemp -d /tmp/hgw-replay.XXXXXX)/" "${inputs[@]}" >"$log" 2>&1); then
+			-artifact_prefix="$art/" "${inputs[@]}" >"$log" 2>&1); then
 			say "  fuzz_$n: ${#inputs[@]} inputs clean"
 			p=$((p + 1))
 		else
@@ -309,6 +313,7 @@ run_fuzz() {
 			f=$((f + 1))
 		fi
 	done
+	rm -rf "$art"
 	stage_result fuzz "$p" "$f"
 }
 

@@ -28,13 +28,12 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 
+#include "fuzz_common.h"
 #include "gw_config.h"
 #include "hip_hi.h"
 
 #define FUZZ_KEY_DIR "/tmp/hipgw-fuzz-keys"
 #define ERR_LEN 512
-
-#define FAIL(...) do { fprintf(stderr, "fuzz_config: " __VA_ARGS__); fputc('\n', stderr); abort(); } while (0)
 
 static int conf_fd = -1;
 static char conf_path[64];
@@ -53,12 +52,12 @@ install_key(const char *src, const char *name)
 	in = open(src, O_RDONLY | O_CLOEXEC);
 	out = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
 	if (in < 0 || out < 0)
-		FAIL("key %s -> %s: %s", src, tmp, strerror(errno));
+		FUZZ_FAIL("key %s -> %s: %s", src, tmp, strerror(errno));
 	while ((n = read(in, buf, sizeof(buf))) > 0)
 		if (write(out, buf, (size_t)n) != n)
-			FAIL("writing %s: %s", tmp, strerror(errno));
+			FUZZ_FAIL("writing %s: %s", tmp, strerror(errno));
 	if (n < 0 || close(out) != 0 || rename(tmp, dst) != 0)
-		FAIL("installing %s: %s", dst, strerror(errno));
+		FUZZ_FAIL("installing %s: %s", dst, strerror(errno));
 	close(in);
 }
 
@@ -70,7 +69,7 @@ install_keys(const char *dir)
 	DIR *d = opendir(dir);
 
 	if (d == NULL)
-		FAIL("%s: %s", dir, strerror(errno));
+		FUZZ_FAIL("%s: %s", dir, strerror(errno));
 	while ((e = readdir(d)) != NULL) {
 		size_t l = strlen(e->d_name);
 
@@ -92,16 +91,16 @@ LLVMFuzzerInitialize(int *argc, char ***argv)
 	(void)argc;
 	(void)argv;
 	if (mkdir(FUZZ_KEY_DIR, 0700) != 0 && errno != EEXIST)
-		FAIL("mkdir %s: %s", FUZZ_KEY_DIR, strerror(errno));
+		FUZZ_FAIL("mkdir %s: %s", FUZZ_KEY_DIR, strerror(errno));
 	/* ours, a directory, closed to others: never follow someone else's link */
 	if (lstat(FUZZ_KEY_DIR, &st) != 0 || !S_ISDIR(st.st_mode) || st.st_uid != geteuid() ||
 	    (st.st_mode & 077) != 0)
-		FAIL("%s is not a private directory of ours", FUZZ_KEY_DIR);
+		FUZZ_FAIL("%s is not a private directory of ours", FUZZ_KEY_DIR);
 	install_keys(HIPGW_SOURCE_ROOT "/tests/data/hip/keys");
 	install_keys(HIPGW_SOURCE_ROOT "/tests/vectors/keys");
 	conf_fd = memfd_create("hipgw-fuzz.ini", MFD_CLOEXEC);
 	if (conf_fd < 0)
-		FAIL("memfd_create: %s", strerror(errno));
+		FUZZ_FAIL("memfd_create: %s", strerror(errno));
 	snprintf(conf_path, sizeof(conf_path), "/proc/self/fd/%d", conf_fd);
 	return 0;
 }
@@ -109,27 +108,30 @@ LLVMFuzzerInitialize(int *argc, char ***argv)
 static bool
 keys_wiped(const struct gw_config *c)
 {
-	static const uint8_t zero[GW_CONF_AUTH_KEY_MAX];
-
 	for (unsigned i = 0; i < GW_CONF_MAX_SAS; i++)
-		if (memcmp(c->sas[i].key, zero, sizeof(c->sas[i].key)) != 0 ||
-		    memcmp(c->sas[i].auth_key, zero, sizeof(c->sas[i].auth_key)) != 0)
+		if (!fuzz_all_zero(c->sas[i].key, sizeof(c->sas[i].key)) ||
+		    !fuzz_all_zero(c->sas[i].auth_key, sizeof(c->sas[i].auth_key)))
 			return false;
 	return true;
 }
 
-/* "FILE:LINE: message" on one line. */
+/* "FILE:LINE: message" on one line, LINE 0 (the whole file) or a line of it. */
 static void
-check_error(const char *err)
+check_error(const char *err, const uint8_t *data, size_t size)
 {
-	size_t pl = strlen(conf_path), i;
+	size_t pl = strlen(conf_path), i, lines = 1;
+	unsigned long line;
+	char *end;
 
 	if (strncmp(err, conf_path, pl) != 0 || err[pl] != ':')
-		FAIL("error does not start with the file name: %s", err);
-	for (i = pl + 1; err[i] >= '0' && err[i] <= '9'; i++)
-		;
-	if (i == pl + 1 || err[i] != ':' || err[i + 1] != ' ' || strchr(err, '\n') != NULL)
-		FAIL("error not FILE:LINE: message: %s", err);
+		FUZZ_FAIL("error does not start with the file name: %s", err);
+	line = strtoul(err + pl + 1, &end, 10);
+	if (end == err + pl + 1 || end[0] != ':' || end[1] != ' ' || strchr(err, '\n') != NULL)
+		FUZZ_FAIL("error not FILE:LINE: message: %s", err);
+	for (i = 0; i < size; i++)
+		lines += data[i] == '\n';
+	if (line > lines)
+		FUZZ_FAIL("error names line %lu of a file of %zu lines: %s", line, lines, err);
 }
 
 /* app/hipgw.c load_config after gw_config_load: the key file and own HIT. */
@@ -144,9 +146,9 @@ check_hi(const struct gw_config *c)
 	memset(&hi, 0, sizeof(hi));
 	if (hip_hi_load(c->hi_path, &hi, msg, sizeof(msg)) != 0)
 		return;
+	/* a [peer] with our own HIT is a config error there; here only compared */
 	for (unsigned i = 0; i < c->n_peers; i++)
-		if (memcmp(c->peers[i].hit, hi.hit, sizeof(hi.hit)) == 0)
-			break;
+		(void)memcmp(c->peers[i].hit, hi.hit, sizeof(hi.hit));
 	hip_hi_free(&hi);
 }
 
@@ -159,28 +161,28 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	int ra, rb;
 
 	if (ftruncate(conf_fd, 0) != 0 || pwrite(conf_fd, data, size, 0) != (ssize_t)size)
-		FAIL("writing the config memfd: %s", strerror(errno));
+		FUZZ_FAIL("writing the config memfd: %s", strerror(errno));
 	ra = gw_config_load(conf_path, &cfg_a, err_a, sizeof(err_a));
 	rb = gw_config_load(conf_path, &cfg_b, err_b, sizeof(err_b));
 	if (ra != rb || strcmp(err_a, err_b) != 0)
-		FAIL("two loads disagree: %d '%s' / %d '%s'", ra, err_a, rb, err_b);
+		FUZZ_FAIL("two loads disagree: %d '%s' / %d '%s'", ra, err_a, rb, err_b);
 	if (ra != 0) {
 		if (ra != -1)
-			FAIL("gw_config_load returned %d", ra);
-		check_error(err_a);
+			FUZZ_FAIL("gw_config_load returned %d", ra);
+		check_error(err_a, data, size);
 		if (!keys_wiped(&cfg_a))
-			FAIL("key bytes left after a failed load: %s", err_a);
+			FUZZ_FAIL("key bytes left after a failed load: %s", err_a);
 		return 0;
 	}
 	if (err_a[0] != '\0')
-		FAIL("error message on success: %s", err_a);
+		FUZZ_FAIL("error message on success: %s", err_a);
 	if (memcmp(&cfg_a, &cfg_b, sizeof(cfg_a)) != 0)
-		FAIL("two loads of the same config give different structs");
+		FUZZ_FAIL("two loads of the same config give different structs");
 	(void)gw_suite_name(cfg_a.n_sas > 0 ? cfg_a.sas[0].suite : GW_SUITE_MAX);
 	check_hi(&cfg_a);
 	gw_config_wipe(&cfg_a);
 	gw_config_wipe(&cfg_b);
 	if (!keys_wiped(&cfg_a))
-		FAIL("key bytes left after gw_config_wipe");
+		FUZZ_FAIL("key bytes left after gw_config_wipe");
 	return 0;
 }

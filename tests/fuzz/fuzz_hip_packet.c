@@ -25,6 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fuzz_common.h"
 #include "hip_packet.h"
 #include "hip_param.h"
 
@@ -32,23 +33,9 @@
 #define MODE_ALLOW_REPEAT  0x02
 #define MODE_IV_SHIFT      2
 
-#define FAIL(...) do { fprintf(stderr, "fuzz_hip_packet: " __VA_ARGS__); fputc('\n', stderr); abort(); } while (0)
-
 static const uint8_t hit_a[HIP_HIT_LEN] = { 0x20, 0x01, 0x00, 0x22 };
 static const uint8_t hit_b[HIP_HIT_LEN] = { 0x20, 0x01, 0x00, 0x21 };
 static const size_t rhash_lens[] = { HIP_RHASH_LEN_SHA1, HIP_RHASH_LEN_SHA256, HIP_RHASH_LEN_SHA384 };
-
-static uint8_t *
-exact_copy(const uint8_t *src, size_t len)
-{
-	uint8_t *p = malloc(len != 0 ? len : 1);
-
-	if (p == NULL)
-		abort();
-	if (len != 0)
-		memcpy(p, src, len);
-	return p;
-}
 
 /* ---- typed parameters: parse, _put again, compare ------------------------------- */
 
@@ -80,12 +67,12 @@ compare(const char *name, const struct hip_tlv *t, int put_rc, const struct hip_
 	size_t want = HIP_HDR_LEN + hip_tlv_total(e->len);
 
 	if (put_rc != HIP_OK)
-		FAIL("%s: parse accepted (type %u, length %u) but put refused: %s", name, t->type,
+		FUZZ_FAIL("%s: parse accepted (type %u, length %u) but put refused: %s", name, t->type,
 		     t->len, hip_strerror(put_rc));
 	if (b->len != want || hip_get16(b->buf + HIP_HDR_LEN) != t->type ||
 	    hip_get16(b->buf + HIP_HDR_LEN + 2) != e->len ||
 	    memcmp(b->buf + HIP_HDR_LEN + HIP_TLV_HDR_LEN, e->v, e->len) != 0)
-		FAIL("%s: round trip differs (type %u, length %u, put wrote %zu bytes, want %zu)",
+		FUZZ_FAIL("%s: round trip differs (type %u, length %u, put wrote %zu bytes, want %zu)",
 		     name, t->type, t->len, b->len - HIP_HDR_LEN, want - HIP_HDR_LEN);
 }
 
@@ -111,7 +98,7 @@ builder_start(struct ctx *c)
 		fix;                                                            \
 		compare((name), (t), (put_call), &(c)->b, &(c)->e);             \
 	} else if (rc_ > 0) {                                                   \
-		FAIL("%s: parse returned %d", (name), rc_);                     \
+		FUZZ_FAIL("%s: parse returned %d", (name), rc_);                     \
 	}                                                                       \
 } while (0)
 
@@ -152,7 +139,7 @@ rt_puzzle(struct ctx *c, const struct hip_tlv *t)
 	}
 	/* an RHASH length no suite has is an argument error, never a parse */
 	if (hip_puzzle_parse(t, 33, &pz) == HIP_OK || hip_solution_parse(t, 0, &so) == HIP_OK)
-		FAIL("PUZZLE/SOLUTION parsed with a bad RHASH length");
+		FUZZ_FAIL("PUZZLE/SOLUTION parsed with a bad RHASH length");
 	for (size_t i = 0; i < sizeof(iv_lens) / sizeof(iv_lens[0]); i++)
 		ROUND_TRIP(c, t, "ENCRYPTED", hip_encrypted_parse(t, iv_lens[i], &en),
 			   hip_encrypted_put(&c->b, &en), zero(&c->e, 0, 4));
@@ -256,30 +243,30 @@ check_header(const uint8_t *pkt, const struct hip_hdr *h)
 	uint8_t out[HIP_HDR_LEN];
 
 	if (hip_hdr_write(out, sizeof(out), h) != HIP_OK)
-		FAIL("hip_hdr_write refused a parsed header");
+		FUZZ_FAIL("hip_hdr_write refused a parsed header");
 	/* byte 3: version 2, RES written as 0, fixed bit 1 */
 	if (memcmp(out, pkt, 3) != 0 || out[3] != HIP_VERSION_BYTE ||
 	    memcmp(out + 4, pkt + 4, HIP_HDR_LEN - 4) != 0)
-		FAIL("header written back differs");
+		FUZZ_FAIL("header written back differs");
 	(void)hip_packet_type_name(h->packet_type);
 }
 
 static void
 check_checksum(const uint8_t *pkt, size_t len, bool v6, const uint8_t *src, const uint8_t *dst)
 {
-	uint8_t *copy = exact_copy(pkt, len);
+	uint8_t *copy = fuzz_copy(pkt, len);
 	int rc, rc2;
 
 	rc = v6 ? hip_checksum_verify_ipv6(pkt, len, src, dst) : hip_checksum_verify_ipv4(pkt, len, src, dst);
 	if (rc != HIP_OK && rc != HIP_E_CHECKSUM)
-		FAIL("checksum verify: %s", hip_strerror(rc));
+		FUZZ_FAIL("checksum verify: %s", hip_strerror(rc));
 	if ((v6 ? hip_checksum_set_ipv6(copy, len, src, dst) : hip_checksum_set_ipv4(copy, len, src, dst)) != HIP_OK)
-		FAIL("checksum set refused a parsed packet");
+		FUZZ_FAIL("checksum set refused a parsed packet");
 	rc2 = v6 ? hip_checksum_verify_ipv6(copy, len, src, dst) : hip_checksum_verify_ipv4(copy, len, src, dst);
 	if (rc2 != HIP_OK)
-		FAIL("checksum does not verify after set");
+		FUZZ_FAIL("checksum does not verify after set");
 	if ((rc == HIP_OK) != (memcmp(copy, pkt, len) == 0))
-		FAIL("checksum verdict and recomputed checksum disagree");
+		FUZZ_FAIL("checksum verdict and recomputed checksum disagree");
 	free(copy);
 }
 
@@ -294,35 +281,35 @@ walk(struct ctx *c, const uint8_t *pkt, const struct hip_hdr *h, unsigned flags)
 	int rc, n = 0;
 
 	if (hip_build_init(&cb, copy, sizeof(copy), h->packet_type, h->hit_sender, h->hit_receiver) != HIP_OK)
-		FAIL("builder refused a parsed header");
+		FUZZ_FAIL("builder refused a parsed header");
 	cb.flags = flags;
 	hip_tlv_iter_init(&it, pkt, h->pkt_len, flags);
 	while ((rc = hip_tlv_next(&it, &t)) == 1) {
 		n++;
 		if (t.offset + t.total > h->pkt_len || t.value != pkt + t.offset + HIP_TLV_HDR_LEN ||
 		    t.total != hip_tlv_total(t.len))
-			FAIL("TLV at %zu outside the packet", t.offset);
+			FUZZ_FAIL("TLV at %zu outside the packet", t.offset);
 		if (hip_tlv_parse_one(pkt + t.offset, h->pkt_len - t.offset, &one) != HIP_OK ||
 		    one.type != t.type || one.len != t.len || one.total != t.total)
-			FAIL("hip_tlv_parse_one disagrees with the iterator at %zu", t.offset);
+			FUZZ_FAIL("hip_tlv_parse_one disagrees with the iterator at %zu", t.offset);
 		if (!it.repeat && (hip_param_find(pkt, h->pkt_len, t.type, &found) != 1 ||
 				   found.offset != t.offset))
-			FAIL("hip_param_find does not find type %u at %zu", t.type, t.offset);
+			FUZZ_FAIL("hip_param_find does not find type %u at %zu", t.type, t.offset);
 		(void)hip_param_name(t.type);
 		(void)hip_param_is_critical(t.type);
 		if (hip_build_tlv(&cb, &t) != HIP_OK)
-			FAIL("builder refused TLV %u at %zu", t.type, t.offset);
+			FUZZ_FAIL("builder refused TLV %u at %zu", t.type, t.offset);
 		typed_parsers(c, &t);
 	}
 	if (rc == 0) {
 		/* the rebuilt packet: same parameters, same bytes */
 		if (hip_build_finish(&cb) != (int)h->pkt_len ||
 		    memcmp(copy + HIP_HDR_LEN, pkt + HIP_HDR_LEN, h->pkt_len - HIP_HDR_LEN) != 0)
-			FAIL("packet rebuilt from its TLVs differs");
+			FUZZ_FAIL("packet rebuilt from its TLVs differs");
 		return n;
 	}
 	if (rc != it.err || it.off >= h->pkt_len)
-		FAIL("iterator error %d not sticky or offset %zu outside", rc, it.off);
+		FUZZ_FAIL("iterator error %d not sticky or offset %zu outside", rc, it.off);
 	return rc;
 }
 
@@ -348,26 +335,26 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (size < 1 + 2 * alen)
 		return 0;
 	len = size - 1 - 2 * alen;
-	pkt = exact_copy(data + 1 + 2 * alen, len);
+	pkt = fuzz_copy(data + 1 + 2 * alen, len);
 	(void)hip_strerror(hip_hdr_parse(pkt, len, &h));
 	rc = hip_hdr_parse(pkt, len, &h);
 	n = hip_packet_validate(pkt, len, flags, &vh, &err_off);
 	if (rc != HIP_OK) {
 		if (n != rc)
-			FAIL("validate %d, header %d", n, rc);
+			FUZZ_FAIL("validate %d, header %d", n, rc);
 		free(pkt);
 		return 0;
 	}
 	if (h.pkt_len > len || h.pkt_len < HIP_HDR_LEN || h.pkt_len % HIP_LEN_UNIT != 0)
-		FAIL("pkt_len %u for %zu bytes", h.pkt_len, len);
+		FUZZ_FAIL("pkt_len %u for %zu bytes", h.pkt_len, len);
 	check_header(pkt, &h);
 	/* from here on the HIP packet alone, without what follows it */
-	exact_pkt = exact_copy(pkt, h.pkt_len);
+	exact_pkt = fuzz_copy(pkt, h.pkt_len);
 	free(pkt);
 	check_checksum(exact_pkt, h.pkt_len, v6, data + 1, data + 1 + alen);
 	rc = walk(&c, exact_pkt, &h, flags);
 	if (rc != n)
-		FAIL("iterator %d, validate %d", rc, n);
+		FUZZ_FAIL("iterator %d, validate %d", rc, n);
 	free(exact_pkt);
 	return 0;
 }

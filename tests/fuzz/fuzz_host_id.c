@@ -24,36 +24,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fuzz_common.h"
 #include "hip_hi.h"
 #include "hip_hit.h"
 #include "hip_packet.h"
 #include "hip_param.h"
 #include "hip_sig.h"
-
-#define FAIL(...) do { fprintf(stderr, "fuzz_host_id: " __VA_ARGS__); fputc('\n', stderr); abort(); } while (0)
-
-static uint8_t *
-exact_copy(const uint8_t *src, size_t len)
-{
-	uint8_t *p = malloc(len != 0 ? len : 1);
-
-	if (p == NULL)
-		abort();
-	if (len != 0)
-		memcpy(p, src, len);
-	return p;
-}
-
-static bool
-all_zero(const void *p, size_t n)
-{
-	const uint8_t *b = p;
-
-	for (size_t i = 0; i < n; i++)
-		if (b[i] != 0)
-			return false;
-	return true;
-}
 
 /* A decoded HI: HIT, and a garbage signature refused. */
 static void
@@ -64,23 +40,23 @@ check_decoded(const struct hip_hi *hi, const uint8_t *hib, size_t hi_len, const 
 	size_t sl = hip_sig_len(hi);
 
 	if (hi->pkey == NULL || hi->has_private || hi->hi_len != hi_len || memcmp(hi->hi, hib, hi_len) != 0)
-		FAIL("decoded HI (algorithm %u) does not hold its input", hi->algo);
+		FUZZ_FAIL("decoded HI (algorithm %u) does not hold its input", hi->algo);
 	if (hip_hit_from_hi(hi->suite, hib, hi_len, hit) != 0 || memcmp(hit, hi->hit, sizeof(hit)) != 0)
-		FAIL("HIT of the decoded HI differs from hip_hit_from_hi");
+		FUZZ_FAIL("HIT of the decoded HI differs from hip_hit_from_hi");
 	if (!hip_hit_is_orchid(hi->hit) || hip_hit_oga(hi->hit) != hi->suite ||
 	    hi->suite != hip_hi_suite_of_algo(hi->algo))
-		FAIL("HIT not an ORCHIDv2 of suite %u", hi->suite);
+		FUZZ_FAIL("HIT not an ORCHIDv2 of suite %u", hi->suite);
 	if (sl == 0 || sl > HIP_SIG_MAX)
-		FAIL("signature length %zu for a decoded HI", sl);
+		FUZZ_FAIL("signature length %zu for a decoded HI", sl);
 	sig = malloc(sl);
 	if (sig == NULL)
 		abort();
 	for (size_t i = 0; i < sl; i++)
 		sig[i] = tail_len != 0 ? tail[i % tail_len] : (uint8_t)i;
 	if (hip_sig_verify(hi, msg, msg_len, sig, sl) == 0)
-		FAIL("garbage signature verified");
+		FUZZ_FAIL("garbage signature verified");
 	if (hip_sig_verify(hi, msg, msg_len, sig, sl - 1) == 0)
-		FAIL("short signature verified");
+		FUZZ_FAIL("short signature verified");
 	free(sig);
 }
 
@@ -96,15 +72,15 @@ decode_twice(uint16_t algo, const uint8_t *hib, size_t hi_len, const uint8_t *ms
 	ra = hip_hi_decode(algo, hib, hi_len, &a);
 	rb = hip_hi_decode(algo, hib, hi_len, &b);
 	if (ra != rb)
-		FAIL("algorithm %u: two decodes of the same HI disagree (%d, %d)", algo, ra, rb);
+		FUZZ_FAIL("algorithm %u: two decodes of the same HI disagree (%d, %d)", algo, ra, rb);
 	if (ra == 0) {
 		if (memcmp(a.hit, b.hit, sizeof(a.hit)) != 0 || a.suite != b.suite || a.curve != b.curve)
-			FAIL("algorithm %u: two decodes give different HITs", algo);
+			FUZZ_FAIL("algorithm %u: two decodes give different HITs", algo);
 		if (a.algo != algo)
-			FAIL("decoded as algorithm %u, asked %u", a.algo, algo);
+			FUZZ_FAIL("decoded as algorithm %u, asked %u", a.algo, algo);
 		check_decoded(&a, hib, hi_len, msg, msg_len, tail, tail_len);
-	} else if (ra != -1 || !all_zero(&a, sizeof(a))) {
-		FAIL("algorithm %u: refused HI (%d) leaves data behind", algo, ra);
+	} else if (ra != -1 || !fuzz_all_zero(&a, sizeof(a))) {
+		FUZZ_FAIL("algorithm %u: refused HI (%d) leaves data behind", algo, ra);
 	}
 	hip_hi_free(&a);
 	hip_hi_free(&b);
@@ -122,7 +98,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct hip_host_id hid;
 	struct hip_tlv t;
 
-	buf = exact_copy(data, size);
+	buf = fuzz_copy(data, size);
 	if (hip_tlv_parse_one(buf, size, &t) != HIP_OK) {
 		free(buf);
 		return 0;
@@ -132,7 +108,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		free(buf);
 		return 0;
 	}
-	hib = exact_copy(hid.hi, hid.hi_len);
+	hib = fuzz_copy(hid.hi, hid.hi_len);
 	decode_twice(hid.algorithm, hib, hid.hi_len, buf, t.total, buf + t.total, size - t.total);
 	for (size_t i = 0; i < sizeof(algos) / sizeof(algos[0]); i++)
 		if (algos[i] != hid.algorithm)
@@ -143,7 +119,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 		if (r1 != r2 || (r1 == 0 && (memcmp(h1, h2, sizeof(h1)) != 0 || !hip_hit_is_orchid(h1) ||
 					     hip_hit_oga(h1) != suites[i])))
-			FAIL("hip_hit_from_hi suite %u: not deterministic or not an ORCHID", suites[i]);
+			FUZZ_FAIL("hip_hit_from_hi suite %u: not deterministic or not an ORCHID", suites[i]);
 	}
 	free(hib);
 	free(buf);

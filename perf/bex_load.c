@@ -54,6 +54,8 @@
 #include "hip_hit.h"
 #include "hip_packet.h"
 #include "hip_wire.h"
+#define PERF_PROG "hipgw-bex-load"
+#include "perf_util.h"
 
 #define IPPROTO_HIP_  139
 #define MAX_INIT      64        /* hipgw's [peer] limit (GW_CONF_MAX_PEERS) */
@@ -75,30 +77,6 @@ static struct {
 	bool have_responder, have_hit, have_local, random_hits;
 } O = { .algo = "ecdsa-p256", .count = 16, .threads = 1, .pause_ms = 20, .group = 7,
 	.warmup = 1.0 };
-
-static volatile sig_atomic_t stop_flag;
-
-static void
-on_signal(int s)
-{
-	(void)s;
-	stop_flag = 1;
-}
-
-static uint64_t
-mono_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
-static void
-die(int code, const char *msg)
-{
-	fprintf(stderr, "hipgw-bex-load: %s\n", msg);
-	exit(code);
-}
 
 static void
 key_path(char *buf, size_t len, unsigned i)
@@ -659,15 +637,6 @@ load_hits(void)
 	fclose(f);
 	if (n_flood_hits == 0)
 		die(1, "--hits: no HIT in the file");
-}
-
-static inline uint64_t
-xorshift(uint64_t *s)
-{
-	*s ^= *s << 13;
-	*s ^= *s >> 7;
-	*s ^= *s << 17;
-	return *s;
 }
 
 static void *

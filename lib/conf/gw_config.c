@@ -87,6 +87,15 @@
  *                                 Smaller buffers save memory for pcap-driven
  *                                 benchmarks of small frames; a frame larger
  *                                 than a buffer arrives chained
+ *   neighbor-refresh = 30         seconds between two walks over the neighbours
+ *                                 learned by ARP / ND, 1..3600; default 30. A
+ *                                 neighbour not heard from since the last walk
+ *                                 is asked for again (ARP request / NS), one
+ *                                 that has not answered by the next walk is
+ *                                 forgotten and resolved anew on its next use,
+ *                                 so a false MAC (a spoofed ARP packet) lasts
+ *                                 at most two walks after the lies stop; static
+ *                                 neighbours ([port] neighbors) are left alone
  *
  * [port NAME]                     1..8 sections; hipgw creates the ports in file
  *                                 order; at least one inner and one outer port
@@ -269,6 +278,7 @@
 #define GW_CONF_MBUFS_MAX      (1u << 24)
 #define GW_CONF_MBUF_SIZE_MIN  512u
 #define GW_CONF_MBUF_SIZE_MAX  65535u
+#define GW_CONF_NEIGH_REFRESH_MAX     3600u   /* s */
 #define GW_CONF_SAGEN_BATCH_DEFAULT 1024u
 #define GW_CONF_SAGEN_BATCH_MAX     65536u
 
@@ -286,7 +296,7 @@ static const char *const sec_type_names[] = {
 
 enum key_id {
 	K_WORKERS, K_IDLE, K_HI, K_PUZZLE_K, K_R1_RATE, K_ESP_TRANSFORMS, K_DH_GROUPS, K_HIP_CIPHERS,
-	K_SA_LIFETIME, K_PMTU_AGE, K_MBUFS, K_MBUF_SIZE,
+	K_SA_LIFETIME, K_PMTU_AGE, K_MBUFS, K_MBUF_SIZE, K_NEIGH_REFRESH,
 	K_DEVICE, K_ROLE, K_ADDRESS, K_MAC, K_NEIGHBORS, K_ROUTES, K_GATEWAY, K_MTU, K_MSS,
 	K_DIRECTION, K_SPI, K_SUITE, K_KEY, K_AUTH_KEY, K_LOCAL, K_REMOTE, K_PREFIXES,
 	K_LOCAL_PREFIXES, K_ESN, K_STATE, K_REPLAY,
@@ -313,6 +323,7 @@ static const struct {
 	[K_PMTU_AGE] = { "pmtu-age", SEC_GATEWAY },
 	[K_MBUFS] = { "mbufs", SEC_GATEWAY },
 	[K_MBUF_SIZE] = { "mbuf-size", SEC_GATEWAY },
+	[K_NEIGH_REFRESH] = { "neighbor-refresh", SEC_GATEWAY },
 	[K_DEVICE] = { "device", SEC_PORT },
 	[K_ROLE] = { "role", SEC_PORT },
 	[K_ADDRESS] = { "address", SEC_PORT },
@@ -1279,6 +1290,12 @@ parse_gateway(struct loader *L, const struct sec *sec)
 					  GW_CONF_MBUF_SIZE_MAX, &x) != 0)
 				return -1;
 			cfg->mbuf_size = (uint32_t)x;
+			break;
+		case K_NEIGH_REFRESH:
+			if (parse_uint_in(L, line, "neighbor-refresh", v, 1, GW_CONF_NEIGH_REFRESH_MAX,
+					  &x) != 0)
+				return -1;
+			cfg->neighbor_refresh_s = (uint32_t)x;
 			break;
 		}
 	}
@@ -2359,6 +2376,7 @@ gw_config_load(const char *path, struct gw_config *cfg, char *err, size_t errlen
 	cfg->sa_lifetime_s = GW_CONF_LIFETIME_S_DEFAULT;
 	cfg->sa_lifetime_bytes = GW_CONF_LIFETIME_BYTES_DEFAULT;
 	cfg->pmtu_age_s = GW_CONF_PMTU_AGE_DEFAULT;
+	cfg->neighbor_refresh_s = GW_CONF_NEIGH_REFRESH_DEFAULT;
 
 	if (read_file(L) != 0)
 		goto out;

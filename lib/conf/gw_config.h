@@ -18,6 +18,7 @@
 #define GW_CONF_MAX_SAS      256
 #define GW_CONF_MAX_ADDRS    8     /* addresses per port */
 #define GW_CONF_MAX_NEIGH    32    /* static neighbours per port */
+#define GW_CONF_NEIGH_REFRESH_DEFAULT 30   /* s, [gateway] neighbor-refresh */
 #define GW_CONF_MAX_ROUTES   32    /* routes per port */
 #define GW_CONF_MAX_PREFIXES 32    /* prefixes per SA, bypass prefixes */
 #define GW_CONF_KEY_MAX      36    /* AES-256 key + 4-byte GCM salt, bytes */
@@ -176,6 +177,7 @@ struct gw_config {
 	struct gw_conf_sagen sagen;            /* at most one [sa-gen]; count 0 = none */
 	uint32_t mbufs;                        /* packet buffers; 0 = default (from ports, workers) */
 	uint32_t mbuf_size;                    /* data room per buffer incl. headroom, bytes; 0 = default */
+	uint32_t neighbor_refresh_s;           /* s between walks over learned neighbours; 0 = default */
 };
 
 /* Load and validate the config at `path` into `cfg` (zeroed first).

@@ -28,6 +28,7 @@ struct gw_ctrl {
 	struct gw_lcore_stats *st;
 	struct pending pend[GW_NEIGH_PENDING];
 	struct gw_ctrl_hooks hooks;
+	uint64_t next_refresh_tsc;     /* next walk of gw_neigh_refresh */
 };
 
 #define GW_CTRL_SOCK_SEGS    16   /* mbuf segments a frame may have on the packet socket */

@@ -176,10 +176,32 @@ ctrl_neigh_learned(struct gw_ctrl *c, unsigned port, const struct gw_addr *ip,
 	}
 }
 
+static void
+refresh_probe(void *arg, uint16_t port, const struct gw_addr *ip)
+{
+	ctrl_neigh_solicit(arg, port, ip);
+}
+
+/* Every neighbor-refresh seconds: the walk of gw_neigh_refresh. */
+static void
+neigh_refresh(struct gw_ctrl *c, uint64_t now)
+{
+	uint32_t s = c->ctx->cfg->neighbor_refresh_s ? c->ctx->cfg->neighbor_refresh_s :
+		     GW_CONF_NEIGH_REFRESH_DEFAULT;
+
+	if (c->next_refresh_tsc != 0 && now >= c->next_refresh_tsc &&
+	    gw_neigh_refresh(c->ctx->neigh, refresh_probe, c) > 0)
+		__atomic_fetch_add(&c->ctx->neigh_gen, 1, __ATOMIC_RELEASE);
+	if (c->next_refresh_tsc == 0 || now >= c->next_refresh_tsc)
+		c->next_refresh_tsc = now + rte_get_tsc_hz() * s;
+}
+
 void
 gw_ctrl_tick(struct gw_ctrl *c)
 {
 	uint64_t now = rte_rdtsc();
+
+	neigh_refresh(c, now);
 	for (unsigned i = 0; i < GW_NEIGH_PENDING; i++) {
 		struct pending *p = &c->pend[i];
 		if (!p->used || now < p->next_tsc)

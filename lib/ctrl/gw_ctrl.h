@@ -58,7 +58,9 @@ void gw_ctrl_reinject(struct gw_ctrl *c, struct rte_mbuf *m, unsigned port);
 
 /* Periodic work (call every ~100 ms): ARP/ND retries, expiry of queued packets
  * (dropped as no_neighbor after GW_NEIGH_TRIES requests), lowered path MTUs
- * whose pmtu-age is up back to their port's MTU. */
+ * whose pmtu-age is up back to their port's MTU, and every [gateway]
+ * neighbor-refresh seconds the walk over the learned neighbours
+ * (gw_neigh_refresh: ask again, forget those that do not answer). */
 void gw_ctrl_tick(struct gw_ctrl *c);
 
 #endif

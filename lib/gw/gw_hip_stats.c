@@ -119,6 +119,9 @@ gw_hip_stats_tel(struct gw_hip *g, struct rte_tel_data *d, bool with_peers)
 	rte_tel_data_add_dict_u64(d, "unknown_peer", s.drop_unknown_peer);
 	rte_tel_data_add_dict_u64(d, "r1_rate", s.r1_rate);
 	rte_tel_data_add_dict_u64(d, "r1_ratelimit", s.drop_r1_ratelimit);
+	rte_tel_data_add_dict_u64(d, "critical", s.drop_critical);
+	rte_tel_data_add_dict_u64(d, "notify_tx", s.notify_tx);
+	rte_tel_data_add_dict_u64(d, "notify_rx", s.notify_rx);
 	for (unsigned k = 0; k < RTE_DIM(unknown_spi_names); k++)
 		rte_tel_data_add_dict_u64(d, unknown_spi_names[k], us[k]);
 	if (!with_peers || (peers = rte_tel_data_alloc()) == NULL)

@@ -6,18 +6,22 @@
  *    "packets","bytes"[,"max_inner": out SAs]}}, "workers": [{"lcore","rx","tx",
  *    "punted","handoff_out","handoff_in","handoff_drops","slow_sent",
  *    "slow_done","ctrl_looped","inner_fragmented"}, ...one per worker],
- *    "pmtu": {event: n...}}
+ *    "pmtu": {event: n...}, "mbufs": {"size","in_use"}}
  * (telemetry: "workers" is a dict "w0", "w1", ...)
  * Totals over all lcores; SA bytes count inner packets. A port's tx includes
  * ctrl_tx, the frames the control lcore sent on its own packet socket
  * (af_packet); its rx and a worker's rx leave out ctrl_looped, the kernel's
  * loop-back copies of those that the workers freed (gw_worker.c l2_accept).
+ * mbufs: the packet pool's size and the mbufs out of it (held in rings, PMD
+ * queues, pending-neighbour queues...; those in the lcores' pool caches count
+ * as free), so that a leak or an exhausted pool shows.
  */
 #include <ctype.h>
 #include <inttypes.h>
 #include <pthread.h>
 #include <string.h>
 #include <rte_ethdev.h>
+#include <rte_mempool.h>
 #include <rte_telemetry.h>
 
 #include "gw.h"
@@ -57,6 +61,7 @@ struct snap {
 	unsigned n_ports;
 	struct snap_sa sa[2 * GW_SPD_MAX_SA];
 	unsigned n_sa;
+	uint64_t mbufs_size, mbufs_in_use;    /* packet pool: mbufs in it, mbufs taken */
 };
 
 static struct gw_ctx *tel_ctx;
@@ -238,6 +243,10 @@ snapshot(struct gw_ctx *ctx, struct snap *s)
 			esp_sa_stats(sa->esp, &o->packets, &o->bytes);
 		}
 	}
+	if (ctx->pool != NULL) {
+		s->mbufs_size = ctx->pool->size;
+		s->mbufs_in_use = rte_mempool_in_use_count(ctx->pool);
+	}
 }
 
 static void
@@ -304,6 +313,8 @@ gw_stats_write_json_hip(struct gw_ctx *ctx, struct gw_hip *hip, FILE *f)
 	for (unsigned e = 0; e < GW_PMTU_MAX; e++)
 		fprintf(f, "%s\"%s\": %" PRIu64, e ? ", " : "", gw_pmtu_event_name(e), s.pmtu[e]);
 	fputs("}", f);
+	fprintf(f, ",\n  \"mbufs\": {\"size\": %" PRIu64 ", \"in_use\": %" PRIu64 "}",
+		s.mbufs_size, s.mbufs_in_use);
 	if (ctx->cfg->sagen.count > 0) {
 		struct sagen_snap g;
 		uint64_t pk, by;
@@ -406,6 +417,15 @@ tel_stats(const char *cmd __rte_unused, const char *params __rte_unused, struct 
 			for (unsigned e = 0; e < GW_PMTU_MAX; e++)
 				rte_tel_data_add_dict_u64(pd, gw_pmtu_event_name(e), s.pmtu[e]);
 			rte_tel_data_add_dict_container(d, "pmtu", pd, 0);
+		}
+	}
+	{
+		struct rte_tel_data *md = rte_tel_data_alloc();
+		if (md != NULL) {
+			rte_tel_data_start_dict(md);
+			rte_tel_data_add_dict_u64(md, "size", s.mbufs_size);
+			rte_tel_data_add_dict_u64(md, "in_use", s.mbufs_in_use);
+			rte_tel_data_add_dict_container(d, "mbufs", md, 0);
 		}
 	}
 	if (tel_ctx->cfg->sagen.count > 0) {

@@ -22,8 +22,10 @@ struct gw_neigh_key {
 	uint8_t ip[16];
 };
 
-#define GW_NEIGH_VALID   (1ULL << 63)
-#define GW_NEIGH_STATIC  (1ULL << 62)
+#define GW_NEIGH_VALID     (1ULL << 63)
+#define GW_NEIGH_STATIC    (1ULL << 62)
+#define GW_NEIGH_CONFIRMED (1ULL << 61)   /* learned (ARP / ND) since the last refresh walk */
+#define GW_NEIGH_PROBED    (1ULL << 60)   /* asked for by a refresh walk, no answer since */
 
 /* Create the table (entries: max neighbours). NULL on failure. */
 struct rte_hash *gw_neigh_create(const char *name, uint32_t entries, int socket);
@@ -32,6 +34,21 @@ struct rte_hash *gw_neigh_create(const char *name, uint32_t entries, int socket)
  * Returns 0, or -1 when the table is full. */
 int gw_neigh_set(struct rte_hash *h, uint16_t port, const struct gw_addr *ip,
 		 const struct rte_ether_addr *mac, bool is_static);
+
+/* Called by gw_neigh_refresh for each neighbour to ask for again. */
+typedef void (*gw_neigh_probe_fn)(void *arg, uint16_t port, const struct gw_addr *ip);
+
+/* One refresh walk over the learned (not static) neighbours, control lcore
+ * only; run every [gateway] neighbor-refresh seconds. RFC 826 lets any ARP
+ * packet for us set its sender's MAC, so one spoofed request would otherwise
+ * hold a next hop (a peer's locator) on a false MAC for good; like RFC 4861
+ * section 7.3's reachability confirmation, entries must be heard from again:
+ * one learned since the last walk loses that mark, one not learned since is
+ * marked and handed to probe (to send an ARP request / NS; its answer learns
+ * it anew), one still marked (no answer for a whole walk interval) becomes
+ * invalid (gw_neigh_get: unknown), so its next use resolves it again. Returns
+ * the number made invalid: the caller bumps the table generation then. */
+unsigned gw_neigh_refresh(struct rte_hash *h, gw_neigh_probe_fn probe, void *arg);
 
 static inline void
 gw_neigh_key_make(struct gw_neigh_key *k, uint16_t port, uint8_t family, const uint8_t *ip)

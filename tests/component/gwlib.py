@@ -83,6 +83,60 @@ def child_env():
     return env
 
 
+# Runs in a namespace of a test (python3 -c PEER_CAPTURE IFACE): every frame on
+# the interface, both directions, as "<pkttype> <hex>" lines, until stdin closes.
+PEER_CAPTURE = r"""
+import select, socket, sys
+s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW, socket.htons(3))
+s.bind((sys.argv[1], 0))
+print("ready", flush=True)
+while True:
+    r, _, _ = select.select([s, sys.stdin], [], [])
+    if s in r:
+        data, addr = s.recvfrom(65535)
+        print(addr[2], data.hex(), flush=True)
+    elif not sys.stdin.readline():
+        break
+"""
+
+
+def sh(*cmd, check=True):
+    """Run a command (ip, sysctl, ...), output captured as text."""
+    return subprocess.run(list(cmd), check=check, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                          text=True)
+
+
+def wait_gateway_running(gw, logf):
+    """Until the gateway a test started logs "hipgw running" (30 s at most);
+    asserts it runs."""
+    for _ in range(300):
+        if "hipgw running" in logf.read_text() or gw.poll() is not None:
+            break
+        time.sleep(0.1)
+    assert gw.poll() is None and "hipgw running" in logf.read_text(), logf.read_text()
+
+
+def stop_gateway(gw, prefix):
+    """SIGINT to a hipgw a test started (Popen gw, --file-prefix prefix): wait
+    30 s for it, kill it after that; its DPDK runtime directory removed."""
+    if gw.poll() is None:
+        gw.send_signal(signal.SIGINT)
+    try:
+        gw.wait(timeout=30)
+    except subprocess.TimeoutExpired:
+        gw.kill()
+        gw.wait()
+    shutil.rmtree("/var/run/dpdk/" + prefix, ignore_errors=True)
+
+
+def check_gateway_log(gw, logf):
+    """The stopped gateway exited 0 without a sanitizer report; returns its log."""
+    log = logf.read_text()
+    assert gw.returncode == 0, log
+    assert "AddressSanitizer" not in log and "runtime error:" not in log, log
+    return log
+
+
 def run_process(cmd, cwd, timeout=RUN_TIMEOUT):
     """Run cmd in its own session; on timeout stop exactly that process group."""
     p = subprocess.Popen(cmd, cwd=cwd, stdout=subprocess.PIPE,
@@ -729,6 +783,9 @@ def check_stats_schema(st):
     for name, s in st["sa"].items():
         for k in ("spi", "packets", "bytes"):
             assert k in s, "sa %s lacks %s: %s" % (name, k, s)
+    mb = st.get("mbufs", {})
+    assert mb.get("size", 0) > 0 and 0 <= mb.get("in_use", -1) <= mb["size"], \
+        "mbufs: pool size and mbufs taken: %s" % mb
 
 
 def check_drops(r, **expected):

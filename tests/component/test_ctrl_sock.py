@@ -19,8 +19,6 @@ no ARP or ICMP handling, not in rx)."""
 
 import json
 import os
-import shutil
-import signal
 import subprocess
 import time
 
@@ -34,26 +32,10 @@ GW_MAC, PEER_MAC = "02:00:00:00:0c:01", "02:00:00:00:0c:02"
 GW4, PEER4 = "192.0.2.1", "192.0.2.2"
 PINGS = 3
 
-# Runs in the peer namespace: every frame on the interface, both directions,
-# as "<pkttype> <hex>" lines, until stdin closes.
-CAPTURE = r"""
-import select, socket, sys
-s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW, socket.htons(3))
-s.bind((sys.argv[1], 0))
-print("ready", flush=True)
-while True:
-    r, _, _ = select.select([s, sys.stdin], [], [])
-    if s in r:
-        data, addr = s.recvfrom(65535)
-        print(addr[2], data.hex(), flush=True)
-    elif not sys.stdin.readline():
-        break
-"""
+CAPTURE = gwlib.PEER_CAPTURE
 
 
-def sh(*cmd, check=True):
-    return subprocess.run(list(cmd), check=check, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                          text=True)
+sh = gwlib.sh
 
 
 @pytest.fixture
@@ -130,11 +112,7 @@ def test_control_lcore_sends_on_own_socket(netns, tmp_path, devargs):
                               stdout=lf, stderr=subprocess.STDOUT, env=gwlib.child_env())
     cap = None
     try:
-        for _ in range(300):
-            if "hipgw running" in logf.read_text() or gw.poll() is not None:
-                break
-            time.sleep(0.1)
-        assert gw.poll() is None and "hipgw running" in logf.read_text(), logf.read_text()
+        gwlib.wait_gateway_running(gw, logf)
         cap = subprocess.Popen(["ip", "netns", "exec", peer_ns, "/usr/bin/python3", "-c",
                                 CAPTURE, PEER_IF], stdin=subprocess.PIPE,
                                stdout=subprocess.PIPE, text=True)
@@ -144,17 +122,8 @@ def test_control_lcore_sends_on_own_socket(netns, tmp_path, devargs):
         time.sleep(0.3)     # late duplicates would arrive by now
     finally:
         lines = cap.communicate(input="", timeout=10)[0].splitlines() if cap else []
-        if gw.poll() is None:
-            gw.send_signal(signal.SIGINT)
-        try:
-            gw.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            gw.kill()
-            gw.wait()
-        shutil.rmtree("/var/run/dpdk/" + prefix, ignore_errors=True)
-    log = logf.read_text()
-    assert gw.returncode == 0, log
-    assert "AddressSanitizer" not in log and "runtime error:" not in log, log
+        gwlib.stop_gateway(gw, prefix)
+    log = gwlib.check_gateway_log(gw, logf)
     assert "port wan: control lcore sends through its own packet socket" in log, log
     assert ping.returncode == 0 and f"{PINGS} received" in ping.stdout, ping.stdout + ping.stderr
     assert "DUP!" not in ping.stdout, ping.stdout

@@ -1364,6 +1364,8 @@ static const struct err_case err_cases[] = {
 	{ "gateway_mbufs", "[gateway]\nmbufs = 100 ;!\n" LAN WAN, -1, "mbufs: '100' is not a number 4096..16777216" },
 	{ "gateway_mbuf_size", "[gateway]\nmbuf-size = 70000 ;!\n" LAN WAN, -1,
 	  "mbuf-size: '70000' is not a number 512..65535" },
+	{ "gateway_neighbor_refresh", "[gateway]\nneighbor-refresh = 0 ;!\n" LAN WAN, -1,
+	  "neighbor-refresh: '0' is not a number 1..3600" },
 };
 
 static void
@@ -1583,7 +1585,7 @@ static void
 test_sagen(void **state)
 {
 	static const char text[] =
-		"[gateway]\nmbufs = 1048576\nmbuf-size = 512\n" LAN WAN
+		"[gateway]\nmbufs = 1048576\nmbuf-size = 512\nneighbor-refresh = 7\n" LAN WAN
 		"[sa-gen bench]\ncount = 1000\ndirection = both\nsuite = aes128-cbc-sha256\n"
 		"local = 192.0.2.1\nremote = 192.0.2.2\nprefixes = 16.0.0.0/12\nprefix-len = 24\n"
 		"spi-seed = 0x5eed\nprefix-seed = 77\nkey-seed = 0xC0FFEE\nreplay-window = 0\n"
@@ -1602,6 +1604,7 @@ test_sagen(void **state)
 	unlink(t.path);
 	assert_int_equal(cfg->mbufs, 1048576);
 	assert_int_equal(cfg->mbuf_size, 512);
+	assert_int_equal(cfg->neighbor_refresh_s, 7);
 	assert_string_equal(g->name, "bench");
 	assert_int_equal(g->count, 1000);
 	assert_true(g->out && g->in);
@@ -1652,6 +1655,7 @@ test_sagen(void **state)
 	assert_false(g->before_start);
 	assert_int_equal(g->spi_seed, 1);
 	assert_int_equal(cfg->mbufs, 0);
+	assert_int_equal(cfg->neighbor_refresh_s, GW_CONF_NEIGH_REFRESH_DEFAULT);
 	free(cfg);
 }
 

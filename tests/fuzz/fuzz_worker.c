@@ -9,7 +9,7 @@
  * two net_null ports, inner "lan" and outer "wan", fixed test keys), built once
  * in LLVMFuzzerInitialize through lib/gw's gw_create, as hipgw builds it, after
  * rte_eal_init (--no-huge --no-pci --no-telemetry, a --file-prefix of this
- * process; removed at exit). No lcore is launched: the harness runs worker 0 on the main lcore
+ * process; its empty runtime directory removed at once). No lcore is launched: the harness runs worker 0 on the main lcore
  * through lib/dp's test entry (gw_worker_test_run) and the control lcore's
  * gw_ctrl_poll in turns, until neither has anything left. net_null's TX frees
  * what is sent.
@@ -157,6 +157,10 @@ LLVMFuzzerInitialize(int *argc, char ***argv)
 	snprintf(prefix, sizeof(prefix), "fuzz_worker_%ld", (long)getpid());
 	if (rte_eal_init(RTE_DIM(eal) - 1, eal) < 0)
 		FAIL("rte_eal_init: %s", rte_strerror(rte_errno));
+	/* with --no-shconf EAL leaves its runtime directory empty: gone now, so
+	 * that a run that ends in a crash (or libFuzzer's -merge children, which
+	 * skip atexit) leaves nothing behind */
+	(void)rmdir(rte_eal_get_runtime_dir());
 	if (gw_config_load(CONF_PATH, &cfg, err, sizeof(err)) != 0)
 		FAIL("%s", err);
 	if (gw_create(&ctx, &cfg, NULL, err, sizeof(err)) != 0)

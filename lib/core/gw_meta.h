@@ -19,6 +19,10 @@ enum gw_meta_kind {
 	GW_PUNT_FRAGMENT,      /* IPv4 without DF, too big: fragment to mtu, then re-inject */
 	GW_PUNT_NO_SA,         /* out slot `slot` has no SA yet (HIP peer before BEX): stage it */
 	GW_PUNT_BEET,          /* decrypted BEET packet (RFC 7402 3.1): IPv6 HIT -> our HIT, no L2 */
+	GW_PUNT_TOO_BIG_IN,    /* decapsulated packet (no L2) over inner port `port`'s mtu, DF or
+	                        * IPv6: ICMP error back through the tunnel, announcing mtu */
+	GW_PUNT_FRAGMENT_IN,   /* decapsulated IPv4 (no L2) without DF over `port`'s mtu, TTL
+	                        * decremented: fragment to mtu, send each to its destination */
 	GW_PUNT_UNKNOWN_SPI,   /* ESP packet (IP header first) whose SPI the SAD does not know,
 	                        * from a locator of peer index `slot` (gw_peerloc.h): the peer
 	                        * may need a new BEX; the packet itself is dropped (no_sa) */
@@ -42,7 +46,8 @@ enum gw_meta_stamp {
 struct gw_meta {
 	uint8_t kind;          /* enum gw_meta_kind */
 	uint8_t port;          /* gateway port index (not DPDK port id) */
-	uint16_t mtu;          /* GW_PUNT_TOO_BIG / GW_PUNT_FRAGMENT: bytes of inner packet that fit */
+	uint16_t mtu;          /* GW_PUNT_TOO_BIG / GW_PUNT_FRAGMENT (and _IN): bytes of inner packet
+	                        * that fit */
 	uint8_t family;        /* GW_PUNT_NEIGH: 4 or 6 */
 	uint8_t pad;
 	uint16_t slot;         /* GW_PUNT_NO_SA, GW_STAMP_OUT: SPD out slot; GW_PUNT_UNKNOWN_SPI:

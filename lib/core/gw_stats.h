@@ -53,6 +53,9 @@ struct gw_lcore_stats {
 	/* --slow-path: frames sent to the control lcore for their SA lookup, and
 	 * stamped frames this worker finished (read by the control lcore) */
 	uint64_t slow_sent, slow_done;
+	/* decapsulated IPv4 packets without DF longer than their inner port's
+	 * MTU, handed to the control lcore to fragment */
+	uint64_t inner_fragmented;
 	/* ESP for an unknown SPI from a [peer]'s locator (gw_peerloc.h), each
 	 * also a no_sa drop: Base Exchanges it started (control lcore), packets
 	 * over the trigger rate limit (workers), and packets with nothing to

@@ -19,6 +19,11 @@
 #define GW_IPPROTO_ICMPV6   58
 #define GW_IPPROTO_NONE     59   /* no next header: ESP "dummy" packet (RFC 4303 2.6) */
 #define GW_IPPROTO_HIP      139
+/* IPv6 extension header types (RFC 8200 section 4), in the same number space */
+#define GW_IPPROTO_HOPOPTS  0    /* Hop-by-Hop Options (RFC 8200 4.3) */
+#define GW_IPPROTO_ROUTING  43   /* Routing (RFC 8200 4.4) */
+#define GW_IPPROTO_FRAGMENT 44   /* Fragment (RFC 8200 4.5) */
+#define GW_IPPROTO_DSTOPTS  60   /* Destination Options (RFC 8200 4.6) */
 
 /* ESP (RFC 4303 section 2). */
 #define GW_ESP_HDR_LEN       8    /* SPI (4) + sequence number (4), bytes */
@@ -47,6 +52,17 @@
                                     * any floor of at least 68) */
 #define GW_IP_DEFAULT_TTL    64
 
+/* IPv6 extension headers (RFC 8200 section 4). Each starts with Next Header
+ * and (but the Fragment header) Hdr Ext Len, its length in 8-byte units not
+ * counting the first 8 bytes. */
+#define GW_IPV6_EXT_UNIT         8       /* bytes; also the smallest header */
+#define GW_IPV6_FRAG_HDR_LEN     8       /* RFC 8200 4.5 */
+#define GW_IPV6_FRAG_OFFSET_MASK 0xfff8  /* of the 16 bits at byte 2: offset (8-byte units) */
+#define GW_IPV6_FRAG_M           0x0001  /* of the same 16 bits: more fragments */
+#define GW_IPV6_RH_SEGLEFT_OFF   3       /* Routing header: Segments Left, byte offset */
+#define GW_IPV6_OPT_PAD1         0       /* RFC 8200 4.2: a single byte, no length */
+#define GW_IPV6_OPT_ACTION_MASK  0xc0    /* unrecognised option type: 00 skip it, else discard */
+
 /* ECN codepoints (RFC 3168) and DSCP field mask. */
 #define GW_ECN_MASK          0x03
 #define GW_ECN_NOT_ECT       0x00
@@ -58,8 +74,12 @@
 #define GW_ICMP_ECHO_REPLY         0
 #define GW_ICMP_DEST_UNREACH       3
 #define GW_ICMP_FRAG_NEEDED        4   /* code of GW_ICMP_DEST_UNREACH */
+#define GW_ICMP_SOURCE_QUENCH      4
+#define GW_ICMP_REDIRECT           5
 #define GW_ICMP_ECHO_REQUEST       8
 #define GW_ICMP_TIME_EXCEEDED      11
+#define GW_ICMP_PARAM_PROBLEM      12
+#define GW_ICMP6_INFO_MIN          128  /* RFC 4443 2.1: types below are errors */
 #define GW_ICMP6_PACKET_TOO_BIG    2
 #define GW_ICMP6_TIME_EXCEEDED     3
 #define GW_ICMP6_ECHO_REQUEST      128

@@ -52,12 +52,38 @@ void ctrl_neigh_solicit(struct gw_ctrl *c, unsigned port, const struct gw_addr *
 void ctrl_neigh_learned(struct gw_ctrl *c, unsigned port, const struct gw_addr *ip,
 			const struct rte_ether_addr *mac);
 
+#define GW_CTRL_MAX_FRAGS    64   /* fragments of one IPv4 packet the control lcore makes */
+
 /* gw_icmp.c: echo and errors */
 void ctrl_icmp_local(struct gw_ctrl *c, struct rte_mbuf *m, unsigned port);
 void ctrl_icmp_error(struct gw_ctrl *c, struct rte_mbuf *m, unsigned port, uint8_t kind,
 		     uint16_t mtu);
+/* The ICMP error (RFC 792 / RFC 4443) about the IP packet orig (olen bytes,
+ * IPv4 or IPv6) to its source from src (of orig's family): time exceeded for
+ * kind GW_PUNT_TTL, else fragmentation needed with next-hop MTU mtu (RFC 1191)
+ * / Packet Too Big with mtu, at least 1280 (RFC 8201), quoting as much of orig
+ * as fits in 576 / 1280 bytes (RFC 1812 4.3.2.3, RFC 4443 2.4 (c)); checksums
+ * done. Returns a new mbuf starting at its IP header (Ethernet headroom left),
+ * or NULL: no mbuf, a family mismatch, orig a non-first IPv4 fragment or an
+ * ICMP / ICMPv6 error itself (RFC 1812 4.3.2.2, RFC 4443 2.4 (e)). */
+struct rte_mbuf *ctrl_icmp_error_build(struct gw_ctrl *c, const uint8_t *orig, uint32_t olen,
+				       const struct gw_addr *src, uint8_t kind, uint16_t mtu);
+/* Fragment the IPv4 packet m (IP header first, no DF; consumed) into pieces of
+ * at most mtu bytes (rte_ip_frag), each one segment with its header checksum,
+ * into frags[0 .. max). Returns how many; what failed is counted as mtu. */
+int ctrl_ipv4_fragment(struct gw_ctrl *c, struct rte_mbuf *m, uint16_t mtu, struct rte_mbuf **frags,
+		       unsigned max);
 void ctrl_fragment(struct gw_ctrl *c, struct rte_mbuf *m, unsigned port, uint16_t mtu);
 
+/* gw_decap_mtu.c: decapsulated packets over their inner port's MTU. m: the
+ * inner IP packet (no L2; consumed); mtu: the port's, bytes of IP packet.
+ * ctrl_decap_too_big (IPv4 with DF, IPv6): the ICMP error about m to its
+ * source from inner port `port`'s address, run through the outbound path (so
+ * through the tunnel). ctrl_decap_fragment (IPv4 without DF, TTL already
+ * decremented): m in fragments of at most mtu bytes, each sent by
+ * gw_ctrl_send_ip. */
+void ctrl_decap_too_big(struct gw_ctrl *c, struct rte_mbuf *m, unsigned port, uint16_t mtu);
+void ctrl_decap_fragment(struct gw_ctrl *c, struct rte_mbuf *m, uint16_t mtu);
 /* gw_pmtu_icmp.c: an ICMP fragmentation needed / ICMPv6 Packet Too Big
  * received on outer port `port` (Ethernet frame; consumed), and the ageing of
  * lowered path MTUs (from gw_ctrl_tick). */

@@ -10,6 +10,7 @@
 #include <rte_ring.h>
 
 #include "ctrl_internal.h"
+#include "gw_ip6ext.h"
 #include "gw_meta.h"
 #include "gw_neigh.h"
 #include "hipgw_wire.h"
@@ -277,6 +278,37 @@ frame_proto(struct rte_mbuf *m)
 	return -1;
 }
 
+/* An IPv6 frame for the gateway: its extension headers removed
+ * (gw_ip6ext_remove), so that ND, ICMPv6 and HIP find their header right after
+ * the fixed one (MLD comes behind Hop-by-Hop; echo and HIP may come in atomic
+ * fragments). Returns false when m was dropped: a chain the walk refuses, or
+ * a real fragment (the gateway reassembles only ESP). */
+static bool
+local_ip6_ext(struct gw_ctrl *c, struct rte_mbuf *m)
+{
+	const struct rte_ipv6_hdr *ip = rte_pktmbuf_mtod_offset(m, const struct rte_ipv6_hdr *,
+								 sizeof(struct rte_ether_hdr));
+	uint32_t len = rte_pktmbuf_data_len(m), tl;
+	enum gw_drop r;
+	uint8_t proto;
+
+	if (len < sizeof(struct rte_ether_hdr) + sizeof(*ip) || !gw_ip6ext_is(ip->proto))
+		return true;
+	tl = sizeof(*ip) + rte_be_to_cpu_16(ip->payload_len);
+	if (tl > len - sizeof(struct rte_ether_hdr)) {
+		ctrl_drop(c, m, GW_DROP_MALFORMED);
+		return false;
+	}
+	r = gw_ip6ext_remove(m, sizeof(struct rte_ether_hdr), tl, &proto);
+	if (r == GW_DROP_NONE && proto == GW_IPPROTO_FRAGMENT)
+		r = GW_DROP_POLICY;
+	if (r != GW_DROP_NONE) {
+		ctrl_drop(c, m, r);
+		return false;
+	}
+	return true;
+}
+
 static void
 local_input(struct gw_ctrl *c, struct rte_mbuf *m, unsigned port)
 {
@@ -287,6 +319,8 @@ local_input(struct gw_ctrl *c, struct rte_mbuf *m, unsigned port)
 		ctrl_arp_input(c, m, port);
 		return;
 	}
+	if (et == RTE_ETHER_TYPE_IPV6 && !local_ip6_ext(c, m))
+		return;
 	if (frame_proto(m) == GW_IPPROTO_HIP) {
 		if (c->hooks.hip_input != NULL)
 			c->hooks.hip_input(c->hooks.ctx, m, port);
@@ -329,6 +363,12 @@ gw_ctrl_poll(struct gw_ctrl *c)
 				break;
 			case GW_PUNT_FRAGMENT:
 				ctrl_fragment(c, m, port, md->mtu);
+				break;
+			case GW_PUNT_TOO_BIG_IN:
+				ctrl_decap_too_big(c, m, port, md->mtu);
+				break;
+			case GW_PUNT_FRAGMENT_IN:
+				ctrl_decap_fragment(c, m, md->mtu);
 				break;
 			case GW_PUNT_BEET:
 				if (c->hooks.beet_input != NULL)

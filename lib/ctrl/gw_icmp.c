@@ -10,6 +10,7 @@
 #include <rte_ip_frag.h>
 
 #include "ctrl_internal.h"
+#include "gw_ip6ext.h"
 #include "gw_meta.h"
 #include "gw_pmtu_icmp.h"
 #include "hipgw_wire.h"
@@ -36,6 +37,13 @@ ctrl_icmp_local(struct gw_ctrl *c, struct rte_mbuf *m, unsigned port)
 	uint32_t len = rte_pktmbuf_data_len(m) - sizeof(*eth);
 	uint16_t et = rte_be_to_cpu_16(eth->ether_type);
 
+	/* a frame to a multicast MAC comes straight from the Ethernet stage:
+	 * nothing of its IP header has been checked */
+	if (len < (et == RTE_ETHER_TYPE_IPV4 ? sizeof(struct rte_ipv4_hdr) :
+		   sizeof(struct rte_ipv6_hdr))) {
+		ctrl_drop(c, m, GW_DROP_MALFORMED);
+		return;
+	}
 	if (p->role == GW_ROLE_OUTER && gw_icmp_is_ptb((const uint8_t *)(eth + 1), len)) {
 		ctrl_pmtu_input(c, m, port);    /* about our ESP, perhaps */
 		return;
@@ -94,37 +102,62 @@ ctrl_icmp_local(struct gw_ctrl *c, struct rte_mbuf *m, unsigned port)
 	ctrl_drop(c, m, GW_DROP_POLICY);
 }
 
-/* Send an ICMP error about the Ethernet frame m (received on `port`) back to its
- * sender: time exceeded, or fragmentation needed / packet too big with `mtu`. */
-void
-ctrl_icmp_error(struct gw_ctrl *c, struct rte_mbuf *m, unsigned port, uint8_t kind, uint16_t mtu)
+/* True when the IP packet orig (olen bytes) is itself an ICMP error (RFC 792:
+ * destination unreachable, source quench, redirect, time exceeded, parameter
+ * problem) or ICMPv6 error (RFC 4443 2.1: a type below 128, found behind the
+ * extension headers gw_ip6ext_walk accepts): no error is sent about one (RFC
+ * 1812 4.3.2.2, RFC 4443 2.4 (e)), so two gateways never bounce errors. */
+static bool
+is_icmp_error(const uint8_t *orig, uint32_t olen)
 {
-	const struct gw_port *p = &c->ctx->ports[port];
-	struct rte_ether_hdr *oeth = rte_pktmbuf_mtod(m, struct rte_ether_hdr *);
-	uint8_t *orig = (uint8_t *)(oeth + 1);
-	uint32_t olen = rte_pktmbuf_data_len(m) - sizeof(*oeth);
-	uint16_t et = rte_be_to_cpu_16(oeth->ether_type);
-	const struct gw_addr *src = ctrl_port_addr(p, et == RTE_ETHER_TYPE_IPV4 ? 4 : 6);
-	struct rte_mbuf *e;
-	struct rte_ether_hdr *eth;
-	struct icmp_err_hdr *ic;
-	uint32_t quote, hl;
+	if ((orig[0] >> 4) == 4) {
+		const struct rte_ipv4_hdr *ip = (const struct rte_ipv4_hdr *)orig;
+		uint32_t hl = rte_ipv4_hdr_len(ip);
+		uint8_t t;
 
-	if (src == NULL || (e = rte_pktmbuf_alloc(c->ctx->pool)) == NULL) {
-		rte_pktmbuf_free(m);
-		return;
+		if (ip->next_proto_id != GW_IPPROTO_ICMP || olen <= hl ||
+		    (ip->fragment_offset & rte_cpu_to_be_16(GW_IPV4_OFFSET_MASK)))
+			return false;
+		t = orig[hl];
+		return t == GW_ICMP_DEST_UNREACH || t == GW_ICMP_SOURCE_QUENCH ||
+		       t == GW_ICMP_REDIRECT || t == GW_ICMP_TIME_EXCEEDED ||
+		       t == GW_ICMP_PARAM_PROBLEM;
+	} else {
+		const struct rte_ipv6_hdr *ip = (const struct rte_ipv6_hdr *)orig;
+		uint32_t tl = RTE_MIN(olen, sizeof(*ip) + rte_be_to_cpu_16(ip->payload_len));
+		struct gw_ip6ext x = { .len = 0, .proto = ip->proto };
+
+		if (gw_ip6ext_is(ip->proto) && gw_ip6ext_walk(orig, tl, &x) != GW_DROP_NONE)
+			return false;
+		return x.proto == GW_IPPROTO_ICMPV6 && sizeof(*ip) + x.len < tl &&
+		       orig[sizeof(*ip) + x.len] < GW_ICMP6_INFO_MIN;
 	}
-	if (et == RTE_ETHER_TYPE_IPV4) {
-		struct rte_ipv4_hdr *oip = (struct rte_ipv4_hdr *)orig, *ip;
+}
+
+struct rte_mbuf *
+ctrl_icmp_error_build(struct gw_ctrl *c, const uint8_t *orig, uint32_t olen,
+		      const struct gw_addr *src, uint8_t kind, uint16_t mtu)
+{
+	struct rte_mbuf *e;
+	struct icmp_err_hdr *ic;
+	uint32_t quote;
+
+	if (olen < GW_IPV4_HDR_LEN || src->family != ((orig[0] >> 4) == 4 ? 4 : 6) ||
+	    is_icmp_error(orig, olen))
+		return NULL;
+	if ((orig[0] >> 4) == 4) {
+		const struct rte_ipv4_hdr *oip = (const struct rte_ipv4_hdr *)orig;
+		struct rte_ipv4_hdr *ip;
+		uint32_t hl = sizeof(*ip);
 		/* RFC 1812 4.3.2.2: no ICMP error about an ICMP error or a non-first fragment */
 		if (oip->fragment_offset & rte_cpu_to_be_16(GW_IPV4_OFFSET_MASK))
-			goto out;
+			return NULL;
 		quote = RTE_MIN(olen, (uint32_t)GW_ICMP_ERR_MAX_QUOTE);
-		hl = sizeof(*ip);
-		eth = (struct rte_ether_hdr *)rte_pktmbuf_append(e, sizeof(*eth) + hl + sizeof(*ic) + quote);
-		if (eth == NULL)
+		if ((e = rte_pktmbuf_alloc(c->ctx->pool)) == NULL)
+			return NULL;
+		ip = (struct rte_ipv4_hdr *)rte_pktmbuf_append(e, hl + sizeof(*ic) + quote);
+		if (ip == NULL)
 			goto out;
-		ip = (struct rte_ipv4_hdr *)(eth + 1);
 		ic = (struct icmp_err_hdr *)(ip + 1);
 		memset(ip, 0, hl + sizeof(*ic));
 		ip->version_ihl = 0x45;
@@ -143,14 +176,15 @@ ctrl_icmp_error(struct gw_ctrl *c, struct rte_mbuf *m, unsigned port, uint8_t ki
 		}
 		memcpy(ic + 1, orig, quote);
 		ic->cksum = ~rte_raw_cksum(ic, sizeof(*ic) + quote);
-		eth->ether_type = rte_cpu_to_be_16(RTE_ETHER_TYPE_IPV4);
 	} else {
-		struct rte_ipv6_hdr *oip = (struct rte_ipv6_hdr *)orig, *ip;
+		const struct rte_ipv6_hdr *oip = (const struct rte_ipv6_hdr *)orig;
+		struct rte_ipv6_hdr *ip;
 		quote = RTE_MIN(olen, (uint32_t)(GW_ICMP6_ERR_MAX_LEN - sizeof(*ip) - sizeof(*ic)));
-		eth = (struct rte_ether_hdr *)rte_pktmbuf_append(e, sizeof(*eth) + sizeof(*ip) + sizeof(*ic) + quote);
-		if (eth == NULL)
+		if (olen < sizeof(*oip) || (e = rte_pktmbuf_alloc(c->ctx->pool)) == NULL)
+			return NULL;
+		ip = (struct rte_ipv6_hdr *)rte_pktmbuf_append(e, sizeof(*ip) + sizeof(*ic) + quote);
+		if (ip == NULL)
 			goto out;
-		ip = (struct rte_ipv6_hdr *)(eth + 1);
 		ic = (struct icmp_err_hdr *)(ip + 1);
 		memset(ip, 0, sizeof(*ip) + sizeof(*ic));
 		ip->vtc_flow = rte_cpu_to_be_32(6u << 28);
@@ -168,40 +202,53 @@ ctrl_icmp_error(struct gw_ctrl *c, struct rte_mbuf *m, unsigned port, uint8_t ki
 		}
 		memcpy(ic + 1, orig, quote);
 		ic->cksum = rte_ipv6_udptcp_cksum(ip, ic);
-		eth->ether_type = rte_cpu_to_be_16(RTE_ETHER_TYPE_IPV6);
 	}
-	rte_ether_addr_copy(&oeth->src_addr, &eth->dst_addr);
-	rte_ether_addr_copy(&p->mac, &eth->src_addr);
-	ctrl_tx(c, e, port);
-	rte_pktmbuf_free(m);
-	return;
+	return e;
 out:
 	rte_pktmbuf_free(e);
+	return NULL;
+}
+
+/* Send an ICMP error about the Ethernet frame m (received on `port`) back to its
+ * sender: time exceeded, or fragmentation needed / packet too big with `mtu`. */
+void
+ctrl_icmp_error(struct gw_ctrl *c, struct rte_mbuf *m, unsigned port, uint8_t kind, uint16_t mtu)
+{
+	const struct gw_port *p = &c->ctx->ports[port];
+	struct rte_ether_hdr *oeth = rte_pktmbuf_mtod(m, struct rte_ether_hdr *);
+	uint16_t et = rte_be_to_cpu_16(oeth->ether_type);
+	const struct gw_addr *src = ctrl_port_addr(p, et == RTE_ETHER_TYPE_IPV4 ? 4 : 6);
+	struct rte_mbuf *e = NULL;
+	struct rte_ether_hdr *eth;
+
+	if (src != NULL)
+		e = ctrl_icmp_error_build(c, (const uint8_t *)(oeth + 1),
+					  rte_pktmbuf_data_len(m) - sizeof(*oeth), src, kind, mtu);
+	if (e != NULL && (eth = (struct rte_ether_hdr *)rte_pktmbuf_prepend(e, sizeof(*eth))) != NULL) {
+		eth->ether_type = oeth->ether_type;
+		rte_ether_addr_copy(&oeth->src_addr, &eth->dst_addr);
+		rte_ether_addr_copy(&p->mac, &eth->src_addr);
+		ctrl_tx(c, e, port);
+	} else {
+		rte_pktmbuf_free(e);
+	}
 	rte_pktmbuf_free(m);
 }
 
-/* IPv4 without DF too big for its SA: fragment the inner packet (before
- * encryption, so the peer gateway never reassembles) into pieces of at most mtu
- * bytes and hand each back to worker 0 to run the outbound path. */
-void
-ctrl_fragment(struct gw_ctrl *c, struct rte_mbuf *m, unsigned port, uint16_t mtu)
+int
+ctrl_ipv4_fragment(struct gw_ctrl *c, struct rte_mbuf *m, uint16_t mtu, struct rte_mbuf **frags,
+		   unsigned max)
 {
-	struct rte_mbuf *frags[64];
-	struct rte_ether_hdr eth = *rte_pktmbuf_mtod(m, struct rte_ether_hdr *);
-	int n;
+	int n = rte_ipv4_fragment_packet(m, frags, max, mtu, c->ctx->pool, c->ctx->pool), k = 0;
 
-	rte_pktmbuf_adj(m, sizeof(eth));
-	n = rte_ipv4_fragment_packet(m, frags, RTE_DIM(frags), mtu, c->ctx->pool, c->ctx->pool);
 	rte_pktmbuf_free(m);
 	if (n < 0) {
 		c->st->drops[GW_DROP_MTU]++;
-		return;
+		return 0;
 	}
 	for (int i = 0; i < n; i++) {
 		struct rte_mbuf *f = frags[i];
-		struct rte_ether_hdr *h;
 		struct rte_ipv4_hdr *ip;
-		struct gw_meta *md;
 
 		if (f->nb_segs > 1 && rte_pktmbuf_linearize(f) != 0) {
 			ctrl_drop(c, f, GW_DROP_MTU);
@@ -210,7 +257,28 @@ ctrl_fragment(struct gw_ctrl *c, struct rte_mbuf *m, unsigned port, uint16_t mtu
 		ip = rte_pktmbuf_mtod(f, struct rte_ipv4_hdr *);
 		ip->hdr_checksum = 0;
 		ip->hdr_checksum = rte_ipv4_cksum(ip);
-		h = (struct rte_ether_hdr *)rte_pktmbuf_prepend(f, sizeof(*h));
+		frags[k++] = f;
+	}
+	return k;
+}
+
+/* IPv4 without DF too big for its SA: fragment the inner packet (before
+ * encryption, so the peer gateway never reassembles) into pieces of at most mtu
+ * bytes and hand each back to worker 0 to run the outbound path. */
+void
+ctrl_fragment(struct gw_ctrl *c, struct rte_mbuf *m, unsigned port, uint16_t mtu)
+{
+	struct rte_mbuf *frags[GW_CTRL_MAX_FRAGS];
+	struct rte_ether_hdr eth = *rte_pktmbuf_mtod(m, struct rte_ether_hdr *);
+	int n;
+
+	rte_pktmbuf_adj(m, sizeof(eth));
+	n = ctrl_ipv4_fragment(c, m, mtu, frags, RTE_DIM(frags));
+	for (int i = 0; i < n; i++) {
+		struct rte_mbuf *f = frags[i];
+		struct rte_ether_hdr *h = (struct rte_ether_hdr *)rte_pktmbuf_prepend(f, sizeof(*h));
+		struct gw_meta *md;
+
 		if (h == NULL) {
 			ctrl_drop(c, f, GW_DROP_MTU);
 			continue;

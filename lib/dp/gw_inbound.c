@@ -87,6 +87,32 @@ sa_is_mine(struct worker *w, struct gw_sa *sa, unsigned *owner)
 	return false;
 }
 
+/* A decapsulated inner packet (IP header first, TTL / hop limit not yet
+ * decremented) longer than the MTU of inner port `port` it is routed to: never
+ * sent so. IPv4 without DF goes to the control lcore to be fragmented to that
+ * MTU (RFC 791 2.3; counted in inner_fragmented), its TTL decremented here as
+ * for any forwarded packet; IPv4 with DF and IPv6 (which routers never
+ * fragment, RFC 8200 section 5) go to the control lcore for an ICMP
+ * fragmentation needed (RFC 1191) / Packet Too Big (RFC 4443 3.2) back through
+ * the tunnel to their source, counted as mtu and not as delivered by sa. */
+static void
+decap_too_big(struct worker *w, struct rte_mbuf *m, struct gw_sa *sa, unsigned port,
+	      uint8_t family)
+{
+	struct rte_ipv4_hdr *ip = rte_pktmbuf_mtod(m, struct rte_ipv4_hdr *);
+	uint16_t mtu = w->ctx->ports[port].mtu;
+
+	if (family == 4 && !(ip->fragment_offset & rte_cpu_to_be_16(GW_IPV4_DF))) {
+		gw_ipv4_dec_ttl(ip);
+		w->st->inner_fragmented++;
+		punt(w, m, GW_PUNT_FRAGMENT_IN, port, mtu);
+		return;
+	}
+	esp_sa_uncount(sa->esp, rte_pktmbuf_data_len(m));
+	w->st->drops[GW_DROP_MTU]++;
+	punt(w, m, GW_PUNT_TOO_BIG_IN, port, mtu);
+}
+
 static __rte_always_inline void inbound_esp(struct worker *w, unsigned pidx, struct rte_mbuf **dec,
 			const uint32_t *spi, uint16_t nk, const bool slow);
 
@@ -126,6 +152,25 @@ wk_drain_handoff(struct worker *w)
 }
 
 /* ---------- inbound: outer RX -> ESP -> inner TX ---------- */
+
+/* An outer IPv6 packet (tl bytes after Ethernet, trimmed to that) for the
+ * gateway whose next header is an extension header: RFC 4303 3.1.2 lets ESP
+ * follow Hop-by-Hop, Routing, Fragment and Destination Options, and ICMPv6 or
+ * HIP may come behind them too. The chain is walked and removed
+ * (gw_ip6ext_remove), so that ESP inbound, reassembly and the control lcore
+ * find their header right after the fixed one. Returns the packet's new
+ * length after Ethernet (*proto its next header), or 0 when m was dropped. */
+static uint32_t
+outer_ip6_ext(struct worker *w, struct rte_mbuf *m, uint32_t tl, uint8_t *proto)
+{
+	enum gw_drop r = gw_ip6ext_remove(m, sizeof(struct rte_ether_hdr), tl, proto);
+
+	if (r != GW_DROP_NONE) {
+		drop(w, m, r);
+		return 0;
+	}
+	return rte_pktmbuf_data_len(m) - sizeof(struct rte_ether_hdr);
+}
 
 static __rte_always_inline void
 inbound_common(struct worker *w, unsigned pidx, struct rte_mbuf **pkts, uint16_t n,
@@ -205,7 +250,16 @@ inbound_common(struct worker *w, unsigned pidx, struct rte_mbuf **pkts, uint16_t
 			proto = ip->proto;
 			family = 6;
 			hl = sizeof(*ip);
-			if (proto == IPPROTO_FRAGMENT && tl >= hl + 8 && l3[hl] == GW_IPPROTO_ESP) {
+			if (unlikely(proto != GW_IPPROTO_ESP) && gw_ip6ext_is(proto)) {
+				if ((tl = outer_ip6_ext(w, m, tl, &proto)) == 0)
+					continue;
+				eth = rte_pktmbuf_mtod(m, struct rte_ether_hdr *);
+				l3 = (uint8_t *)(eth + 1);
+				ip = (struct rte_ipv6_hdr *)l3;
+				len = tl;
+			}
+			if (proto == GW_IPPROTO_FRAGMENT && tl >= hl + GW_IPV6_FRAG_HDR_LEN &&
+			    l3[hl] == GW_IPPROTO_ESP) {
 				m = reassemble(w, m, 6, ip);
 				if (m == NULL)
 					continue;
@@ -373,6 +427,7 @@ inbound_esp(struct worker *w, unsigned pidx, struct rte_mbuf **dec, const uint32
 		struct rte_mbuf *m = dec[i];
 		struct gw_sa *sa = sas[i];
 		uint8_t *l3 = rte_pktmbuf_mtod(m, uint8_t *);
+		const struct gw_nexthop *nh;
 		uint8_t *src, *dst;
 		uint8_t family;
 
@@ -403,12 +458,6 @@ inbound_esp(struct worker *w, unsigned pidx, struct rte_mbuf **dec, const uint32
 				drop(w, m, GW_DROP_TTL);
 				continue;
 			}
-			gw_ipv4_dec_ttl(ip);
-			if (ip->next_proto_id == GW_IPPROTO_TCP &&
-			    !(ip->fragment_offset & rte_cpu_to_be_16(GW_IPV4_OFFSET_MASK))) {
-				uint32_t ihl = rte_ipv4_hdr_len(ip);
-				gw_tcp_clamp_mss(l3 + ihl, rte_pktmbuf_data_len(m) - ihl, sa->mss4);
-			}
 		} else {
 			struct rte_ipv6_hdr *ip = (struct rte_ipv6_hdr *)l3;
 			family = 6;
@@ -425,12 +474,32 @@ inbound_esp(struct worker *w, unsigned pidx, struct rte_mbuf **dec, const uint32
 				drop(w, m, GW_DROP_TTL);
 				continue;
 			}
+		}
+		nh = route_lookup(w, family, dst);
+		if (nh == NULL) {
+			drop(w, m, GW_DROP_NO_ROUTE);
+			continue;
+		}
+		if (unlikely(rte_pktmbuf_data_len(m) > ctx->ports[nh->port].mtu)) {
+			decap_too_big(w, m, sa, nh->port, family);
+			continue;
+		}
+		if (family == 4) {
+			struct rte_ipv4_hdr *ip = (struct rte_ipv4_hdr *)l3;
+			gw_ipv4_dec_ttl(ip);
+			if (ip->next_proto_id == GW_IPPROTO_TCP &&
+			    !(ip->fragment_offset & rte_cpu_to_be_16(GW_IPV4_OFFSET_MASK))) {
+				uint32_t ihl = rte_ipv4_hdr_len(ip);
+				gw_tcp_clamp_mss(l3 + ihl, rte_pktmbuf_data_len(m) - ihl, sa->mss4);
+			}
+		} else {
+			struct rte_ipv6_hdr *ip = (struct rte_ipv6_hdr *)l3;
 			ip->hop_limits--;
 			if (ip->proto == GW_IPPROTO_TCP)
 				gw_tcp_clamp_mss(l3 + sizeof(*ip), rte_pktmbuf_data_len(m) - sizeof(*ip),
 						 sa->mss6);
 		}
-		route_and_send(w, m, family, dst);
+		send_ip(w, m, nh, family, dst);
 	}
 }
 

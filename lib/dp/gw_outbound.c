@@ -202,8 +202,8 @@ outbound_common(struct worker *w, unsigned pidx, struct rte_mbuf **pkts, uint16_
 				continue;
 			}
 			ip->hop_limits--;
-			if (ip->proto == GW_IPPROTO_TCP && sa != NULL)
-				gw_tcp_clamp_mss((uint8_t *)(ip + 1), tl - GW_IPV6_HDR_LEN, gw_sa_mss6(sa));
+			if (sa != NULL)
+				gw_ipv6_clamp_mss(ip, tl, gw_sa_mss6(sa));
 			rte_pktmbuf_adj(m, sizeof(*eth));
 			if (bypass) {
 				route_and_send(w, m, 6, ip->dst_addr);

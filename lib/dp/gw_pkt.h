@@ -14,6 +14,7 @@
 #include <rte_tcp.h>
 #include <rte_mbuf.h>
 #include "gw_cksum.h"
+#include "gw_ip6ext.h"
 #include "hipgw_wire.h"
 
 /* True when the IPv4 header of hl bytes (20..60) has a valid header checksum
@@ -112,6 +113,26 @@ gw_tcp_clamp_mss(uint8_t *l4, uint32_t l4_len, uint16_t mss)
 		off += l4[off + 1];
 	}
 	return false;
+}
+
+/* Clamp the MSS of a TCP SYN in the IPv6 packet ip (tl bytes, validated) to
+ * mss bytes (0: off): its TCP header right after the fixed header, or at the
+ * end of an extension header chain gw_ip6ext_walk accepts (an atomic fragment,
+ * Destination Options; RFC 6946 asks atomic fragments be handled as whole
+ * packets). A real fragment, or a chain the walk refuses, is left alone.
+ * Returns true when the option was lowered. */
+static inline bool
+gw_ipv6_clamp_mss(struct rte_ipv6_hdr *ip, uint32_t tl, uint16_t mss)
+{
+	uint8_t *l3 = (uint8_t *)ip;
+	struct gw_ip6ext x;
+
+	if (ip->proto == GW_IPPROTO_TCP)
+		return gw_tcp_clamp_mss(l3 + GW_IPV6_HDR_LEN, tl - GW_IPV6_HDR_LEN, mss);
+	if (likely(!gw_ip6ext_is(ip->proto)) || mss == 0 ||
+	    gw_ip6ext_walk(l3, tl, &x) != GW_DROP_NONE || x.proto != GW_IPPROTO_TCP)
+		return false;
+	return gw_tcp_clamp_mss(l3 + GW_IPV6_HDR_LEN + x.len, tl - GW_IPV6_HDR_LEN - x.len, mss);
 }
 
 #endif

@@ -151,20 +151,19 @@ drain_ctrl(struct worker *w)
 	return n;
 }
 
-int
-gw_worker_main(void *arg)
+/* A worker's state for worker index idx on the calling lcore: its stats
+ * slot, fragment table, RCU reader registration (online). NULL: no memory. */
+static struct worker *
+worker_new(struct gw_ctx *ctx, unsigned idx)
 {
-	const struct gw_worker_arg *a = arg;
-	struct gw_ctx *ctx = a->ctx;
-	struct worker *w;
 	uint64_t hz = rte_get_tsc_hz();
-	unsigned idle = 0;
+	struct worker *w;
 
 	w = rte_zmalloc_socket("hipgw_worker", sizeof(*w), RTE_CACHE_LINE_SIZE, rte_socket_id());
 	if (w == NULL)
-		return -1;
+		return NULL;
 	w->ctx = ctx;
-	w->idx = a->idx;
+	w->idx = idx;
 	w->handoff = ctx->handoff;
 	w->slow = ctx->slow_path;
 	w->st = &gw_stats[rte_lcore_id()];
@@ -172,11 +171,71 @@ gw_worker_main(void *arg)
 					   rte_socket_id());
 	if (w->frag == NULL) {
 		rte_free(w);
-		return -1;
+		return NULL;
 	}
 	rte_rcu_qsbr_thread_register(ctx->sadb.rcu, w->idx);
 	rte_rcu_qsbr_thread_online(ctx->sadb.rcu, w->idx);
+	return w;
+}
 
+static void
+worker_delete(struct worker *w)
+{
+	rte_rcu_qsbr_thread_offline(w->ctx->sadb.rcu, w->idx);
+	rte_rcu_qsbr_thread_unregister(w->ctx->sadb.rcu, w->idx);
+	rte_ip_frag_free_death_row(&w->dr, 0);
+	rte_ip_frag_table_destroy(w->frag);
+	rte_free(w);
+}
+
+/* A received burst of port p to its path. */
+static void
+worker_rx(struct worker *w, unsigned p, struct rte_mbuf **pkts, uint16_t n)
+{
+	w->st->port_rx[p] += n;
+	if (unlikely(w->slow)) {
+		slow_send(w, p, pkts, n);
+		return;
+	}
+	if (w->ctx->ports[p].role == GW_ROLE_INNER)
+		wk_outbound_burst(w, p, pkts, n);
+	else
+		wk_inbound_burst(w, p, pkts, n);
+}
+
+/* The end of each loop: the other workers', the slow path's and the control
+ * lcore's packets, then the rings up and the TX queues. Returns how many
+ * packets came from those rings. */
+static unsigned
+worker_tail(struct worker *w)
+{
+	struct gw_ctx *ctx = w->ctx;
+	unsigned got = 0;
+
+	if (unlikely(w->handoff))
+		got += wk_drain_handoff(w);
+	if (unlikely(w->slow))
+		got += drain_slow(w);
+	got += drain_ctrl(w);
+	wk_punt_flush(w);
+	for (unsigned p = 0; p < ctx->n_ports; p++)
+		wk_tx_flush(w, p);
+	rte_rcu_qsbr_quiescent(ctx->sadb.rcu, w->idx);
+	if (w->dr.cnt)
+		rte_ip_frag_free_death_row(&w->dr, 0);
+	return got;
+}
+
+int
+gw_worker_main(void *arg)
+{
+	const struct gw_worker_arg *a = arg;
+	struct gw_ctx *ctx = a->ctx;
+	struct worker *w = worker_new(ctx, a->idx);
+	unsigned idle = 0;
+
+	if (w == NULL)
+		return -1;
 	while (!__atomic_load_n(&ctx->stop, __ATOMIC_RELAXED)) {
 		unsigned got = 0;
 		for (unsigned p = 0; p < ctx->n_ports; p++) {
@@ -185,29 +244,11 @@ gw_worker_main(void *arg)
 			if (n == 0)
 				continue;
 			got += n;
-			w->st->port_rx[p] += n;
-			if (unlikely(w->slow)) {
-				slow_send(w, p, pkts, n);
-				continue;
-			}
-			if (ctx->ports[p].role == GW_ROLE_INNER)
-				wk_outbound_burst(w, p, pkts, n);
-			else
-				wk_inbound_burst(w, p, pkts, n);
+			worker_rx(w, p, pkts, n);
 		}
 		if (got)
 			ctx->last_rx_tsc = rte_rdtsc();
-		if (unlikely(w->handoff))
-			got += wk_drain_handoff(w);
-		if (unlikely(w->slow))
-			got += drain_slow(w);
-		got += drain_ctrl(w);
-		wk_punt_flush(w);
-		for (unsigned p = 0; p < ctx->n_ports; p++)
-			wk_tx_flush(w, p);
-		rte_rcu_qsbr_quiescent(ctx->sadb.rcu, w->idx);
-		if (w->dr.cnt)
-			rte_ip_frag_free_death_row(&w->dr, 0);
+		got += worker_tail(w);
 		if (got || ctx->idle == GW_IDLE_BUSY) {
 			idle = 0;
 			continue;
@@ -219,10 +260,40 @@ gw_worker_main(void *arg)
 			rte_rcu_qsbr_thread_online(ctx->sadb.rcu, w->idx);
 		}
 	}
-	rte_rcu_qsbr_thread_offline(ctx->sadb.rcu, w->idx);
-	rte_rcu_qsbr_thread_unregister(ctx->sadb.rcu, w->idx);
-	rte_ip_frag_free_death_row(&w->dr, 0);
-	rte_ip_frag_table_destroy(w->frag);
-	rte_free(w);
+	worker_delete(w);
 	return 0;
+}
+
+/* ---------- test entry (tests/fuzz/fuzz_worker.c) ---------- */
+
+struct gw_worker_test *
+gw_worker_test_create(struct gw_ctx *ctx, unsigned idx)
+{
+	return (struct gw_worker_test *)worker_new(ctx, idx);
+}
+
+unsigned
+gw_worker_test_run(struct gw_worker_test *t, unsigned port, struct rte_mbuf **pkts, uint16_t n)
+{
+	struct worker *w = (struct worker *)t;
+
+	if (n > 0)
+		worker_rx(w, port, pkts, n);
+	return n + worker_tail(w);
+}
+
+void
+gw_worker_test_reset(struct gw_worker_test *t)
+{
+	struct worker *w = (struct worker *)t;
+
+	rte_ip_frag_table_del_expired_entries(w->frag, &w->dr, UINT64_MAX);
+	rte_ip_frag_free_death_row(&w->dr, 0);
+}
+
+void
+gw_worker_test_free(struct gw_worker_test *t)
+{
+	if (t != NULL)
+		worker_delete((struct worker *)t);
 }

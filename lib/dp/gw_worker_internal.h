@@ -185,18 +185,24 @@ is_own_addr(const struct gw_ctx *ctx, uint8_t family, const uint8_t *ip)
 	return false;
 }
 
+/* The next hop towards destination dst (family 4 or 6), or NULL. */
+static __rte_always_inline const struct gw_nexthop *
+route_lookup(struct worker *w, uint8_t family, const uint8_t *dst)
+{
+	if (family == 4) {
+		uint32_t d;
+		memcpy(&d, dst, 4);
+		return gw_route4(&w->ctx->routes, d);
+	}
+	return gw_route6(&w->ctx->routes, dst);
+}
+
 /* Route an IP packet (no L2) by its destination and send it. */
 static __rte_always_inline void
 route_and_send(struct worker *w, struct rte_mbuf *m, uint8_t family, const uint8_t *dst)
 {
-	const struct gw_nexthop *nh;
-	if (family == 4) {
-		uint32_t d;
-		memcpy(&d, dst, 4);
-		nh = gw_route4(&w->ctx->routes, d);
-	} else {
-		nh = gw_route6(&w->ctx->routes, dst);
-	}
+	const struct gw_nexthop *nh = route_lookup(w, family, dst);
+
 	if (nh == NULL) {
 		drop(w, m, GW_DROP_NO_ROUTE);
 		return;

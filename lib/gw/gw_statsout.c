@@ -5,8 +5,8 @@
  *    "rx_nombuf","oerrors","ctrl_tx","ctrl_looped"}}, "sa": {name: {"spi",
  *    "packets","bytes"[,"max_inner": out SAs]}}, "workers": [{"lcore","rx","tx",
  *    "punted","handoff_out","handoff_in","handoff_drops","slow_sent",
- *    "slow_done","ctrl_looped"}, ...one per worker], "pmtu": {event: n...},
- *    "mbufs": {"size","in_use"}}
+ *    "slow_done","ctrl_looped","inner_fragmented"}, ...one per worker],
+ *    "pmtu": {event: n...}, "mbufs": {"size","in_use"}}
  * (telemetry: "workers" is a dict "w0", "w1", ...)
  * Totals over all lcores; SA bytes count inner packets. A port's tx includes
  * ctrl_tx, the frames the control lcore sent on its own packet socket
@@ -46,11 +46,11 @@ struct snap_sa {
 struct snap_worker {
 	unsigned lcore;
 	uint64_t rx, tx, punted, handoff_out, handoff_in, handoff_drops, slow_sent, slow_done,
-		 ctrl_looped;
+		 ctrl_looped, inner_fragmented;
 };
 
 #define SNAP_WORKER_FIELDS(X) X(rx) X(tx) X(punted) X(handoff_out) X(handoff_in) \
-	X(handoff_drops) X(slow_sent) X(slow_done) X(ctrl_looped)
+	X(handoff_drops) X(slow_sent) X(slow_done) X(ctrl_looped) X(inner_fragmented)
 
 struct snap {
 	uint64_t drops[GW_DROP_MAX];
@@ -207,6 +207,7 @@ snapshot(struct gw_ctx *ctx, struct snap *s)
 		o->handoff_drops = st->handoff_drops;
 		o->slow_sent = st->slow_sent;
 		o->slow_done = st->slow_done;
+		o->inner_fragmented = st->inner_fragmented;
 	}
 	for (unsigned i = 0; i < ctx->n_ports; i++) {
 		const struct gw_port *p = &ctx->ports[i];

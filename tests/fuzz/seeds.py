@@ -16,6 +16,14 @@
   config:     tests/data/conf/*.ini, drivers-cfg/*.ini, and configs written by
               tests/component/gwlib.py's write_config (manual SAs of each suite,
               IPv6 outer addresses, bypass, sa-gen and [peer] variants).
+  worker:     frames as the component tests send them (tests/component: ARP,
+              NS/NA, ICMP and ICMPv6 echo, MLD, inner traffic to each SA, the
+              bypass and nowhere, TTL 1, too big with and without DF, TCP SYNs;
+              ESP of both in SAs of tests/fuzz/fuzz_worker.ini, made by the
+              reference ESP of gwlib with its keys, whole, fragmented, behind
+              IPv6 extension headers and in atomic fragments, too big for the
+              inner MTU, with TTL 1, unknown SPIs), one input each or a few
+              together, in fuzz_worker.c's records.
   icmp_pmtu:  ICMP fragmentation needed / ICMPv6 Packet Too Big (gwlib's
               icmp_too_big, from its IP header on) quoting ESP packets that
               scapy's ESP made for out SAs of each suite, IPv4 and IPv6 outer
@@ -32,8 +40,10 @@
 
 It also writes the dictionaries tests/fuzz/dict/NAME.dict: the HIP parameter
 types of lib/hipwire/hip_wire.h as 2-byte big-endian tokens (hip_packet,
-host_id, with the HI algorithm IDs for host_id), and the section names, keys
-and named values of lib/conf/gw_config.c's tables (config).
+host_id, with the HI algorithm IDs for host_id), the section names, keys
+and named values of lib/conf/gw_config.c's tables (config), and the
+ethertypes, IP protocol numbers, ICMP types, SPIs, MACs and addresses of the
+worker's gateway (worker).
 
 Files are named by the SHA-1 of their contents, as libFuzzer names its
 corpus, so running this again adds only what is not there yet.
@@ -215,6 +225,208 @@ def seed_config(seen):
             put("config", text.replace(d.encode(), b"/tmp/hipgw-fuzz-state"), seen)
 
 
+# ---- worker frames ------------------------------------------------------------
+
+WORKER_INI = os.path.join(HERE, "fuzz_worker.ini")
+LAN, WAN = 0, 1
+
+
+def worker_sas():
+    """The in SAs of fuzz_worker.ini as gwlib.SA objects: {name: SA}."""
+    import configparser
+    import gwlib
+    cp = configparser.ConfigParser(inline_comment_prefixes=(";",), comment_prefixes=(";",))
+    cp.read(WORKER_INI)
+    out = {}
+    for sec in cp.sections():
+        if not sec.startswith("sa "):
+            continue
+        c = cp[sec]
+        if c["direction"] != "in":
+            continue
+        suite = gwlib.SUITES[c["suite"]]
+        key = bytes.fromhex(c["key"][2:])
+        auth = bytes.fromhex(c["auth-key"][2:]) if "auth-key" in c else b""
+        out[sec[3:]] = gwlib.SA(sec[3:], "in", int(c["spi"], 16), suite, key, auth,
+                               c["local"], c["remote"],
+                               tuple(x.strip() for x in c["prefixes"].split(",")))
+    return out
+
+
+EXACT = 0x02   # fuzz_worker.c REC_EXACT: the frame in a buffer of its size
+CHAIN = 0x04   # fuzz_worker.c REC_CHAIN: the frame in two chained mbufs
+
+
+def record(port, frame, flags):
+    b = bytes(frame)
+    return bytes([port | flags]) + struct.pack("!H", len(b)) + b
+
+
+def worker_frames():
+    """Lists of (port, frame): one list per seed."""
+    import gwlib
+    import test_ipv6_ext as x6
+    from scapy.layers.inet import IP, ICMP, TCP, UDP
+    from scapy.layers.inet6 import (IPv6, ICMPv6EchoRequest, ICMPv6ND_NA, ICMPv6ND_NS,
+                                    ICMPv6NDOptDstLLAddr, ICMPv6NDOptSrcLLAddr, IPv6ExtHdrFragment)
+    from scapy.layers.l2 import ARP, Ether
+    from scapy.packet import Raw
+    rng = random.Random(4303)
+    sas = worker_sas()
+    ba, ba6 = sas["ba"], sas["ba6"]
+    seeds = []
+
+    def lan(ipb):
+        return (LAN, gwlib.lan_frame(ipb))
+
+    def raw(mac_src, mac_dst, ipb):
+        return Ether(src=mac_src, dst=mac_dst, type=0x86dd if ipb[0] >> 4 == 6 else 0x800) / Raw(ipb)
+
+    def esp(sa, inner, seq, **kw):
+        return gwlib.esp_frame_ref(sa, inner, seq, **kw)
+
+    def inner(fam, src, dst, size, **kw):
+        return gwlib.inner_packet(rng, fam, src, dst, size, **kw)
+
+    def syn6(dst):
+        return bytes(IPv6(src=gwlib.HOST6, dst=dst, hlim=64) /
+                     TCP(sport=40001, dport=443, flags="S", options=[("MSS", 1460)]))
+
+    # ARP and ND, both sides
+    seeds.append([(LAN, Ether(src=gwlib.HOST_MAC, dst="ff:ff:ff:ff:ff:ff") /
+                   ARP(op=1, hwsrc=gwlib.HOST_MAC, psrc=gwlib.HOST4, pdst=gwlib.LAN4))])
+    seeds.append([(LAN, Ether(src=gwlib.HOST_MAC, dst=gwlib.LAN_MAC) /
+                   ARP(op=2, hwsrc=gwlib.HOST_MAC, psrc="10.1.0.3", hwdst=gwlib.LAN_MAC,
+                       pdst=gwlib.LAN4))])
+    seeds.append([(WAN, Ether(src=gwlib.GW4_MAC, dst="ff:ff:ff:ff:ff:ff") /
+                   ARP(op=1, hwsrc=gwlib.GW4_MAC, psrc=gwlib.GW4, pdst=gwlib.WAN4))])
+    seeds.append([(LAN, Ether(src=gwlib.HOST_MAC, dst="33:33:ff:00:00:01") /
+                   IPv6(src=gwlib.HOST6, dst="ff02::1:ff00:1", hlim=255) /
+                   ICMPv6ND_NS(tgt=gwlib.LAN6) / ICMPv6NDOptSrcLLAddr(lladdr=gwlib.HOST_MAC))])
+    seeds.append([(WAN, Ether(src=gwlib.PEER6_MAC, dst=gwlib.WAN_MAC) /
+                   IPv6(src=gwlib.PEER6, dst=gwlib.WAN6, hlim=255) /
+                   ICMPv6ND_NS(tgt=gwlib.WAN6) / ICMPv6NDOptSrcLLAddr(lladdr=gwlib.PEER6_MAC))])
+    seeds.append([(LAN, Ether(src=gwlib.HOST_MAC, dst=gwlib.LAN_MAC) /
+                   IPv6(src="fd00:1::3", dst=gwlib.LAN6, hlim=255) /
+                   ICMPv6ND_NA(tgt="fd00:1::3", R=0, S=1, O=1) /
+                   ICMPv6NDOptDstLLAddr(lladdr=gwlib.HOST_MAC))])
+    # echo to the gateway, plain and behind extension headers
+    seeds.append([(LAN, gwlib.lan_frame(bytes(IP(src=gwlib.HOST4, dst=gwlib.LAN4) /
+                                              ICMP(type=8, id=1, seq=1) / Raw(b"ping"))))])
+    seeds.append([(WAN, Ether(src=gwlib.GW4_MAC, dst=gwlib.WAN_MAC) /
+                   IP(src=gwlib.PEER4, dst=gwlib.WAN4) / ICMP(type=8, id=2, seq=1) / Raw(b"ping"))])
+    e6 = x6.echo6(gwlib.HOST6, gwlib.LAN6, b"ping6")
+    seeds.append([lan(e6), lan(x6.insert_ext(e6, [x6.frag()])),
+                  lan(x6.insert_ext(e6, [x6.hbh(x6.ROUTER_ALERT_MLD)]))])
+    w6 = x6.echo6(gwlib.PEER6, gwlib.WAN6, b"ping6")
+    seeds.append([(WAN, raw(gwlib.PEER6_MAC, gwlib.WAN_MAC, x6.insert_ext(w6, c)))
+                  for c in ([x6.hbh()], [x6.dst(), x6.frag()], [x6.routing(0)])])
+    mld = bytes(IPv6(src=gwlib.HOST6, dst="ff02::16", hlim=1, nh=58) /
+                Raw(bytes.fromhex("8f00000000000001" "04000000ff020000000000000000000000000001")))
+    seeds.append([(LAN, raw(gwlib.HOST_MAC, "33:33:00:00:00:16",
+                            x6.insert_ext(mld, [x6.hbh(x6.ROUTER_ALERT_MLD)])))])
+    # inner traffic from the site: each SA, bypass, no SA, TTL 1, too big, SYNs
+    out = [inner(4, gwlib.HOST4, "10.2.0.5", 200), inner(6, gwlib.HOST6, "fd00:2::5", 300),
+           inner(4, gwlib.HOST4, "10.3.0.5", 120), inner(6, gwlib.HOST6, "fd00:3::5", 120),
+           inner(4, gwlib.HOST4, "10.9.0.5", 100), inner(6, gwlib.HOST6, "fd00:9::5", 100),
+           inner(4, gwlib.HOST4, "10.4.0.5", 100)]
+    seeds.append([lan(b) for b in out])
+    seeds.append([lan(inner(4, gwlib.HOST4, "10.2.0.6", 100, ttl=1)),
+                  lan(inner(6, gwlib.HOST6, "fd00:2::6", 100, ttl=1))])
+    seeds.append([lan(inner(4, gwlib.HOST4, "10.2.0.7", 1480, df=True)),
+                  lan(inner(4, gwlib.HOST4, "10.2.0.7", 1480, df=False)),
+                  lan(inner(6, gwlib.HOST6, "fd00:2::7", 1480))])
+    seeds.append([lan(syn6("fd00:2::8")), lan(x6.insert_ext(syn6("fd00:2::8"), [x6.frag()])),
+                  lan(bytes(IP(src=gwlib.HOST4, dst="10.2.0.8", flags="DF") /
+                            TCP(sport=40002, dport=443, flags="S", options=[("MSS", 1460)])))])
+    # ESP from the peers: both in SAs, into the site
+    seq = 1
+    esp4 = [esp(ba, inner(4, "10.2.0.9", gwlib.HOST4, 200), 1),
+            esp(ba, inner(6, "fd00:2::9", gwlib.HOST6, 300), 2),
+            esp(ba6, inner(4, "10.3.0.9", gwlib.HOST4, 150), 1),
+            esp(ba6, inner(6, "fd00:3::9", gwlib.HOST6, 150), 2)]
+    seeds.append([(WAN, f) for f in esp4])
+    seeds.append([(WAN, esp(ba, inner(4, "10.2.0.10", gwlib.HOST4, 1400, df=True), 3)),
+                  (WAN, esp(ba, inner(4, "10.2.0.10", gwlib.HOST4, 1400, df=False), 4)),
+                  (WAN, esp(ba6, inner(6, "fd00:3::10", gwlib.HOST6, 1400), 3))])
+    seeds.append([(WAN, esp(ba, inner(4, "10.2.0.11", gwlib.HOST4, 100, ttl=1), 5)),
+                  (WAN, esp(ba, inner(4, "10.7.0.11", gwlib.HOST4, 100), 6)),
+                  (WAN, esp(gwlib.SA(**{**ba.__dict__, "spi": 0x9999}),
+                            inner(4, "10.2.0.11", gwlib.HOST4, 100), 7))])
+    f6 = esp(ba6, inner(6, "fd00:3::12", gwlib.HOST6, 400), 4)
+    seeds.append([(WAN, x6.ext_frame(f6, c)) for c in
+                  ([x6.hbh()], [x6.dst(x6.TUNNEL_ENCAP_LIMIT)], [x6.frag()],
+                   [x6.hbh(), x6.routing(0), x6.frag(), x6.dst()])])
+    # ESP fragments: outer IPv4 and IPv6 (behind Hop-by-Hop)
+    f4 = esp(ba, inner(4, "10.2.0.13", gwlib.HOST4, 1000), 8)
+    ip4 = bytes(f4)[14:]
+    body = ip4[20:]
+    frs = []
+    for off, end, mf in ((0, 512, 1), (512, len(body), 0)):
+        frs.append((WAN, Ether(src=gwlib.GW4_MAC, dst=gwlib.WAN_MAC) /
+                    IP(src=ba.remote, dst=ba.local, proto=50, id=77, frag=off // 8,
+                       flags="MF" if mf else 0) / Raw(body[off:end])))
+    seeds.append(frs)
+    f6 = esp(ba6, inner(6, "fd00:3::13", gwlib.HOST6, 1000), 5)
+    b6 = bytes(f6)[14:]
+    frs = []
+    for off, end, m in ((0, 512, 1), (512, len(b6) - 40, 0)):
+        part = raw(f6.src, f6.dst, b6[:40] + b6[40 + off:40 + end])
+        frs.append((WAN, x6.ext_frame(part, [x6.hbh(), x6.frag(off, m, 0x99)])))
+    seeds.append(frs)
+    # ESP into the site for hosts not yet resolved (ARP, NS), an ICMP error too
+    # big for the inner MTU, an outer IPv4 header with options
+    seeds.append([(WAN, esp(ba, inner(4, "10.2.0.14", "10.1.0.77", 100), 9)),
+                  (WAN, esp(ba, inner(6, "fd00:2::14", "fd00:1::77", 100), 10)),
+                  (WAN, esp(ba, bytes(IP(src="10.2.0.14", dst=gwlib.HOST4, flags="DF") /
+                                      ICMP(type=3, code=1) / Raw(bytes(1400))), 11))])
+    f4 = esp(ba, inner(4, "10.2.0.15", gwlib.HOST4, 100), 12)
+    ip4 = IP(bytes(f4)[14:])
+    ip4.options = [b"\x01\x01\x01\x00"]
+    del ip4.ihl, ip4.len, ip4.chksum
+    seeds.append([(WAN, Ether(src=gwlib.GW4_MAC, dst=gwlib.WAN_MAC) / IP(bytes(ip4)))])
+    seeds.append([lan(x6.insert_ext(inner(6, gwlib.HOST6, "fd00:2::16", 200), c))
+                  for c in ([x6.hbh()], [x6.dst()], [x6.frag(m=1)], [x6.routing(1)])])
+    # a packet out through SA ab (sequence number 1), then a fragmentation
+    # needed quoting its outer header and ESP header: the path MTU lowered
+    out_esp = bytes(IP(src=gwlib.WAN4, dst=gwlib.PEER4, proto=50, flags="DF", len=1400) /
+                    Raw(struct.pack("!II", 0x1000, 1)))
+    seeds.append([lan(inner(4, gwlib.HOST4, "10.2.0.17", 1300, df=True)),
+                  (WAN, gwlib.icmp_too_big(out_esp, 1300)),
+                  lan(inner(4, gwlib.HOST4, "10.2.0.17", 1300, df=True))])
+    # a mixture in one input
+    seeds.append([seeds[0][0], (WAN, esp4[0]), seeds[6][0], (WAN, esp4[3]), lan(out[0])])
+    return seeds
+
+
+def seed_worker(seen):
+    """Each seed three times: in pool mbufs, each frame in a buffer of its size
+    (an inner frame that ESP protects then has no room for its trailer), and
+    each frame in two chained mbufs."""
+    for frames in worker_frames():
+        for flags in (0, EXACT, CHAIN):
+            put("worker", b"".join(record(p, f, flags) for p, f in frames), seen)
+
+
+def worker_dict():
+    ents = []
+    for name, v in (("ipv4", 0x0800), ("ipv6", 0x86dd), ("arp", 0x0806), ("vlan", 0x8100)):
+        ents.append(("ethertype_" + name, token(struct.pack("!H", v))))
+    with open(os.path.join(ROOT, "lib", "core", "hipgw_wire.h")) as f:
+        wire = f.read()
+    for n, v in re.findall(r"^#define GW_(IPPROTO_\w+|ICMP6?_\w+|ND_OPT_\w+)\s+(\d+)", wire, re.M):
+        if int(v) < 256:
+            ents.append((n, token(bytes([int(v)]))))
+    for name, sa in sorted(worker_sas().items()):
+        ents.append(("spi_" + name, token(struct.pack("!I", sa.spi))))
+    import gwlib
+    for name in ("LAN_MAC", "WAN_MAC", "HOST_MAC"):
+        ents.append((name, token(bytes.fromhex(getattr(gwlib, name).replace(":", "")))))
+    for name in ("LAN4", "WAN4", "HOST4", "PEER4", "LAN6", "WAN6", "HOST6", "PEER6"):
+        ents.append((name, token(ipaddress.ip_address(getattr(gwlib, name)).packed)))
+    ents.append(("mcast6", token(bytes.fromhex("3333"))))
+    ents.append(("frag_atomic", token(bytes(4))))
+    write_dict("worker", ents)
 # ---- ICMP errors about our ESP --------------------------------------------------
 
 def seed_icmp_pmtu(seen):
@@ -365,7 +577,7 @@ def seed_esp_inbound(seen):
 
 
 SEEDERS = {"hip_packet": seed_hip_packet, "host_id": seed_host_id, "config": seed_config,
-           "esp_inbound": seed_esp_inbound, "icmp_pmtu": seed_icmp_pmtu}
+           "esp_inbound": seed_esp_inbound, "icmp_pmtu": seed_icmp_pmtu, "worker": seed_worker}
 
 
 def main():
@@ -377,6 +589,8 @@ def main():
         SEEDERS[name](seen)
         if name == "config":
             config_dict()
+        elif name == "worker":
+            worker_dict()
         elif name not in ("esp_inbound", "icmp_pmtu"):   # no dictionary: fields are numbers
             hip_dict(name, name == "host_id")
         print("%s: %d seeds" % (name, len(seen)))

@@ -29,6 +29,11 @@
 #define TX_DESC 1024
 #define TICK_MS 100
 #define HIP_TICK_MS 5
+/* At shutdown the control lcore keeps polling until the rings between it and
+ * the workers are empty, for at most this long (ms): on shared CPUs a worker
+ * may not run for milliseconds, and what the control lcore queued last (ICMP
+ * errors, staged packets, CLOSE) would otherwise be dropped unsent. */
+#define SHUTDOWN_DRAIN_MS 500
 
 #define LOG(level, ...) RTE_LOG(level, USER1, __VA_ARGS__)
 
@@ -364,6 +369,22 @@ rings_setup(struct gw_ctx *ctx)
 	return 0;
 }
 
+/* True when no packet waits in a ring between the workers and the control
+ * lcore, or between workers. */
+static bool
+rings_idle(const struct gw_ctx *ctx)
+{
+	for (unsigned w = 0; w < ctx->n_workers; w++) {
+		if (!rte_ring_empty(ctx->to_ctrl[w]) || !rte_ring_empty(ctx->from_ctrl[w]))
+			return false;
+		for (unsigned from = 0; from < ctx->n_workers; from++)
+			if (ctx->handoff_ring[w][from] != NULL &&
+			    !rte_ring_empty(ctx->handoff_ring[w][from]))
+				return false;
+	}
+	return true;
+}
+
 /* Free what is left in a ring (after the workers stopped). */
 static void
 ring_drain(struct rte_ring *r)
@@ -549,8 +570,17 @@ gw_run(struct gw_ctx *ctx, const struct gw_run_opts *opts)
 			rte_delay_us_sleep(1000);
 		}
 	}
-	/* let workers send what the control lcore queued last */
-	rte_delay_us_sleep(2000);
+	/* let workers send what the control lcore queued last, and the control
+	 * lcore answer what they punted last */
+	{
+		uint64_t until = rte_rdtsc() + hz / 1000 * SHUTDOWN_DRAIN_MS;
+
+		do {
+			gw_ctrl_poll(ctrl);
+			rte_delay_us_sleep(1000);
+		} while (!rings_idle(ctx) && rte_rdtsc() < until);
+	}
+	rte_delay_us_sleep(2000);   /* the workers' last TX flush after their last dequeue */
 	__atomic_store_n(&ctx->stop, true, __ATOMIC_RELEASE);
 	rte_eal_mp_wait_lcore();
 	gw_ctrl_poll(ctrl);   /* drain punted packets */

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause
- * Drop reasons. The names are the stats JSON keys (issue 2, section 3); every one is
+ * Drop reasons. The names are the stats JSON keys; every one is
  * always present in the stats.
  */
 #ifndef HIPGW_DROP_H

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause
  * Per-mbuf metadata carried between workers and the control lcore through
- * rte_ring (DESIGN.md "rings"). Lives in an mbuf dynamic field.
+ * rte_ring. Lives in an mbuf dynamic field.
  */
 #ifndef HIPGW_META_H
 #define HIPGW_META_H

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause
- * Control lcore, slow path (DESIGN.md "Threads"): ARP (RFC 826) and IPv6
+ * Control lcore, slow path: ARP (RFC 826) and IPv6
  * neighbour discovery (RFC 4861) for the gateway's addresses and next hops,
  * ICMP / ICMPv6 echo to its own addresses (RFC 792, RFC 4443), the ICMP errors
  * the workers ask for (time exceeded, fragmentation needed, packet too big),

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause
- * Identity commands of hipgw that run without DPDK (issue 3 section 1):
+ * Identity commands of hipgw that run without DPDK:
  *
  *   hipgw keygen --algo ecdsa-p256|ecdsa-p384|rsa3072 --out FILE [--force]
  *       writes a new Host Identity private key to FILE (PEM, PKCS#8, mode

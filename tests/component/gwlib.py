@@ -813,7 +813,7 @@ def check_ports(r, lan_rx=None, wan_rx=None):
 
 def is_control(frame):
     """ARP / neighbour discovery / MLD: the only things besides ESP that may cross
-    the outer link (issue 2, section 5)."""
+    the outer link."""
     if frame.type == 0x0806:
         return True
     if IPv6 in frame:

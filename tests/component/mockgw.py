@@ -6,7 +6,7 @@ while (or when) the real binary is not there:
     HIPGW_BIN=tests/component/mockgw.py /usr/bin/python3 -m pytest -q tests/component
 
 It takes the same command line (EAL options are ignored), reads the rx_pcap
-files of the net_pcap devices in the config, and behaves as issue 2 asks, using
+files of the net_pcap devices in the config, and behaves as hipgw does, using
 the reference ESP of gwlib. It is not a gateway and never will be one.
 """
 

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""Bad input, each in the middle of good traffic (issue 2, section 6): every bad
+"""Bad input, each in the middle of good traffic: every bad
 packet is dropped and counted under exactly its reason of section 3, all other
 drop counters stay 0, the good packets before and after it pass, and nothing
 crashes."""

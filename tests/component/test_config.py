@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""hipgw --check-config FILE (issue 2, section 2): exit 0 for a good config; for a
+"""hipgw --check-config FILE: exit 0 for a good config; for a
 bad one exit 2 and print FILE:LINE: message. A normal start with a bad config
 fails the same way."""
 

@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""hipgw end to end on good traffic, for every suite and both outer families
-(issue 2, section 6 "Component"): outbound ESP must decrypt with scapy to the
+"""hipgw end to end on good traffic, for every suite and both outer families:
+outbound ESP must decrypt with scapy to the
 original packets (TTL / hop limit - 1), inbound ESP made by scapy must come out
 intact (TTL / hop limit - 1). One hipgw run per suite and outer family carries
 both directions; test_outbound and test_inbound check one each."""
@@ -160,7 +160,7 @@ def test_esn(gw, rng, suite):
 
 
 # --------------------------------------------------------------------------
-# GCM nonce never reused across restarts (issue 2, section 3)
+# GCM nonce never reused across restarts
 
 def test_gcm_restart_no_nonce_reuse(gw, rng, tmp_path):
     state = str(tmp_path / "ab.seq")

@@ -1,6 +1,5 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""Packets too big for the outer MTU, inner TTL expiry, TCP MSS clamping
-(issue 2, section 3)."""
+"""Packets too big for the outer MTU, inner TTL expiry, TCP MSS clamping."""
 
 import struct
 

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""[sa-gen] (benchmarking / lab feature, issue 4 section 2): a generated set of
+"""[sa-gen] (benchmarking / lab feature): a generated set of
 1000 SAs in both directions. The test computes the SPIs, prefixes and keys with
 its own copy of the documented generator (perf/sagen.py: splitmix64, the
 permutation of lib/conf/gw_sagen.h), then checks that hipgw installed exactly

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""Two workers (issue 4 section 2 "Workers"): hipgw with `workers = 2` on
+"""Two workers: hipgw with `workers = 2` on
 net_pcap ports with two queues each (one rx_pcap / tx_pcap per queue, so each
 worker reads its own file and writes its own file).
 

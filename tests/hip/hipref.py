@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """Independent Python reference for hipgw's HIP crypto (lib/hipcrypto): written
-from the RFCs and ../shared/HIPV2-FACTS.md with hashlib, hmac and
+from the RFCs and the IANA HIP registries with hashlib, hmac and
 python3-cryptography only; it shares no code with the C library.
 
 RFC 7343 (ORCHIDv2), RFC 7401 sections 3.1, 4.1.2, 5.2.9, 6.3, 6.5,

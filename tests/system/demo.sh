@@ -9,7 +9,7 @@
 # each gateway a fresh Host Identity (hipgw keygen), puts each HIT into the
 # other's config as a [peer] (no [sa]), and lets the first ping start the HIP
 # Base Exchange. Then it repeats the seed paper's three experiments
-# (../shared/seeds/hip-experimental-evaluation.txt) on this machine and prints
+# (an experimental evaluation of HIP's basic characteristics with HIPL) on this machine and prints
 # them beside the paper's figures:
 #   - the WAN check: a capture of a whole run (BEX, pings, a little iperf3,
 #     CLOSE) holds only HIP (IP protocol 139), ESP and ARP/ND; tshark's HIP

@@ -26,8 +26,8 @@
   hip_report.py table-b ...           Scenario B table (see --help)
   hip_report.py table-c ...           Scenario C table (see --help)
 
-The paper's figures are those of ../shared/seeds/hip-experimental-evaluation.txt
-(HIPL on Linux 2.6, a laptop initiator and a PC responder on Ethernet: columns
+The paper's figures are those of the seed paper, an experimental evaluation of
+HIP's basic characteristics with HIPL (HIPL on Linux 2.6, a laptop initiator and a PC responder on Ethernet: columns
 A1, B1, C1 / "Ethernet").
 """
 import argparse

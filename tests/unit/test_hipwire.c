@@ -17,7 +17,7 @@
 #include "hip_param.h"
 #include "hipwire_testutil.h"
 
-/* The numbers of the brief and HIPV2-FACTS.md, restated. */
+/* The wire numbers of RFC 7401 and the IANA HIP registries, restated. */
 static void
 test_constants(void **state)
 {

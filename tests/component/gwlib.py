@@ -14,6 +14,7 @@ implementations nobody here wrote:
   against each other.
 """
 
+import contextlib
 import dataclasses
 import hashlib
 import hmac
@@ -24,6 +25,7 @@ import os
 import random
 import shutil
 import signal
+import socket
 import struct
 import subprocess
 import time
@@ -136,6 +138,48 @@ def check_gateway_log(gw, logf):
     assert "AddressSanitizer" not in log and "runtime error:" not in log, log
     return log
 
+
+
+def telemetry(prefix, cmd):
+    """One DPDK telemetry request (e.g. "/hipgw/stats") to the running hipgw
+    of --file-prefix prefix: the reply's value, parsed JSON."""
+    with socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET) as s:
+        s.connect("/var/run/dpdk/%s/dpdk_telemetry.v2" % prefix)
+        s.recv(4096)                                  # the greeting
+        s.send(cmd.encode())
+        return json.loads(s.recv(1 << 16))[cmd.split(",")[0]]
+
+
+@contextlib.contextmanager
+def namespaces(*names):
+    """Network namespaces of these names (a test's pid in them), made new and
+    removed afterwards, also on failure."""
+    for ns in names:
+        sh("ip", "netns", "del", ns, check=False)
+        sh("ip", "netns", "add", ns)
+    try:
+        yield names
+    finally:
+        for ns in names:
+            sh("ip", "netns", "del", ns, check=False)
+
+
+_veths = itertools.count()
+
+
+def veth(ns_a, if_a, ns_b, if_b):
+    """A veth pair: if_a in namespace ns_a, if_b in ns_b, both up, their
+    kernels quiet (no IPv6: RS, DAD, MLD) and no offloads (af_packet sees
+    whole frames with their checksums)."""
+    tmp = "hgv%d_%d" % (os.getpid() % 1000000, next(_veths))
+    sh("ip", "link", "add", tmp + "a", "type", "veth", "peer", "name", tmp + "b")
+    sh("ip", "link", "set", tmp + "a", "netns", ns_a, "name", if_a)
+    sh("ip", "link", "set", tmp + "b", "netns", ns_b, "name", if_b)
+    for ns, dev in ((ns_a, if_a), (ns_b, if_b)):
+        sh("ip", "netns", "exec", ns, "sysctl", "-qw", "net.ipv6.conf.%s.disable_ipv6=1" % dev)
+        sh("ip", "-n", ns, "link", "set", dev, "up")
+        sh("ip", "netns", "exec", ns, "ethtool", "-K", dev, "rx", "off", "tx", "off",
+           "tso", "off", "gso", "off", "gro", "off", check=False)
 
 def run_process(cmd, cwd, timeout=RUN_TIMEOUT):
     """Run cmd in its own session; on timeout stop exactly that process group."""

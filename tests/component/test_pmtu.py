@@ -14,7 +14,6 @@ order, so its echo reply means the error was handled. The HIP-keyed case runs
 two gateways whose WAN veths the relay bridges: the lowered path MTU must
 outlive the out SA an UPDATE rekey replaces."""
 
-import contextlib
 import itertools
 import json
 import os
@@ -114,18 +113,9 @@ def veth(gw_ns, gw_if, mac, peer_ns, peer_if):
            "tso", "off", "gso", "off", "gro", "off", check=False)
 
 
-@contextlib.contextmanager
 def namespaces(*names):
     """The namespaces NS-name, made new, removed afterwards."""
-    nss = [NS + "-" + n for n in names]
-    for ns in nss:
-        sh("ip", "netns", "del", ns, check=False)
-        sh("ip", "netns", "add", ns)
-    try:
-        yield nss
-    finally:
-        for ns in nss:
-            sh("ip", "netns", "del", ns, check=False)
+    return gwlib.namespaces(*[NS + "-" + n for n in names])
 
 
 @pytest.fixture(scope="module")

@@ -36,15 +36,6 @@ def esp_packets():
     return out
 
 
-def cksum(data):
-    if len(data) % 2:
-        data += b"\x00"
-    s = sum(struct.unpack("!%dH" % (len(data) // 2), data))
-    while s >> 16:
-        s = (s & 0xffff) + (s >> 16)
-    return s
-
-
 def test_capture_esp_opened_with_our_keys(tool):
     hip = hipref.hip_packets(CAPTURE)
     by_type = {p[2] & 0x7f: p for _, _, p in reversed(hip)}
@@ -84,7 +75,7 @@ def test_capture_esp_opened_with_our_keys(tool):
         body = pt[:-2 - pad]
         s_hit, d_hit = (hit_i, hit_r) if src == A else (hit_r, hit_i)
         pseudo = s_hit + d_hit + struct.pack("!I", len(body)) + b"\x00\x00\x00\x3a"
-        assert cksum(pseudo + body) == 0xffff
+        assert hipref.inet_cksum(pseudo + body) == 0xffff
         assert body[0] == (128 if src == A else 129) and body[1] == 0
         n += 1
     assert n == 18 and seq == {A: 10, B: 10}

@@ -32,21 +32,17 @@ import struct
 
 import pytest
 from cryptography.hazmat.primitives import hashes, serialization
-from cryptography.hazmat.primitives.asymmetric import ec, padding, rsa
-from cryptography.hazmat.primitives.asymmetric.utils import encode_dss_signature
 from cryptography.hazmat.primitives.ciphers import Cipher, algorithms, modes
 from cryptography.hazmat.primitives.kdf.hkdf import HKDF
 
 import hipref
+from hipref import (I1, R1, I2, R2, ESP_INFO, R1_COUNTER, PUZZLE, SOLUTION, DH_GROUP_LIST,
+                    DIFFIE_HELLMAN, HIP_CIPHER, ENCRYPTED, HOST_ID, HIT_SUITE_LIST,
+                    TRANSPORT_FORMAT_LIST, ESP_TRANSFORM, HIP_MAC, HIP_MAC_2, HIP_SIGNATURE_2,
+                    HIP_SIGNATURE)
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 VECTORS = sorted(glob.glob(os.path.join(REPO, "tests", "vectors", "bex-*.json")))
-
-I1, R1, I2, R2 = 1, 2, 3, 4
-ESP_INFO, R1_COUNTER, PUZZLE, SOLUTION = 65, 129, 257, 321
-DH_GROUP_LIST, DIFFIE_HELLMAN, HIP_CIPHER, ENCRYPTED = 511, 513, 579, 641
-HOST_ID, HIT_SUITE_LIST, TRANSPORT_FORMAT_LIST, ESP_TRANSFORM = 705, 715, 2049, 4095
-HIP_MAC, HIP_MAC_2, HIP_SIGNATURE_2, HIP_SIGNATURE = 61505, 61569, 61633, 61697
 
 # RFC 7401 5.3.1-5.3.4 (and RFC 7402 5.1 for the ESP parameters): what each
 # packet carries, in type order, for this exchange (no ECHO, cipher not NULL)
@@ -59,9 +55,6 @@ LAYOUT = {
     R2: [ESP_INFO, HIP_MAC_2, HIP_SIGNATURE],
 }
 TYPE_NAMES = {"I1": I1, "R1": R1, "I2": I2, "R2": R2}
-DH_LEN = {7: (64, 32), 8: (96, 48), 4: (384, 384)}      # public value, Kij (RFC 7401 5.2.7)
-EC_CURVES = {7: ec.SECP256R1(), 8: ec.SECP384R1()}
-HI_CURVES = {1: ec.SECP256R1(), 2: ec.SECP384R1()}
 
 
 # ------------------------------------------------------------ helpers
@@ -91,88 +84,8 @@ def par(pkt, t):
     return found[0]
 
 
-def inet_cksum(data):
-    if len(data) % 2:
-        data += b"\x00"
-    s = sum(struct.unpack("!%dH" % (len(data) // 2), data))
-    while s >> 16:
-        s = (s & 0xffff) + (s >> 16)
-    return s
-
-
 def v4(a):
     return bytes(int(x) for x in a.split("."))
-
-
-def prepared(pkt, upto, insert=()):
-    """RFC 7401 6.4: the header and the parameters before offset `upto`, with
-    `insert` (raw TLVs) added in type order, Checksum 0 and Header Length
-    covering exactly these bytes."""
-    params = [(t, raw) for off, t, _, raw in tlvs(pkt) if off < upto]
-    params += [(struct.unpack("!H", raw[:2])[0], raw) for raw in insert]
-    params.sort(key=lambda p: p[0])
-    body = b"".join(raw for _, raw in params)
-    hdr = bytearray(pkt[:40])
-    hdr[1] = (40 + len(body)) // 8 - 1
-    hdr[4:6] = b"\x00\x00"
-    return bytes(hdr) + body
-
-
-def pubkey_of_hi(algo, hi):
-    """A verifying key from a Host Identity field (RFC 7401 5.2.9)."""
-    if algo == hipref.HI_ALGO_ECDSA:
-        curve = struct.unpack("!H", hi[:2])[0]
-        return ec.EllipticCurvePublicKey.from_encoded_point(HI_CURVES[curve], hi[2:])
-    assert algo == hipref.HI_ALGO_RSA
-    if hi[0] == 0:
-        el, off = struct.unpack("!H", hi[1:3])[0], 3
-    else:
-        el, off = hi[0], 1
-    e = int.from_bytes(hi[off:off + el], "big")
-    n = int.from_bytes(hi[off + el:], "big")
-    return rsa.RSAPublicNumbers(e, n).public_key()
-
-
-def verify_sig(algo, hi, sig_value, data):
-    """HIP_SIGNATURE(_2) value: SIG alg 2, signature (RFC 7401 5.2.14/15).
-    ECDSA: r | s over SHA-384 (the HIT suite's RHASH); RSA: PKCS#1 v1.5 over
-    SHA-256. Raises InvalidSignature when it does not verify."""
-    alg = struct.unpack("!H", sig_value[:2])[0]
-    assert alg == algo
-    sig = sig_value[2:]
-    key = pubkey_of_hi(algo, hi)
-    if algo == hipref.HI_ALGO_ECDSA:
-        half = (key.curve.key_size + 7) // 8
-        assert len(sig) == 2 * half
-        der = encode_dss_signature(int.from_bytes(sig[:half], "big"), int.from_bytes(sig[half:], "big"))
-        key.verify(der, data, ec.ECDSA(hashes.SHA384()))
-    else:
-        assert len(sig) == key.key_size // 8
-        key.verify(sig, data, padding.PKCS1v15(), hashes.SHA256())
-
-
-def dh_public(group, priv):
-    x = int.from_bytes(priv, "big")
-    if group in EC_CURVES:
-        nums = ec.derive_private_key(x, EC_CURVES[group]).public_key().public_numbers()
-        fl = DH_LEN[group][1]
-        return nums.x.to_bytes(fl, "big") + nums.y.to_bytes(fl, "big")
-    return pow(2, x, hipref.MODP3072_P).to_bytes(384, "big")
-
-
-def dh_kij(group, priv, peer_pub):
-    x = int.from_bytes(priv, "big")
-    if group in EC_CURVES:
-        fl = DH_LEN[group][1]
-        mine = ec.derive_private_key(x, EC_CURVES[group])
-        peer = ec.EllipticCurvePublicKey.from_encoded_point(EC_CURVES[group], b"\x04" + peer_pub)
-        kij = mine.exchange(ec.ECDH(), peer)
-        assert len(kij) == fl
-        return kij
-    p = hipref.MODP3072_P
-    y = int.from_bytes(peer_pub, "big")
-    assert 2 <= y <= p - 2
-    return pow(y, x, p).to_bytes(384, "big")        # full group length, leading zeros kept
 
 
 def hexb(s):
@@ -233,7 +146,7 @@ def test_headers_and_checksums(vec):
         assert b[8:24] == snd and b[24:40] == rcv
         # RFC 1071 over the IPv4 pseudo-header and the whole packet
         pseudo = addr[frm] + addr[to] + bytes([0, 139]) + struct.pack("!H", len(b))
-        assert inet_cksum(pseudo + b) == 0xffff, "%s checksum" % p["type"]
+        assert hipref.inet_cksum(pseudo + b) == 0xffff, "%s checksum" % p["type"]
         # the parameters RFC 7401 5.3 lists, in type order
         assert [x[1] for x in tlvs(b)] == LAYOUT[t], p["type"]
 
@@ -302,16 +215,16 @@ def test_puzzle(vec):
 
 def test_dh_and_kij(vec):
     pk, g = vec["_pkt"], vec["suites"]["dh_group"]
-    pub_len, kij_len = DH_LEN[g]
+    pub_len, kij_len = hipref.DH_LEN[g]
     for role, t in (("initiator", I2), ("responder", R1)):
         side = vec[role]
         v = par(pk[t], DIFFIE_HELLMAN)[2]
         assert v[0] == g and struct.unpack("!H", v[1:3])[0] == pub_len and len(v) == 3 + pub_len
-        assert v[3:] == hexb(side["dh_public"]) == dh_public(g, hexb(side["dh_private"]))
+        assert v[3:] == hexb(side["dh_public"]) == hipref.dh_public(g, hexb(side["dh_private"]))
     kij = hexb(vec["kij"])
     assert len(kij) == kij_len
-    assert dh_kij(g, hexb(vec["initiator"]["dh_private"]), hexb(vec["responder"]["dh_public"])) == kij
-    assert dh_kij(g, hexb(vec["responder"]["dh_private"]), hexb(vec["initiator"]["dh_public"])) == kij
+    assert hipref.dh_kij(g, hexb(vec["initiator"]["dh_private"]), hexb(vec["responder"]["dh_public"])) == kij
+    assert hipref.dh_kij(g, hexb(vec["responder"]["dh_private"]), hexb(vec["initiator"]["dh_public"])) == kij
 
 
 def test_keymat_and_keys(vec):
@@ -390,7 +303,7 @@ def test_hip_mac_i2(vec):
     assert len(mac) == vec["_rl"] and mac == hexb(vec["macs"]["i2_hip_mac"]["value"])
     d_i = vec["initiator"]["key_direction_out"]
     d_r = vec["responder"]["key_direction_out"]
-    data = prepared(pkt, off)
+    data = hipref.prepared(pkt, off)
     assert hmac.new(hexb(vec["hip_keys"]["int_" + d_i]), data, hname).digest() == mac
     # the other direction's key does not verify it (unlike cutehip's swapped keys)
     assert hmac.new(hexb(vec["hip_keys"]["int_" + d_r]), data, hname).digest() != mac
@@ -403,11 +316,11 @@ def test_hip_mac_2_r2(vec):
     off, _, mac, _ = par(pkt, HIP_MAC_2)
     assert len(mac) == vec["_rl"] and mac == hexb(vec["macs"]["r2_hip_mac_2"]["value"])
     host_id_raw = par(vec["_pkt"][R1], HOST_ID)[3]
-    data = prepared(pkt, off, insert=[host_id_raw])
+    data = hipref.prepared(pkt, off, insert=[host_id_raw])
     d_r = vec["responder"]["key_direction_out"]
     assert hmac.new(hexb(vec["hip_keys"]["int_" + d_r]), data, hname).digest() == mac
     # without the HOST_ID it does not verify
-    assert hmac.new(hexb(vec["hip_keys"]["int_" + d_r]), prepared(pkt, off), hname).digest() != mac
+    assert hmac.new(hexb(vec["hip_keys"]["int_" + d_r]), hipref.prepared(pkt, off), hname).digest() != mac
 
 
 def test_signatures(vec):
@@ -420,22 +333,21 @@ def test_signatures(vec):
     r1 = pk[R1]
     off, _, sig, _ = par(r1, HIP_SIGNATURE_2)
     assert sig[2:] == hexb(vec["signatures"]["r1_hip_signature_2"]["value"])
-    data = bytearray(prepared(r1, off))
-    data[24:40] = bytes(16)
     poff = par(r1, PUZZLE)[0]
-    data[poff + 4 + 2:poff + 4 + 4 + vec["_rl"]] = bytes(2 + vec["_rl"])   # Opaque, #I
-    verify_sig(algo, hi_r, sig, bytes(data))
+    data = hipref.sig2_covered(r1, off, poff)
+    assert data[24:40] == bytes(16) and data[poff + 6:poff + 8 + vec["_rl"]] == bytes(2 + vec["_rl"])
+    hipref.verify_sig(algo, hi_r, sig, data)
     # the R1 as sent (I and receiver HIT filled in) is not what was signed
     with pytest.raises(Exception):
-        verify_sig(algo, hi_r, sig, prepared(r1, off))
+        hipref.verify_sig(algo, hi_r, sig, hipref.prepared(r1, off))
     # I2, R2
     for t, hi, name in ((I2, hi_i, "i2_hip_signature"), (R2, hi_r, "r2_hip_signature")):
         pkt = pk[t]
         off, _, sig, _ = par(pkt, HIP_SIGNATURE)
         assert sig[2:] == hexb(vec["signatures"][name]["value"])
         assert vec["signatures"][name]["algorithm"] == algo
-        verify_sig(algo, hi, sig, prepared(pkt, off))
-        bent = bytearray(prepared(pkt, off))
+        hipref.verify_sig(algo, hi, sig, hipref.prepared(pkt, off))
+        bent = bytearray(hipref.prepared(pkt, off))
         bent[-1] ^= 1
         with pytest.raises(Exception):
-            verify_sig(algo, hi, sig, bytes(bent))
+            hipref.verify_sig(algo, hi, sig, bytes(bent))

@@ -101,21 +101,24 @@ def until(cond):
 def test_fragments_give_the_pool_back(netns, tmp_path):
     cfg, stats, logf = config(tmp_path), tmp_path / "stats.json", tmp_path / "gw.log"
     prefix = f"hgfp{os.getpid()}"
-    with open(logf, "w") as lf:
-        gw = subprocess.Popen(["ip", "netns", "exec", netns["gw"], gwlib.hipgw_binary()] +
-                              gwlib.eal_args(prefix) +
-                              ["--", "--config", str(cfg), "--stats-json", str(stats)],
-                              stdout=lf, stderr=subprocess.STDOUT, env=gwlib.child_env())
+    gw = gwlib.start_gateway(netns["gw"], prefix, cfg, stats, logf)
     tel = lambda: gwlib.telemetry(prefix, "/hipgw/stats")  # noqa: E731
     res = {}
     sender = None
 
     def send(n):
+        """n more fragments; the stats once the port's rx stops moving (the
+        worker has read what it could)."""
         sender.stdin.write(f"{n}\n")
         sender.stdin.flush()
         assert sender.stdout.readline().strip() == "sent"
-        time.sleep(0.3)                           # the worker reads what it can
-        return tel()
+        st, end = tel(), time.monotonic() + WAIT_S
+        while time.monotonic() < end:
+            time.sleep(0.2)
+            st, last = tel(), st
+            if st["ports"]["wan"]["rx"] == last["ports"]["wan"]["rx"]:
+                break
+        return st
 
     try:
         gwlib.wait_gateway_running(gw, logf)
@@ -139,9 +142,12 @@ def test_fragments_give_the_pool_back(netns, tmp_path):
         gwlib.stop_gateway(gw, prefix)
     gwlib.check_gateway_log(gw, logf)
     assert res["echo before"], f"the gateway never answered {PEER4}'s ping: {res}"
-    assert res["dry"], f"{FLOOD} fragments did not take the pool (port rx went on): {res}"
+    assert res["dry"] and res["taken"] >= POOL * 3 // 4, \
+        f"{FLOOD} fragments did not take the pool (port rx went on): {res}"
     assert res["echo after"], \
         f"the gateway did not answer pings within {WAIT_S} s after the fragments: {res}"
+    # what may still be taken: fragments the kernel kept in the port's socket
+    # ring meanwhile (net_af_packet's 512 frames), read and held in their turn
     assert res["in use after"] < POOL // 4, \
         f"{res['in use after']} of {POOL} mbufs still taken after the pings came back: {res}"
     assert res["malformed"] >= res["taken"] - POOL // 4, \

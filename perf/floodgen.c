@@ -5,14 +5,24 @@
  * them, random fields drawn once) and sent round-robin, so the sending loop
  * only copies pointers: fast enough to outrun a gateway sharing the CPUs.
  *
- *   hipgw-floodgen --iface IF --mode esp|arp|i1|critical --dst-mac MAC
- *                  --src-mac MAC --dst IP [--src IP | --src-net A.B.C.D/LEN]
+ *   hipgw-floodgen --iface IF --mode esp|esp6-frag|arp|i1|critical --dst-mac MAC
+ *                  --src-mac MAC (--dst IP [--src IP | --src-net A.B.C.D/LEN] |
+ *                  --dst6 IP6 for esp6-frag)
  *                  [--dst-hit HIT] [--hit HIT] [--size B] [--variants N]
  *                  [--rate PPS] [--duration S] [--count N]
  *
  *   esp       IPv4 / ESP (RFC 4303) with a random SPI (0x40000000 and up) and
  *             sequence number, --size bytes a frame: for a gateway with no such
  *             SA, an unknown SPI (the worker drops it, no_sa).
+ *   esp6-frag IPv6 to --dst6 from random sources in 2001:2::/48 (RFC 5180's
+ *             benchmarking prefix): the first fragment (offset 0, M set, RFC 8200
+ *             4.5) of an ESP packet as esp's, whose other fragments never come.
+ *             Each variant is its own reassembly key (source, identification),
+ *             so the receiver holds each until its reassembly times out (give
+ *             --variants 65536). About --size bytes: the fragment's data is a
+ *             multiple of 8 bytes. (IPv6: an af_packet receiver's kernel
+ *             reassembles IPv4 fragments for its fanout before the reader sees
+ *             them, IPv6 ones it passes on.)
  *   arp       ARP requests (RFC 826) who-has --dst from random sender IPs in
  *             --src-net and random locally administered sender MACs; Ethernet
  *             destination --dst-mac (ff:ff:ff:ff:ff:ff for broadcast).
@@ -55,6 +65,10 @@
 #define ETH_HDR_LEN       14
 #define IPV4_HDR_LEN      20
 #define ESP_HDR_LEN       8          /* SPI + sequence number (RFC 4303 2) */
+#define IPV6_HDR_LEN      40
+#define IPV6_FRAG_HDR_LEN 8          /* RFC 8200 4.5 */
+#define IPPROTO_FRAGMENT_ 44
+#define FRAG_UNIT         8          /* fragment data of a non-last fragment: multiple of, bytes */
 #define IPPROTO_HIP_      139        /* RFC 7401 5 */
 #define IPPROTO_ESP_      50
 #define FRAME_MIN         60         /* Ethernet minimum without FCS, bytes */
@@ -75,11 +89,12 @@ static struct {
 	const char *iface, *mode;
 	uint8_t src_mac[6], dst_mac[6], hit[16], dst_hit[16];
 	struct in_addr src, dst;
+	struct in6_addr dst6;
 	uint32_t src_net, src_mask;
 	unsigned size, variants;
 	double rate, duration;
 	uint64_t count;
-	bool have_src_mac, have_dst_mac, have_dst, have_src, have_hit, have_dst_hit;
+	bool have_src_mac, have_dst_mac, have_dst, have_dst6, have_src, have_hit, have_dst_hit;
 } O = { .size = 128, .variants = VARIANTS_DEFAULT };
 
 static uint16_t
@@ -170,22 +185,59 @@ build_i1(uint8_t *f, uint64_t *rnd, bool critical)
 	return ETH_HDR_LEN + IPV4_HDR_LEN + (size_t)len;
 }
 
-static size_t
-build_esp(uint8_t *f, uint64_t *rnd)
+/* ESP of len bytes at esp: a random unknown SPI and sequence number, then
+ * random bytes that look like ciphertext. */
+static void
+put_esp(uint8_t *esp, size_t len, uint64_t *rnd)
 {
-	uint8_t *ip = f + ETH_HDR_LEN, *esp = ip + IPV4_HDR_LEN;
 	uint64_t r = xorshift(rnd);
 	uint32_t spi = htonl(SPI_FLOOD_BASE | ((uint32_t)r & 0x3fffffff)), seq = htonl((uint32_t)(r >> 32) | 1);
 
-	put_eth(f, ETHERTYPE_IP, O.src_mac);
-	memset(esp, 0, O.size - ETH_HDR_LEN - IPV4_HDR_LEN);
 	memcpy(esp, &spi, 4);
 	memcpy(esp + 4, &seq, 4);
-	for (size_t i = ESP_HDR_LEN; i < O.size - ETH_HDR_LEN - IPV4_HDR_LEN; i++)
-		esp[i] = (uint8_t)xorshift(rnd);   /* looks like ciphertext */
+	for (size_t i = ESP_HDR_LEN; i < len; i++)
+		esp[i] = (uint8_t)xorshift(rnd);
+}
+
+static size_t
+build_esp(uint8_t *f, uint64_t *rnd)
+{
+	uint8_t *ip = f + ETH_HDR_LEN;
+
+	put_eth(f, ETHERTYPE_IP, O.src_mac);
+	put_esp(ip + IPV4_HDR_LEN, O.size - ETH_HDR_LEN - IPV4_HDR_LEN, rnd);
 	put_ipv4(ip, IPPROTO_ESP_, pick_src(xorshift(rnd)), O.size - ETH_HDR_LEN,
 		 (uint16_t)xorshift(rnd));
 	return O.size;
+}
+
+/* IPv6 first fragment of an ESP packet (esp6-frag); returns the frame length. */
+static size_t
+build_esp6_frag(uint8_t *f, uint64_t *rnd)
+{
+	static const uint8_t src_prefix[6] = { 0x20, 0x01, 0x00, 0x02, 0x00, 0x00 };  /* 2001:2::/48 */
+	uint8_t *ip = f + ETH_HDR_LEN, *fh = ip + IPV6_HDR_LEN, *esp = fh + IPV6_FRAG_HDR_LEN;
+	size_t data = (O.size - ETH_HDR_LEN - IPV6_HDR_LEN - IPV6_FRAG_HDR_LEN) / FRAG_UNIT * FRAG_UNIT;
+	size_t plen = IPV6_FRAG_HDR_LEN + data;
+	uint64_t a = xorshift(rnd), b = xorshift(rnd);
+	uint32_t id = (uint32_t)xorshift(rnd);
+
+	put_eth(f, ETHERTYPE_IPV6, O.src_mac);
+	memset(ip, 0, IPV6_HDR_LEN + IPV6_FRAG_HDR_LEN);
+	ip[0] = 0x60;                         /* version 6 */
+	ip[4] = (uint8_t)(plen >> 8);
+	ip[5] = (uint8_t)plen;
+	ip[6] = IPPROTO_FRAGMENT_;
+	ip[7] = 64;                           /* hop limit */
+	memcpy(ip + 8, src_prefix, sizeof(src_prefix));
+	memcpy(ip + 14, &a, 2);
+	memcpy(ip + 16, &b, 8);
+	memcpy(ip + 24, &O.dst6, 16);
+	fh[0] = IPPROTO_ESP_;
+	fh[3] = 1;                            /* offset 0, M (more fragments) set */
+	memcpy(fh + 4, &id, 4);
+	put_esp(esp, data, rnd);
+	return ETH_HDR_LEN + IPV6_HDR_LEN + plen;
 }
 
 static size_t
@@ -233,7 +285,7 @@ parse_args(int argc, char **argv)
 	static const struct option lo[] = {
 		{ "iface", 1, 0, 'i' }, { "mode", 1, 0, 'm' }, { "src-mac", 1, 0, 'S' },
 		{ "dst-mac", 1, 0, 'D' }, { "src", 1, 0, 's' }, { "src-net", 1, 0, 'n' },
-		{ "dst", 1, 0, 'd' }, { "hit", 1, 0, 'h' }, { "dst-hit", 1, 0, 'H' },
+		{ "dst", 1, 0, 'd' }, { "dst6", 1, 0, '6' }, { "hit", 1, 0, 'h' }, { "dst-hit", 1, 0, 'H' },
 		{ "size", 1, 0, 'z' }, { "variants", 1, 0, 'v' }, { "rate", 1, 0, 'r' },
 		{ "duration", 1, 0, 't' }, { "count", 1, 0, 'c' }, { 0, 0, 0, 0 } };
 	int c;
@@ -265,6 +317,11 @@ parse_args(int argc, char **argv)
 				die(2, "--dst: an IPv4 address");
 			O.have_dst = true;
 			break;
+		case '6':
+			if (inet_pton(AF_INET6, optarg, &O.dst6) != 1)
+				die(2, "--dst6: an IPv6 address");
+			O.have_dst6 = true;
+			break;
 		case 'h': parse_hit("--hit: a HIT (IPv6 form)", optarg, O.hit); O.have_hit = true; break;
 		case 'H': parse_hit("--dst-hit: a HIT (IPv6 form)", optarg, O.dst_hit); O.have_dst_hit = true; break;
 		case 'z': O.size = (unsigned)strtoul(optarg, NULL, 0); break;
@@ -275,14 +332,23 @@ parse_args(int argc, char **argv)
 		default: die(2, "usage: see the header of perf/floodgen.c");
 		}
 	}
-	if (O.iface == NULL || O.mode == NULL || !O.have_src_mac || !O.have_dst_mac || !O.have_dst)
-		die(2, "needs --iface, --mode, --src-mac, --dst-mac and --dst");
-	if (!O.have_src && O.src_mask == 0)
+	if (O.iface == NULL || O.mode == NULL || !O.have_src_mac || !O.have_dst_mac)
+		die(2, "needs --iface, --mode, --src-mac and --dst-mac");
+	if (strcmp(O.mode, "esp6-frag") == 0) {
+		if (!O.have_dst6)
+			die(2, "esp6-frag needs --dst6");
+	} else if (!O.have_dst) {
+		die(2, "needs --dst");
+	} else if (!O.have_src && O.src_mask == 0) {
 		die(2, "needs --src or --src-net");
+	}
 	if (O.duration <= 0 && O.count == 0)
 		die(2, "needs --duration or --count");
 	if (O.size < FRAME_MIN || O.size > FRAME_MAX)
 		die(2, "--size: 60..1514 bytes");
+	if (strcmp(O.mode, "esp6-frag") == 0 &&
+	    O.size < ETH_HDR_LEN + IPV6_HDR_LEN + IPV6_FRAG_HDR_LEN + ESP_HDR_LEN)
+		die(2, "--size: esp6-frag needs 70 bytes or more");
 	if (O.variants == 0 || O.variants > VARIANTS_MAX)
 		die(2, "--variants: 1..65536");
 	if ((strcmp(O.mode, "i1") == 0 || strcmp(O.mode, "critical") == 0) && !O.have_dst_hit)
@@ -314,6 +380,8 @@ main(int argc, char **argv)
 	for (unsigned i = 0; i < O.variants; i++) {
 		if (strcmp(O.mode, "esp") == 0)
 			lens[i] = build_esp(frames[i], &rnd);
+		else if (strcmp(O.mode, "esp6-frag") == 0)
+			lens[i] = build_esp6_frag(frames[i], &rnd);
 		else if (strcmp(O.mode, "arp") == 0)
 			lens[i] = build_arp(frames[i], &rnd);
 		else if (strcmp(O.mode, "i1") == 0)
@@ -321,7 +389,7 @@ main(int argc, char **argv)
 		else if (strcmp(O.mode, "critical") == 0)
 			lens[i] = build_i1(frames[i], &rnd, true);
 		else
-			die(2, "--mode: esp, arp, i1 or critical");
+			die(2, "--mode: esp, esp6-frag, arp, i1 or critical");
 		if (lens[i] < FRAME_MIN)
 			lens[i] = FRAME_MIN;          /* zero padding from calloc */
 	}

@@ -27,6 +27,7 @@ PY = "/usr/bin/python3"
 # the addresses and names of tests/system/topology.sh
 HA4, HB4 = "10.1.0.2", "10.2.0.2"
 GA_WAN4, GB_WAN4 = "192.0.2.1", "192.0.2.2"
+GB_WAN6 = "2001:db8:ffff::2"
 MAC = {"HA": "02:00:00:01:00:02", "GA_LAN": "02:00:00:01:00:01", "GA_WAN": "02:00:00:00:00:01",
        "GB_WAN": "02:00:00:00:00:02", "GB_LAN": "02:00:00:02:00:01", "HB": "02:00:00:02:00:02"}
 IFACE = {"HA": "lan0", "GA_LAN": "gwa-lan", "GA_WAN": "gwa-wan", "GB_WAN": "gwb-wan",
@@ -192,29 +193,43 @@ class Site:
                 raise RunError(f"hipgw keygen printed no HIT: {out[:200]}")
             self.hit[s] = m.group(1)
 
-    def write_configs(self, lifetime, extra=None, tag=""):
+    def write_configs(self, lifetime, extra=None, tag="", workers=None, wan6=None):
         """gwA{tag}.ini / gwB{tag}.ini by topology.sh's write_hip_gw_config, plus
-        extra {side: [gateway] lines}."""
+        extra {side: [gateway] lines}; workers {side: N}: N workers instead of
+        topology.sh's 1, each af_packet device with qpairs=N (a queue pair per
+        worker); wan6 {side: ADDR/LEN}: an IPv6 address on the WAN port too."""
         for s in "AB":
             path = os.path.join(self.work, f"gw{s}{tag}.ini")
             self.topo("write_hip_gw_config", path, s,
                       env={"HIT_A": self.hit["A"], "HIT_B": self.hit["B"],
                            "HGW_SA_LIFETIME": lifetime})
+            text = open(path).read()
             lines = (extra or {}).get(s, [])
             if lines:
-                text = open(path).read().replace("[gateway]\n", "[gateway]\n" + "\n".join(lines) + "\n", 1)
-                open(path, "w").write(text)
+                text = text.replace("[gateway]\n", "[gateway]\n" + "\n".join(lines) + "\n", 1)
+            n = (workers or {}).get(s)
+            if n:
+                text = re.sub(r"^workers = \d+$", f"workers = {n}", text, count=1, flags=re.M)
+                text = re.sub(r"^(device = net_af_packet\d+,iface=\S+)$", rf"\1,qpairs={n}", text,
+                              flags=re.M)
+            a6 = (wan6 or {}).get(s)
+            if a6:
+                text = re.sub(r"^(\[port wan\]\n(?:.+\n)*?address = .+)$", rf"\1, {a6}", text,
+                              count=1, flags=re.M)
+            open(path, "w").write(text)
             os.chmod(path, 0o600)
 
     def eal_mem_args(self):
         return self.topo("eal_mem_args").stdout.split()
 
-    def gw_start(self, side, tag="", run_tag="", lcores=None):
+    def gw_start(self, side, tag="", run_tag="", lcores=None, opts=()):
+        """hipgw in gw{side}'s namespace; lcores: EAL --lcores (default
+        LCORES[side]); opts: more hipgw options, e.g. --slow-path."""
         ns = self.ns[f"gw{side}"]
         cmd = ["ip", "netns", "exec", ns, self.hipgw, "--no-pci", "--file-prefix",
                f"{self.prefix}gw{side}", "--lcores", lcores or LCORES[side]] + self.mem + [
                "--", "--config", os.path.join(self.work, f"gw{side}{tag}.ini"),
-               "--stats-json", os.path.join(self.work, f"stats{side}{run_tag}.json")]
+               "--stats-json", os.path.join(self.work, f"stats{side}{run_tag}.json")] + list(opts)
         self.gw_start_time[side] = time.time()
         self.gw[side] = self.spawn(cmd, out=self.gw_log(side, run_tag))
         self.tel[side].close()
@@ -259,11 +274,19 @@ class Site:
         """The control lcore's thread: lcore 0, the EAL main thread (tid = pid)."""
         return self.gw[side].pid
 
-    def worker_tid(self, side):
-        for tid, comm in threads(self.gw[side].pid).items():
-            if comm.startswith(("rte-worker", "lcore-worker")):
-                return tid, comm
-        return None, None
+    def link_rx(self, key, iface):
+        """Frames the kernel counted in on iface in namespace key (its
+        stats64 rx packets), None when unknown."""
+        r = run(self.nsx(key, ["ip", "-j", "-s", "link", "show", "dev", iface]), check=False)
+        try:
+            return json.loads(r.stdout)[0]["stats64"]["rx"]["packets"]
+        except (ValueError, IndexError, KeyError):
+            return None
+
+    def worker_tids(self, side):
+        """[(tid, comm)] of gw{side}'s worker lcores, by name."""
+        return sorted(((tid, comm) for tid, comm in threads(self.gw[side].pid).items()
+                       if comm.startswith(("rte-worker", "lcore-worker"))), key=lambda t: t[1])
 
     def wait_path(self, timeout):
         end = time.time() + timeout
@@ -273,15 +296,18 @@ class Site:
             time.sleep(0.2)
         return False
 
-    def up(self, lifetime, extra=None, timeout=40, run_tag=""):
+    def up(self, lifetime, extra=None, timeout=40, run_tag="", workers=None, wan6=None,
+           lcores=None, opts=None):
         """Keys, configs, both gateways, and the path hostA -> hostB (the first
-        ping starts the BEX)."""
+        ping starts the BEX). extra, workers, wan6: as write_configs; lcores,
+        opts: {side: ...} for gw_start."""
         self.mem = self.eal_mem_args()
         if not self.hit:
             self.keygen()
-        self.write_configs(lifetime, extra)
+        self.write_configs(lifetime, extra, workers=workers, wan6=wan6)
         for s in "AB":
-            self.gw_start(s, run_tag=run_tag)
+            self.gw_start(s, run_tag=run_tag, lcores=(lcores or {}).get(s),
+                          opts=(opts or {}).get(s, ()))
         for s in "AB":
             if not self.gw_wait_running(s, 30, run_tag=run_tag):
                 raise RunError(f"gw{s} did not start: {open(self.gw_log(s, run_tag)).read()[-800:]}")
@@ -369,10 +395,17 @@ class IperfLoop:
         except ValueError:
             return {"bps": 0, "bytes": 0, "seconds": 0, "error": "no JSON"}
         if self.udp:
-            s = end.get("sum", {})
-            return {"bps": s.get("bits_per_second", 0), "bytes": s.get("bytes", 0),
-                    "seconds": s.get("seconds", 0), "packets": s.get("packets", 0),
-                    "lost": s.get("lost_packets", 0), "loss_pct": s.get("lost_percent", 0)}
+            # "sum" / "sum_sent" are the client's (sender's) figures,
+            # "sum_received" the server's (iperf3 3.12). iperf3's own loss
+            # counts only up to the highest sequence number that arrived,
+            # so it leaves out a tail lost to a dead path: received datagrams
+            # here are the bytes received over the datagram length.
+            s = end.get("sum_sent", end.get("sum", {}))
+            rcv = end.get("sum_received", end.get("sum", {}))
+            sent, got = s.get("packets", 0), rcv.get("bytes", 0) // (self.length or 1200)
+            return {"bps": rcv.get("bits_per_second", 0), "bytes": rcv.get("bytes", 0),
+                    "seconds": rcv.get("seconds", 0), "sent": sent, "received": got,
+                    "loss_pct": 100.0 * (sent - got) / sent if sent else 0}
         s = end.get("sum_received", {})
         return {"bps": s.get("bits_per_second", 0), "bytes": s.get("bytes", 0),
                 "seconds": s.get("seconds", 0),

@@ -40,6 +40,19 @@ reassemble(struct worker *w, struct rte_mbuf *m, uint8_t family, void *l3)
 	return r->nb_segs > 1 ? wk_flatten(w, r) : r;
 }
 
+/* Called every loop, with or without traffic: rte_ip_frag drops a timed-out
+ * reassembly only when a later fragment lands in its bucket, so fragments
+ * that never complete would otherwise keep their mbufs for good, and once
+ * they hold the whole pool no frame can be received to free them. */
+void
+wk_frag_expire(struct worker *w)
+{
+	uint32_t before = w->dr.cnt;
+
+	rte_ip_frag_table_del_expired_entries(w->frag, &w->dr, rte_rdtsc());
+	w->st->drops[GW_DROP_MALFORMED] += w->dr.cnt - before;
+}
+
 /* ---------- inbound single writer: handoff between workers ---------- */
 
 static void

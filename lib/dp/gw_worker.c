@@ -204,8 +204,8 @@ worker_rx(struct worker *w, unsigned p, struct rte_mbuf **pkts, uint16_t n)
 }
 
 /* The end of each loop: the other workers', the slow path's and the control
- * lcore's packets, then the rings up and the TX queues. Returns how many
- * packets came from those rings. */
+ * lcore's packets, then the rings up, the TX queues and the reassemblies that
+ * timed out. Returns how many packets came from those rings. */
 static unsigned
 worker_tail(struct worker *w)
 {
@@ -221,6 +221,7 @@ worker_tail(struct worker *w)
 	for (unsigned p = 0; p < ctx->n_ports; p++)
 		wk_tx_flush(w, p);
 	rte_rcu_qsbr_quiescent(ctx->sadb.rcu, w->idx);
+	wk_frag_expire(w);
 	if (w->dr.cnt)
 		rte_ip_frag_free_death_row(&w->dr, 0);
 	return got;

@@ -218,5 +218,8 @@ void wk_inbound_burst(struct worker *w, unsigned pidx, struct rte_mbuf **pkts, u
 void wk_inbound_burst_slow(struct worker *w, unsigned pidx, struct rte_mbuf **pkts, uint16_t n);
 /* ESP packets other workers handed to this one; returns how many. */
 unsigned wk_drain_handoff(struct worker *w);
+/* Reassemblies older than the fragment table's timeout: their fragments onto
+ * death row, counted as malformed (gw_inbound.c). */
+void wk_frag_expire(struct worker *w);
 
 #endif

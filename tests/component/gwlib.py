@@ -108,6 +108,15 @@ def sh(*cmd, check=True):
                           text=True)
 
 
+def start_gateway(ns, prefix, cfg, stats, logf):
+    """hipgw in network namespace ns in the background (--file-prefix prefix,
+    --config cfg, --stats-json stats), its output to the file logf: the Popen."""
+    with open(logf, "w") as lf:
+        return subprocess.Popen(["ip", "netns", "exec", ns, hipgw_binary()] + eal_args(prefix) +
+                                ["--", "--config", str(cfg), "--stats-json", str(stats)],
+                                stdout=lf, stderr=subprocess.STDOUT, env=child_env())
+
+
 def wait_gateway_running(gw, logf):
     """Until the gateway a test started logs "hipgw running" (30 s at most);
     asserts it runs."""

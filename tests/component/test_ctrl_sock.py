@@ -105,11 +105,7 @@ def test_control_lcore_sends_on_own_socket(netns, tmp_path, devargs):
     cfg, stats, logf = tmp_path / "gw.ini", tmp_path / "stats.json", tmp_path / "gw.log"
     config(cfg, devargs)
     prefix = f"hgcs{os.getpid()}{len(devargs)}"
-    with open(logf, "w") as lf:
-        gw = subprocess.Popen(["ip", "netns", "exec", gw_ns, gwlib.hipgw_binary()] +
-                              gwlib.eal_args(prefix) +
-                              ["--", "--config", str(cfg), "--stats-json", str(stats)],
-                              stdout=lf, stderr=subprocess.STDOUT, env=gwlib.child_env())
+    gw = gwlib.start_gateway(gw_ns, prefix, cfg, stats, logf)
     cap = None
     try:
         gwlib.wait_gateway_running(gw, logf)

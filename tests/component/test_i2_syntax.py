@@ -30,7 +30,6 @@ counters. Once with HIP_CIPHER NULL (HOST_ID in clear), once AES-128-CBC
 import json
 import os
 import socket
-import subprocess
 
 import pytest
 
@@ -129,11 +128,7 @@ def test_i2_invalid_syntax(netns, tmp_path, cipher):
     config(cfg, rkey, i_hit, cipher)
     prefix = f"hgi2t{os.getpid()}{len(cipher)}"
     net = hipinit.RawHip(ini_ns, INI4, GW4)
-    with open(logf, "w") as lf:
-        gw = subprocess.Popen(["ip", "netns", "exec", gw_ns, gwlib.hipgw_binary()] +
-                              gwlib.eal_args(prefix) +
-                              ["--", "--config", str(cfg), "--stats-json", str(stats)],
-                              stdout=lf, stderr=subprocess.STDOUT, env=gwlib.child_env())
+    gw = gwlib.start_gateway(gw_ns, prefix, cfg, stats, logf)
     try:
         gwlib.wait_gateway_running(gw, logf)
         bex, r2_esp_info, tel = exchange(net, ini, r_hit_b, cipher, prefix)

@@ -127,11 +127,7 @@ def wait_for(cap, want, seen):
 def test_spoofed_arp_does_not_hold_the_neighbour(netns, tmp_path):
     cfg, stats, logf = config(tmp_path), tmp_path / "stats.json", tmp_path / "gw.log"
     prefix = f"hgnr{os.getpid()}"
-    with open(logf, "w") as lf:
-        gw = subprocess.Popen(["ip", "netns", "exec", netns["gw"], gwlib.hipgw_binary()] +
-                              gwlib.eal_args(prefix) +
-                              ["--", "--config", str(cfg), "--stats-json", str(stats)],
-                              stdout=lf, stderr=subprocess.STDOUT, env=gwlib.child_env())
+    gw = gwlib.start_gateway(netns["gw"], prefix, cfg, stats, logf)
     cap = ping = None
     seen, steps = [], {}
     try:

@@ -12,6 +12,16 @@
 #include "gw_worker_internal.h"
 
 #define FRAG_TIMEOUT_MS 2000
+/* Reassembly table of each worker (rte_ip_frag): buckets x entries per bucket,
+ * and the datagrams it may hold at once. Each held datagram keeps up to
+ * RTE_LIBRTE_IP_FRAG_MAX_FRAG mbufs, so the bound is sized from the pool: all
+ * workers together hold at most 1 / FRAG_POOL_SHARE_DIV of it, and a flood
+ * of fragments that never complete cannot take the mbufs the tunnel needs. */
+#define FRAG_BUCKETS          256
+#define FRAG_BUCKET_ENTRIES   16
+#define FRAG_DATAGRAMS_MIN    64
+#define FRAG_DATAGRAMS_MAX    (FRAG_BUCKETS * FRAG_BUCKET_ENTRIES)
+#define FRAG_POOL_SHARE_DIV   4
 
 void
 wk_tx_flush(struct worker *w, unsigned p)
@@ -151,6 +161,16 @@ drain_ctrl(struct worker *w)
 	return n;
 }
 
+/* Datagrams one worker's reassembly table may hold (see FRAG_POOL_SHARE_DIV). */
+static uint32_t
+frag_datagrams_max(const struct gw_ctx *ctx)
+{
+	uint32_t n = ctx->pool->size /
+		     (FRAG_POOL_SHARE_DIV * ctx->n_workers * RTE_LIBRTE_IP_FRAG_MAX_FRAG);
+
+	return RTE_MIN(RTE_MAX(n, (uint32_t)FRAG_DATAGRAMS_MIN), (uint32_t)FRAG_DATAGRAMS_MAX);
+}
+
 /* A worker's state for worker index idx on the calling lcore: its stats
  * slot, fragment table, RCU reader registration (online). NULL: no memory. */
 static struct worker *
@@ -167,7 +187,8 @@ worker_new(struct gw_ctx *ctx, unsigned idx)
 	w->handoff = ctx->handoff;
 	w->slow = ctx->slow_path;
 	w->st = &gw_stats[rte_lcore_id()];
-	w->frag = rte_ip_frag_table_create(256, 16, 4096, hz / 1000 * FRAG_TIMEOUT_MS,
+	w->frag = rte_ip_frag_table_create(FRAG_BUCKETS, FRAG_BUCKET_ENTRIES,
+					   frag_datagrams_max(ctx), hz / 1000 * FRAG_TIMEOUT_MS,
 					   rte_socket_id());
 	if (w->frag == NULL) {
 		rte_free(w);

@@ -2,6 +2,11 @@
 telemetry client, CPU figures from /proc, EAL arguments, running hipgw (and
 other DPDK programs) with a log and a telemetry socket, and result files.
 Nothing here prints figures; each script does.
+
+Result files: a measuring run writes its whole JSON (every trial, sample and
+command line) under RAW_DIR, perf/results/raw/ (not committed; .gitignore);
+what perf/results/ keeps is the report (Markdown, PNG) and figures(), its
+compact JSON of the figures, beside it.
 """
 
 import datetime
@@ -16,6 +21,7 @@ import time
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 RESULTS_DIR = os.path.join(REPO, "perf", "results")
+RAW_DIR = os.path.join(RESULTS_DIR, "raw")
 WORKER_THREAD = ("rte-worker", "lcore-worker")   # DPDK 22.11's lcore thread names; older/newer
 
 
@@ -321,9 +327,43 @@ def stamp(when=None):
     return (when or datetime.datetime.now()).strftime("%Y%m%d-%H%M%S")
 
 
-def write_json(path, doc):
-    """Writes doc as JSON (values JSON does not know as strings), making the directory."""
+def write_json(path, doc, compact=False):
+    """Writes doc as JSON (values JSON does not know as strings), making the
+    directory: indented, or compact: a line per key of the top two levels
+    and per element of a list of objects, the rest on that line."""
     os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
     with open(path, "w") as f:
-        json.dump(doc, f, indent=1, default=str)
+        if compact:
+            f.write(_compact(doc, 0))
+        else:
+            json.dump(doc, f, indent=1, default=str)
         f.write("\n")
+
+
+def _compact(doc, depth):
+    pad = " " * (depth + 1)
+    if isinstance(doc, dict) and doc and depth < 2:
+        return ("{\n" + ",\n".join(f"{pad}{json.dumps(k)}: {_compact(v, depth + 1)}"
+                                    for k, v in doc.items()) + "\n" + pad[1:] + "}")
+    if isinstance(doc, list) and any(isinstance(v, (dict, list)) for v in doc) and depth < 3:
+        return "[\n" + ",\n".join(pad + _compact(v, 9) for v in doc) + "\n" + pad[1:] + "]"
+    return json.dumps(doc, default=str)
+
+
+def figures(doc, drop=(), keep=None):
+    """A copy of doc without the keys in `drop` (at any depth), and a key of
+    `keep` holding only the listed keys of its value: a run's figures
+    without its raw detail."""
+    keep = keep or {}
+    if isinstance(doc, dict):
+        out = {}
+        for k, v in doc.items():
+            if k in drop:
+                continue
+            if k in keep and isinstance(v, dict):
+                v = {kk: vv for kk, vv in v.items() if kk in keep[k]}
+            out[k] = figures(v, drop, keep)
+        return out
+    if isinstance(doc, list):
+        return [figures(v, drop, keep) for v in doc]
+    return doc

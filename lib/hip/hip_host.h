@@ -2,7 +2,7 @@
  * The HIP protocol engine of one gateway (RFC 7401 Base Exchange, UPDATE,
  * CLOSE; RFC 7402 ESP for HIP). Plain C with OpenSSL, no DPDK: it takes HIP
  * packets and time in, and gives HIP packets and SA events out through the
- * callbacks in struct hip_io. The control lcore drives it (lib/gw glue); tests
+ * callbacks in struct hip_io. The control lcore drives it (lib/keying glue); tests
  * drive two engines against each other in one process.
  *
  * Time is a monotonic clock in nanoseconds supplied by the caller.

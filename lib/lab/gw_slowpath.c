@@ -19,7 +19,7 @@
 #include <rte_ip.h>
 #include <rte_ip_frag.h>
 
-#include "gw_internal.h"
+#include "gw_lab.h"
 #include "gw_meta.h"
 #include "hipgw_wire.h"
 

@@ -34,7 +34,7 @@ int gw_run(struct gw_ctx *ctx, const struct gw_run_opts *opts);
 /* Close ports, free tables and SAs (keys wiped). */
 void gw_destroy(struct gw_ctx *ctx);
 
-/* Write all counters as JSON (the shape README.md's counters section gives) to f. */
+/* Write all counters as JSON (the shape docs/counters.md gives) to f. */
 void gw_stats_write_json(struct gw_ctx *ctx, FILE *f);
 
 /* Register /hipgw/stats with DPDK telemetry. */

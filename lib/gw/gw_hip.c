@@ -18,7 +18,7 @@
  *
  * With --keylog, every SA installed (both directions, at the BEX and at each
  * UPDATE rekey) is written as one line of tshark's esp_sa UAT table, so that
- * a capture of the WAN link can be decrypted (README, "--keylog").
+ * a capture of the WAN link can be decrypted (docs/config.md, "--keylog").
  */
 #include <arpa/inet.h>
 #include <inttypes.h>

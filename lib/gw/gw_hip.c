@@ -373,7 +373,8 @@ io_bex_done(void *arg, void *user, bool ok, const struct hip_bex_times *t)
 	LOG(NOTICE, "peer %s: BEX %s:%s\n", p->conf->name, ok ? "done" : "FAILED", txt);
 }
 
-/* The first ESP packets towards a peer left (seed paper: R2 in -> first ESP out). */
+/* The first ESP packets towards a peer left (the published evaluation's step
+ * R2 in -> first ESP out). */
 static void
 report_first_esp(struct gw_hip *g)
 {

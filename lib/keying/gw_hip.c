@@ -14,7 +14,7 @@
  *
  * With --keylog, every SA installed (both directions, at the BEX and at each
  * UPDATE rekey) is written as one line of tshark's esp_sa UAT table, so that
- * a capture of the WAN link can be decrypted (README, "--keylog").
+ * a capture of the WAN link can be decrypted (docs/config.md, "--keylog").
  */
 #include <arpa/inet.h>
 #include <inttypes.h>
@@ -366,7 +366,8 @@ io_bex_done(void *arg, void *user, bool ok, const struct hip_bex_times *t)
 	LOG(NOTICE, "peer %s: BEX %s:%s\n", p->conf->name, ok ? "done" : "FAILED", txt);
 }
 
-/* The first ESP packets towards a peer left (seed paper: R2 in -> first ESP out). */
+/* The first ESP packets towards a peer left (the published evaluation's step
+ * R2 in -> first ESP out). */
 static void
 report_first_esp(struct gw_hip *g)
 {

@@ -75,7 +75,8 @@ unsigned wk_ring_send(struct worker *w, struct rte_ring *r, struct rte_mbuf **m,
 /* Enqueue the packets waiting for the control lcore. */
 void wk_punt_flush(struct worker *w);
 
-static inline void
+/* Queue m on TX queue p of this worker (sent when full, and once per loop). */
+static __rte_always_inline void
 tx_enqueue(struct worker *w, unsigned p, struct rte_mbuf *m)
 {
 	struct txq *q = &w->tx[p];

@@ -191,14 +191,108 @@ static const esp_run_fn runs[2][GW_SUITE_MAX] = {
 	[GW_DIR_IN] = { esp_in_gcm128, esp_in_gcm256, esp_in_cbc, esp_in_cbc, esp_in_null },
 };
 
+/* A zeroed SA for checked parameters p: its fields, outer header template,
+ * and the anti-replay window (in) or sequence numbers (out) set; keys not
+ * yet. NULL when out of memory. */
+static struct esp_sa *
+sa_alloc(const struct esp_sa_params *p)
+{
+	size_t hdr_len, stats_len, rw_len = 0, total;
+	struct esp_sa *sa;
+
+	hdr_len = ESP_SA_HDR_LEN;
+	stats_len = (size_t)(esp_nslots - 1) * RTE_CACHE_LINE_SIZE;   /* slots 1.. */
+	if (p->dir == GW_DIR_IN)
+		rw_len = replay_bits_bytes(p->replay_window);
+	total = hdr_len + stats_len + rw_len;
+	sa = rte_zmalloc("esp_sa", total, RTE_CACHE_LINE_SIZE);
+	if (sa == NULL)
+		return NULL;
+	sa->alloc_len = (uint32_t)total;
+	sa->spi_be = rte_cpu_to_be_32(p->spi);
+	sa->suite = (uint8_t)p->suite;
+	sa->dir = (uint8_t)p->dir;
+	sa->esn = p->esn;
+	sa->local = p->local;
+	sa->remote = p->remote;
+	sa->outer_family = p->local.family;
+	sa->beet = p->beet;
+	if (p->beet) {
+		memcpy(sa->hit_local, p->hit_local, 16);
+		memcpy(sa->hit_remote, p->hit_remote, 16);
+	}
+	sa->icv_len = GW_ESP_GCM_ICV_LEN;     /* = GW_ESP_HMAC256_ICV_LEN */
+	build_template(sa);
+	if (p->dir == GW_DIR_IN) {
+		replay_init(&sa->rw, esp_sa_rw_bits(sa), p->replay_window);
+	} else {
+		sa->seq = p->seq_first;
+		sa->seq_limit = p->esn ? p->seq_limit : RTE_MIN(p->seq_limit, (uint64_t)UINT32_MAX);
+	}
+	return sa;
+}
+
+/* The keys of sa from p (lengths checked): AES-GCM's key schedule and salt
+ * (RFC 4106); AES-CBC's schedules and an IV key (RFC 3602); with hmac the
+ * HMAC-SHA-256 pads (RFC 4868). Returns 0, or -1 when no IV key could be
+ * drawn. */
+static int
+sa_set_keys(struct esp_sa *sa, const struct esp_sa_params *p, bool hmac)
+{
+	uint8_t scratch[ESP_AES_SCHED_LEN] __rte_aligned(16);
+	struct gcm_key_data *gk;
+	uint8_t ivk[32];
+
+	switch (p->suite) {
+	case GW_SUITE_AES128_GCM16:
+	case GW_SUITE_AES256_GCM16:
+		sa->key_len = p->key_len - GW_ESP_GCM_SALT_LEN;
+		sa->iv_len = GW_ESP_GCM_IV_LEN;
+		sa->align = GW_ESP_MIN_ALIGN;
+		memcpy(sa->salt, p->key + sa->key_len, GW_ESP_GCM_SALT_LEN);
+		gk = (struct gcm_key_data *)(void *)(sa->k.gcm + esp_gcm_off);   /* esp_sa_gcm_key */
+		if (sa->key_len == 16)
+			IMB_AES128_GCM_PRE(esp_key_mgr, p->key, gk);
+		else
+			IMB_AES256_GCM_PRE(esp_key_mgr, p->key, gk);
+		break;
+	case GW_SUITE_AES128_CBC_SHA256:
+	case GW_SUITE_AES256_CBC_SHA256:
+		sa->key_len = p->key_len;
+		sa->iv_len = GW_ESP_CBC_IV_LEN;
+		sa->align = GW_ESP_CBC_BLOCK;
+		/* IV key: RFC 3602 section 3 wants unpredictable IVs; the IV of a
+		 * packet is AES(ivk, seq64 || 0^64), ivk drawn here from OpenSSL's
+		 * CSPRNG. Distinct per packet (seq is), unpredictable without ivk. */
+		if (RAND_bytes(ivk, sa->key_len) != 1)
+			return -1;
+		if (sa->key_len == 16) {
+			IMB_AES_KEYEXP_128(esp_key_mgr, p->key, sa->k.cbc.enc, sa->k.cbc.dec);
+			IMB_AES_KEYEXP_128(esp_key_mgr, ivk, sa->k.cbc.ivk, scratch);
+		} else {
+			IMB_AES_KEYEXP_256(esp_key_mgr, p->key, sa->k.cbc.enc, sa->k.cbc.dec);
+			IMB_AES_KEYEXP_256(esp_key_mgr, ivk, sa->k.cbc.ivk, scratch);
+		}
+		explicit_bzero(scratch, sizeof(scratch));
+		explicit_bzero(ivk, sizeof(ivk));
+		break;
+	default: /* NULL */
+		sa->key_len = 0;
+		sa->iv_len = 0;
+		sa->align = GW_ESP_MIN_ALIGN;
+		break;
+	}
+	if (hmac)
+		esp_hmac_precompute(esp_key_mgr, p->auth_key, p->auth_key_len,
+				    sa->k.cbc.ipad, sa->k.cbc.opad);
+	return 0;
+}
+
 struct esp_sa *
 esp_sa_create(const struct esp_sa_params *p, char *err, size_t errlen)
 {
-	uint8_t want_key, ivk[32];
-	uint8_t scratch[ESP_AES_SCHED_LEN] __rte_aligned(16);
-	size_t hdr_len, stats_len, rw_len = 0, total;
 	struct esp_sa *sa;
-	struct gcm_key_data *gk;
+	uint8_t want_key;
 	bool gcm, hmac;
 
 	/* the key lines sa_prefetch names start on a line (line 0: esp_internal.h) */
@@ -241,80 +335,13 @@ esp_sa_create(const struct esp_sa_params *p, char *err, size_t errlen)
 			return fail(err, errlen, "first sequence number beyond 2^32-1 without ESN");
 	}
 
-	hdr_len = ESP_SA_HDR_LEN;
-	stats_len = (size_t)(esp_nslots - 1) * RTE_CACHE_LINE_SIZE;   /* slots 1.. */
-	if (p->dir == GW_DIR_IN)
-		rw_len = replay_bits_bytes(p->replay_window);
-	total = hdr_len + stats_len + rw_len;
-	sa = rte_zmalloc("esp_sa", total, RTE_CACHE_LINE_SIZE);
+	sa = sa_alloc(p);
 	if (sa == NULL)
 		return fail(err, errlen, "out of memory for SA 0x%x", p->spi);
-	sa->alloc_len = (uint32_t)total;
-	sa->spi_be = rte_cpu_to_be_32(p->spi);
-	sa->suite = (uint8_t)p->suite;
-	sa->dir = (uint8_t)p->dir;
-	sa->esn = p->esn;
-	sa->local = p->local;
-	sa->remote = p->remote;
-	sa->outer_family = p->local.family;
-	sa->beet = p->beet;
-	if (p->beet) {
-		memcpy(sa->hit_local, p->hit_local, 16);
-		memcpy(sa->hit_remote, p->hit_remote, 16);
+	if (sa_set_keys(sa, p, hmac) != 0) {
+		esp_sa_free(sa);
+		return fail(err, errlen, "RAND_bytes failed for the CBC IV key");
 	}
-	sa->icv_len = GW_ESP_GCM_ICV_LEN;     /* = GW_ESP_HMAC256_ICV_LEN */
-	build_template(sa);
-	if (p->dir == GW_DIR_IN) {
-		replay_init(&sa->rw, esp_sa_rw_bits(sa), p->replay_window);
-	} else {
-		sa->seq = p->seq_first;
-		sa->seq_limit = p->esn ? p->seq_limit : RTE_MIN(p->seq_limit, (uint64_t)UINT32_MAX);
-	}
-
-	switch (p->suite) {
-	case GW_SUITE_AES128_GCM16:
-	case GW_SUITE_AES256_GCM16:
-		sa->key_len = p->key_len - GW_ESP_GCM_SALT_LEN;
-		sa->iv_len = GW_ESP_GCM_IV_LEN;
-		sa->align = GW_ESP_MIN_ALIGN;
-		memcpy(sa->salt, p->key + sa->key_len, GW_ESP_GCM_SALT_LEN);
-		gk = (struct gcm_key_data *)(void *)(sa->k.gcm + esp_gcm_off);   /* esp_sa_gcm_key */
-		if (sa->key_len == 16)
-			IMB_AES128_GCM_PRE(esp_key_mgr, p->key, gk);
-		else
-			IMB_AES256_GCM_PRE(esp_key_mgr, p->key, gk);
-		break;
-	case GW_SUITE_AES128_CBC_SHA256:
-	case GW_SUITE_AES256_CBC_SHA256:
-		sa->key_len = p->key_len;
-		sa->iv_len = GW_ESP_CBC_IV_LEN;
-		sa->align = GW_ESP_CBC_BLOCK;
-		/* IV key: RFC 3602 section 3 wants unpredictable IVs; the IV of a
-		 * packet is AES(ivk, seq64 || 0^64), ivk drawn here from OpenSSL's
-		 * CSPRNG. Distinct per packet (seq is), unpredictable without ivk. */
-		if (RAND_bytes(ivk, sa->key_len) != 1) {
-			esp_sa_free(sa);
-			return fail(err, errlen, "RAND_bytes failed for the CBC IV key");
-		}
-		if (sa->key_len == 16) {
-			IMB_AES_KEYEXP_128(esp_key_mgr, p->key, sa->k.cbc.enc, sa->k.cbc.dec);
-			IMB_AES_KEYEXP_128(esp_key_mgr, ivk, sa->k.cbc.ivk, scratch);
-		} else {
-			IMB_AES_KEYEXP_256(esp_key_mgr, p->key, sa->k.cbc.enc, sa->k.cbc.dec);
-			IMB_AES_KEYEXP_256(esp_key_mgr, ivk, sa->k.cbc.ivk, scratch);
-		}
-		explicit_bzero(scratch, sizeof(scratch));
-		explicit_bzero(ivk, sizeof(ivk));
-		break;
-	default: /* NULL */
-		sa->key_len = 0;
-		sa->iv_len = 0;
-		sa->align = GW_ESP_MIN_ALIGN;
-		break;
-	}
-	if (hmac)
-		esp_hmac_precompute(esp_key_mgr, p->auth_key, p->auth_key_len,
-				    sa->k.cbc.ipad, sa->k.cbc.opad);
 	return sa;
 }
 

@@ -27,6 +27,7 @@
 #include "gw.h"
 #include "gw_statsout.h"
 #include "gw_config.h"
+#include "gw_limits.h"
 #include "hip_hi.h"
 #include "hip_cli.h"
 #include "hip_wire.h"
@@ -54,7 +55,8 @@ usage(FILE *f)
 		   "of every data frame (worker -> ring -> control -> ring -> worker), to measure what the\n"
 		   "fast path saves.\n"
 		   "--test-pmtu-age S, for tests only: a path MTU lowered by an ICMP error lasts S seconds\n"
-		   "(1..86400) instead of the config's pmtu-age, which RFC 8201 keeps at 5 minutes or more.\n");
+		   "(1..%u) instead of the config's pmtu-age, which RFC 8201 keeps at 5 minutes or more.\n",
+		GW_PMTU_AGE_MAX_S);
 }
 
 /* --keylog FILE: created mode 0600 (or appended to, if it is ours and closed
@@ -179,7 +181,6 @@ check_config(const char *path)
 }
 
 #define GW_IDLE_EXIT_MAX_MS (30ULL * 24 * 3600 * 1000)   /* 30 days */
-#define GW_TEST_PMTU_AGE_MAX_S 86400u                   /* seconds, pmtu-age's own maximum */
 
 /* Our options, those after "--" (aargv[0] is the "--"), into *config,
  * *keylog and *opts. Returns -1 to go on, else the exit code: 0 after
@@ -234,9 +235,9 @@ parse_opts(int aargc, char **aargv, const char **config, const char **keylog,
 			errno = 0;
 			age = strtoul(optarg, &end, 10);
 			if (!isdigit((unsigned char)optarg[0]) || *end != 0 || errno != 0 ||
-			    age == 0 || age > GW_TEST_PMTU_AGE_MAX_S) {
+			    age == 0 || age > GW_PMTU_AGE_MAX_S) {
 				fprintf(stderr, "hipgw: --test-pmtu-age takes seconds, 1..%u\n",
-					GW_TEST_PMTU_AGE_MAX_S);
+					GW_PMTU_AGE_MAX_S);
 				return 2;
 			}
 			opts->test_pmtu_age_s = (uint32_t)age;

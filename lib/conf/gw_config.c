@@ -252,19 +252,20 @@
 
 #include "gw_config.h"
 #include "gw_sagen.h"
+#include "hipgw_wire.h"
 
 #define GW_CONF_FILE_MAX   (16u << 20)   /* biggest config file read, bytes */
-#define GW_CONF_WORKERS_MAX 16
+#define GW_CONF_WORKERS_MAX GW_WORKERS_MAX
 #define GW_CONF_MTU_MIN    576
-#define GW_CONF_MTU_MIN_V6 1280
+#define GW_CONF_MTU_MIN_V6 GW_IPV6_MIN_MTU
 #define GW_CONF_MSS_MIN    88
-#define GW_CONF_REPLAY_DEFAULT 1024
-#define GW_CONF_REPLAY_MAX 4096
-#define GW_CONF_SPI_MIN    256
+#define GW_CONF_REPLAY_DEFAULT GW_REPLAY_WINDOW_DEFAULT_PACKETS
+#define GW_CONF_REPLAY_MAX GW_REPLAY_WINDOW_MAX_PACKETS
+#define GW_CONF_SPI_MIN    GW_ESP_SPI_MIN
 #define GW_CONF_STATE_DIR  "/var/lib/hipgw/"
-#define GW_CONF_PUZZLE_K_MAX     28
+#define GW_CONF_PUZZLE_K_MAX     GW_PUZZLE_K_MAX_BITS
 #define GW_CONF_PUZZLE_K_DEFAULT 10
-#define GW_CONF_R1_RATE_MAX      10000000u    /* = HIP_R1_RATE_MAX (lib/hip) */
+#define GW_CONF_R1_RATE_MAX      GW_R1_RATE_MAX_PER_S
 #define GW_CONF_R1_RATE_DEFAULT  20000u
 #define GW_CONF_LIFETIME_S_DEFAULT     3600u
 #define GW_CONF_LIFETIME_BYTES_DEFAULT (1ull << 30)    /* 1 GiB */
@@ -273,7 +274,7 @@
 #define GW_CONF_LIFETIME_BYTES_MAX     (1ull << 50)    /* 1024 TiB */
 #define GW_CONF_PMTU_AGE_DEFAULT 600u            /* seconds: RFC 1191 6.3 / RFC 8201 4 */
 #define GW_CONF_PMTU_AGE_MIN     300u            /* RFC 8201 4: 5 minutes at least */
-#define GW_CONF_PMTU_AGE_MAX     86400u
+#define GW_CONF_PMTU_AGE_MAX     GW_PMTU_AGE_MAX_S
 #define GW_CONF_MBUFS_MIN      4096u
 #define GW_CONF_MBUFS_MAX      (1u << 24)
 #define GW_CONF_MBUF_SIZE_MIN  512u

@@ -37,8 +37,7 @@
 #define GW_ESP_HMAC256_ICV_LEN 16 /* RFC 4868 section 2.3: HMAC-SHA-256-128 */
 #define GW_ESP_HMAC256_KEY_LEN 32 /* RFC 4868 section 2.1.1 */
 #define GW_ESP_MIN_ALIGN     4    /* RFC 4303 section 2.4: 4-byte alignment */
-#define GW_ESP_REPLAY_WINDOW_DEFAULT 1024  /* packets; RFC 4303 3.4.3 asks 32 at least */
-#define GW_ESP_REPLAY_WINDOW_MAX     4096
+#define GW_ESP_SPI_MIN       256  /* SPIs below are IANA's to assign (0: no SA; RFC 4303 2.1) */
 
 /* IPv4 / IPv6 header fields. */
 #define GW_IPV4_HDR_LEN      20

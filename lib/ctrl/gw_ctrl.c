@@ -338,9 +338,9 @@ gw_ctrl_poll(struct gw_ctrl *c)
 {
 	unsigned total = 0;
 	for (unsigned w = 0; w < c->ctx->n_workers; w++) {
-		struct rte_mbuf *pkts[GW_BURST];
+		struct rte_mbuf *pkts[GW_BURST_PACKETS];
 		unsigned n = rte_ring_sc_dequeue_burst(c->ctx->to_ctrl[w], (void **)pkts,
-						       GW_BURST, NULL);
+						       GW_BURST_PACKETS, NULL);
 		total += n;
 		for (unsigned i = 0; i < n; i++) {
 			struct rte_mbuf *m = pkts[i];

@@ -10,6 +10,9 @@
 
 #include "gw_worker_internal.h"
 
+/* sad_lookup and inbound_esp keep a bit per packet of a burst in a uint64_t */
+_Static_assert(GW_BURST_PACKETS <= 64, "a burst's SAD hits fit in 64 bits");
+
 /* ---------- inbound: outer RX -> ESP -> inner TX ---------- */
 
 /* Reassemble an ESP fragment. Returns the whole packet (Ethernet at data
@@ -80,7 +83,7 @@ handoff(struct worker *w, unsigned owner, struct rte_mbuf *m, uint32_t spi, unsi
 	md->port = pidx;
 	md->lk.spi = spi;
 	md->lk.stamp = GW_STAMP_NONE;
-	if (q->n == GW_BURST)
+	if (q->n == GW_BURST_PACKETS)
 		handoff_flush(w);
 	q->m[q->n++] = m;
 }
@@ -140,13 +143,13 @@ wk_drain_handoff(struct worker *w)
 	unsigned total = 0;
 	for (unsigned k = 0; k < w->ctx->n_workers * HANDOFF_ROUNDS; k++) {
 		unsigned from = k % w->ctx->n_workers;
-		struct rte_mbuf *pkts[GW_BURST];
-		uint32_t spi[GW_BURST];
+		struct rte_mbuf *pkts[GW_BURST_PACKETS];
+		uint32_t spi[GW_BURST_PACKETS];
 		unsigned n, i = 0;
 		if (from == w->idx)
 			continue;
 		n = rte_ring_sc_dequeue_burst(w->ctx->handoff_ring[w->idx][from], (void **)pkts,
-					      GW_BURST, NULL);
+					      GW_BURST_PACKETS, NULL);
 		if (n == 0)
 			continue;
 		w->st->handoff_in += n;
@@ -277,8 +280,8 @@ inbound_common(struct worker *w, unsigned pidx, struct rte_mbuf **pkts, uint16_t
 {
 	struct gw_ctx *ctx = w->ctx;
 	const struct gw_port *port = &ctx->ports[pidx];
-	struct rte_mbuf *dec[GW_BURST];
-	uint32_t spi[GW_BURST];
+	struct rte_mbuf *dec[GW_BURST_PACKETS];
+	uint32_t spi[GW_BURST_PACKETS];
 	uint16_t nk = 0;
 
 	for (uint16_t i = 0; i < n && i < 4; i++)
@@ -392,7 +395,7 @@ sad_lookup(struct worker *w, struct rte_mbuf **dec, const uint32_t *spi, uint16_
 	   void **data, const bool slow)
 {
 	const struct gw_sadb *db = &w->ctx->sadb;
-	const void *keys[GW_BURST];
+	const void *keys[GW_BURST_PACKETS];
 	uint64_t hits = 0;
 
 	if (slow) {
@@ -407,7 +410,7 @@ sad_lookup(struct worker *w, struct rte_mbuf **dec, const uint32_t *spi, uint16_
 		}
 	} else {
 		/* one key per run of equal SPIs (usually the whole burst is one SA) */
-		uint8_t run[GW_BURST];
+		uint8_t run[GW_BURST_PACKETS];
 		uint64_t rhits = 0;
 		uint16_t nu = 0;
 		for (uint16_t i = 0; i < nk; i++) {
@@ -464,7 +467,7 @@ inner_forward(struct worker *w, struct rte_mbuf *m, struct gw_sa *sa, const uint
 }
 
 /* dec[0..nk-1]: ESP packets (IP header first) received on outer port pidx with
- * SPIs spi[] (host order, non-zero), nk <= GW_BURST: SAD lookup (or the slow
+ * SPIs spi[] (host order, non-zero), nk <= GW_BURST_PACKETS: SAD lookup (or the slow
  * path's stamp), handoff to the SA's owner when several workers run, ESP
  * inbound, policy checks, route and send. */
 static __rte_always_inline void
@@ -472,10 +475,10 @@ inbound_esp(struct worker *w, unsigned pidx, struct rte_mbuf **dec, const uint32
 	    uint16_t nk, const bool slow)
 {
 	struct gw_ctx *ctx = w->ctx;
-	void *data[GW_BURST];
-	struct esp_sa *esp[GW_BURST];
-	struct gw_sa *sas[GW_BURST];
-	uint8_t res[GW_BURST];
+	void *data[GW_BURST_PACKETS];
+	struct esp_sa *esp[GW_BURST_PACKETS];
+	struct gw_sa *sas[GW_BURST_PACKETS];
+	uint8_t res[GW_BURST_PACKETS];
 	uint64_t hits;
 	uint16_t nd = 0;
 

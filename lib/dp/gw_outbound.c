@@ -8,6 +8,9 @@
 
 #include "gw_worker_internal.h"
 
+/* a burst's packets for ESP, enc[] below, go to lib/esp in one call */
+_Static_assert(GW_BURST_PACKETS * 2 <= GW_ESP_BURST_MAX_PACKETS, "esp_outbound_burst takes them");
+
 /* No SA yet for an out slot (a HIP peer before its BEX): the control lcore
  * stages the frame and starts the exchange. Nothing leaves in clear. */
 static void
@@ -222,9 +225,9 @@ outbound_common(struct worker *w, unsigned pidx, struct rte_mbuf **pkts, uint16_
 {
 	struct gw_ctx *ctx = w->ctx;
 	const struct gw_port *port = &ctx->ports[pidx];
-	struct esp_sa *esp[GW_BURST * 2];
-	struct rte_mbuf *enc[GW_BURST * 2];
-	uint8_t res[GW_BURST * 2];
+	struct esp_sa *esp[GW_BURST_PACKETS * 2];
+	struct rte_mbuf *enc[GW_BURST_PACKETS * 2];
+	uint8_t res[GW_BURST_PACKETS * 2];
 	uint16_t ne = 0;
 
 	struct esp_sa *last = NULL;

@@ -408,8 +408,8 @@ in_crypto(struct esp_sa *sa, IMB_MGR *mgr, struct rte_mbuf **mb, uint8_t *drop,
 		}
 	} else {
 		IMB_JOB *job;
-		uint32_t len[ESP_MAX_BURST];
-		uint16_t ord_buf[ESP_MAX_BURST];
+		uint32_t len[GW_ESP_BURST_MAX_PACKETS];
+		uint16_t ord_buf[GW_ESP_BURST_MAX_PACKETS];
 		const uint16_t *ord;
 
 		for (uint16_t k = 0; k < nv; k++)
@@ -443,8 +443,8 @@ in_run(struct esp_sa *sa, IMB_MGR *mgr, unsigned slot, struct rte_mbuf **mb, uin
 {
 	const unsigned iv_len = K == K_CBC ? GW_ESP_CBC_IV_LEN :
 				K == K_NULL ? 0 : GW_ESP_GCM_IV_LEN;
-	struct in_pkt pk[ESP_MAX_BURST];
-	uint16_t idx[ESP_MAX_BURST];
+	struct in_pkt pk[GW_ESP_BURST_MAX_PACKETS];
+	uint16_t idx[GW_ESP_BURST_MAX_PACKETS];
 	uint32_t nok = 0;
 	uint64_t bytes = 0;
 

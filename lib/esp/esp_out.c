@@ -303,8 +303,8 @@ out_run(struct esp_sa *sa, IMB_MGR *mgr, unsigned slot, struct rte_mbuf **mb, ui
 	const unsigned iv_len = K == K_CBC ? GW_ESP_CBC_IV_LEN :
 				K == K_NULL ? 0 : GW_ESP_GCM_IV_LEN;
 	const unsigned align = K == K_CBC ? GW_ESP_CBC_BLOCK : GW_ESP_MIN_ALIGN;
-	struct out_pkt pk[ESP_MAX_BURST];
-	uint16_t idx[ESP_MAX_BURST];
+	struct out_pkt pk[GW_ESP_BURST_MAX_PACKETS];
+	uint16_t idx[GW_ESP_BURST_MAX_PACKETS];
 	uint16_t nv = 0, nok;
 	uint64_t bytes = 0, seq;
 	uint32_t got;
@@ -348,8 +348,8 @@ out_run(struct esp_sa *sa, IMB_MGR *mgr, unsigned slot, struct rte_mbuf **mb, ui
 		}
 	} else {
 		IMB_JOB *job;
-		uint32_t len[ESP_MAX_BURST];
-		uint16_t ord_buf[ESP_MAX_BURST];
+		uint32_t len[GW_ESP_BURST_MAX_PACKETS];
+		uint16_t ord_buf[GW_ESP_BURST_MAX_PACKETS];
 		const uint16_t *ord;
 
 		for (uint16_t k = 0; k < nok; k++)

@@ -305,7 +305,7 @@ esp_sa_create(const struct esp_sa_params *p, char *err, size_t errlen)
 		return fail(err, errlen, "bad direction %d", (int)p->dir);
 	if ((unsigned)p->suite >= GW_SUITE_MAX)
 		return fail(err, errlen, "bad suite %d", (int)p->suite);
-	if (p->spi < 256)
+	if (p->spi < GW_ESP_SPI_MIN)
 		return fail(err, errlen, "SPI %u is reserved (RFC 4303 2.1)", p->spi);
 	gcm = p->suite == GW_SUITE_AES128_GCM16 || p->suite == GW_SUITE_AES256_GCM16;
 	hmac = !gcm;
@@ -326,8 +326,9 @@ esp_sa_create(const struct esp_sa_params *p, char *err, size_t errlen)
 	if ((p->local.family != 4 && p->local.family != 6) || p->local.family != p->remote.family)
 		return fail(err, errlen, "local and remote must both be IPv4 or both IPv6");
 	if (p->dir == GW_DIR_IN && !replay_window_valid(p->replay_window))
-		return fail(err, errlen, "replay window %u: must be a multiple of 64 up to %u",
-			    p->replay_window, GW_ESP_REPLAY_WINDOW_MAX);
+		return fail(err, errlen, "replay window %u: must be a multiple of %u up to %u",
+			    p->replay_window, GW_REPLAY_WINDOW_STEP_PACKETS,
+			    GW_REPLAY_WINDOW_MAX_PACKETS);
 	if (p->dir == GW_DIR_OUT) {
 		if (p->seq_first == 0)
 			return fail(err, errlen, "first sequence number must be >= 1");
@@ -532,7 +533,7 @@ dispatch(struct esp_sa *const sa[], struct rte_mbuf *mb[], uint8_t drop[], uint1
 	while (i < n) {
 		uint16_t j = i + 1;
 
-		while (j < n && sa[j] == sa[i] && j - i < ESP_MAX_BURST)
+		while (j < n && sa[j] == sa[i] && j - i < GW_ESP_BURST_MAX_PACKETS)
 			j++;
 		if (beet)
 			esp_out_beet_run(sa[i], mgr, slot, &mb[i], &drop[i], j - i);

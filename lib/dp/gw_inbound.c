@@ -510,7 +510,7 @@ inbound_esp(struct worker *w, unsigned pidx, struct rte_mbuf **dec, const uint32
 	for (uint16_t i = 0; i < nd; i++) {  /* inner route entries, before the pass below */
 		const uint8_t *l3 = rte_pktmbuf_mtod(dec[i], const uint8_t *);
 
-		if (res[i] == GW_DROP_NONE && (l3[0] >> 4) == 4 && !esp_pkt_is_beet(dec[i]))
+		if (res[i] == GW_DROP_NONE && gw_ip_version(l3) == 4 && !esp_pkt_is_beet(dec[i]))
 			gw_route4_prefetch(&ctx->routes,
 					   ((const struct rte_ipv4_hdr *)l3)->dst_addr);
 	}
@@ -528,7 +528,7 @@ inbound_esp(struct worker *w, unsigned pidx, struct rte_mbuf **dec, const uint32
 			punt(w, m, GW_PUNT_BEET, pidx, 0);
 			continue;
 		}
-		if ((rte_pktmbuf_mtod(m, const uint8_t *)[0] >> 4) == 4)
+		if (gw_ip_version(rte_pktmbuf_mtod(m, const uint8_t *)) == 4)
 			inner_forward(w, m, sas[i], 4);
 		else
 			inner_forward(w, m, sas[i], 6);

@@ -213,8 +213,9 @@ outbound_esp(struct worker *w, struct esp_sa **esp, struct rte_mbuf **enc, uint8
 			drop(w, enc[i], res[i]);
 			continue;
 		}
-		family = o[0] >> 4;
-		memcpy(dst, family == 4 ? o + 16 : o + 24, family == 4 ? 4 : 16);
+		family = gw_ip_version(o);
+		memcpy(dst, o + (family == 4 ? offsetof(struct rte_ipv4_hdr, dst_addr) :
+				 offsetof(struct rte_ipv6_hdr, dst_addr)), family == 4 ? 4 : 16);
 		route_and_send(w, enc[i], family, dst);
 	}
 }

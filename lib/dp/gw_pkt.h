@@ -35,9 +35,9 @@ static inline uint16_t
 gw_ipv4_check(const struct rte_ipv4_hdr *ip, uint32_t len)
 {
 	uint32_t hl, tl;
-	if (len < GW_IPV4_HDR_LEN || (ip->version_ihl >> 4) != 4)
+	if (len < GW_IPV4_HDR_LEN || gw_ip_version((const uint8_t *)ip) != 4)
 		return 0;
-	hl = (ip->version_ihl & 0xf) * 4u;
+	hl = gw_ipv4_hdr_bytes((const uint8_t *)ip);
 	tl = rte_be_to_cpu_16(ip->total_length);
 	if (hl < GW_IPV4_HDR_LEN || tl < hl || tl > len)
 		return 0;
@@ -51,7 +51,7 @@ static inline uint32_t
 gw_ipv6_check(const struct rte_ipv6_hdr *ip, uint32_t len)
 {
 	uint32_t tl;
-	if (len < GW_IPV6_HDR_LEN || (rte_be_to_cpu_32(ip->vtc_flow) >> 28) != 6)
+	if (len < GW_IPV6_HDR_LEN || gw_ip_version((const uint8_t *)ip) != 6)
 		return 0;
 	tl = GW_IPV6_HDR_LEN + rte_be_to_cpu_16(ip->payload_len);
 	return tl <= len ? tl : 0;

@@ -160,7 +160,7 @@ build_template(struct esp_sa *sa)
 {
 	if (sa->outer_family == 4) {
 		struct rte_ipv4_hdr h = {
-			.version_ihl = 0x45,
+			.version_ihl = GW_IPV4_VER_IHL,
 			.time_to_live = GW_IP_DEFAULT_TTL,
 			.next_proto_id = GW_IPPROTO_ESP,
 		};
@@ -176,7 +176,7 @@ build_template(struct esp_sa *sa)
 	} else {
 		struct rte_ipv6_hdr *h = &sa->tmpl6;
 
-		h->vtc_flow = rte_cpu_to_be_32(6u << 28);
+		h->vtc_flow = rte_cpu_to_be_32(gw_ipv6_vtc_flow(0));
 		h->proto = GW_IPPROTO_ESP;
 		h->hop_limits = GW_IP_DEFAULT_TTL;
 		memcpy(h->src_addr, sa->local.addr, 16);
@@ -490,7 +490,7 @@ prefetch_replay_word(const struct esp_sa *sa, const struct rte_mbuf *m)
 
 	if (sa->rw.win == 0 || dl == 0)   /* an empty mbuf has no byte to read */
 		return;
-	hl = (ip[0] >> 4) == 4 ? (ip[0] & 0xfu) * 4u : GW_IPV6_HDR_LEN;
+	hl = gw_ip_version(ip) == 4 ? gw_ipv4_hdr_bytes(ip) : GW_IPV6_HDR_LEN;
 	if (dl < hl + GW_ESP_HDR_LEN)
 		return;
 	memcpy(&seq_be, ip + hl + 4, 4);

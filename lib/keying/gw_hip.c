@@ -71,7 +71,7 @@ io_send(void *arg, const struct gw_addr *src, const struct gw_addr *dst, const u
 	if (src->family == 4) {
 		struct rte_ipv4_hdr *ip = (struct rte_ipv4_hdr *)p;
 		memset(ip, 0, sizeof(*ip));
-		ip->version_ihl = 0x45;
+		ip->version_ihl = GW_IPV4_VER_IHL;
 		ip->total_length = rte_cpu_to_be_16(hl + len);
 		ip->time_to_live = GW_IP_DEFAULT_TTL;
 		ip->next_proto_id = GW_IPPROTO_HIP;
@@ -81,7 +81,7 @@ io_send(void *arg, const struct gw_addr *src, const struct gw_addr *dst, const u
 	} else {
 		struct rte_ipv6_hdr *ip = (struct rte_ipv6_hdr *)p;
 		memset(ip, 0, sizeof(*ip));
-		ip->vtc_flow = rte_cpu_to_be_32(6u << 28);
+		ip->vtc_flow = rte_cpu_to_be_32(gw_ipv6_vtc_flow(0));
 		ip->payload_len = rte_cpu_to_be_16(len);
 		ip->proto = GW_IPPROTO_HIP;
 		ip->hop_limits = GW_IP_DEFAULT_TTL;
@@ -431,7 +431,7 @@ hook_hip_input(void *arg, struct rte_mbuf *m, unsigned port)
 	int rc;
 
 	(void)port;
-	if ((l3[0] >> 4) == 4) {
+	if (gw_ip_version(l3) == 4) {
 		struct rte_ipv4_hdr *ip = (struct rte_ipv4_hdr *)l3;
 		hl = rte_ipv4_hdr_len(ip);
 		tl = rte_be_to_cpu_16(ip->total_length);

@@ -252,6 +252,7 @@
 
 #include "gw_config.h"
 #include "gw_sagen.h"
+#include "hip_wire.h"
 
 #define GW_CONF_FILE_MAX   (16u << 20)   /* biggest config file read, bytes */
 #define GW_CONF_WORKERS_MAX 16
@@ -382,8 +383,8 @@ static const struct { uint8_t key, auth; } suite_lens[GW_SUITE_MAX] = {
 	[GW_SUITE_NULL_SHA256] = { 0, 32 },
 };
 
-/* HIP algorithm names of [gateway] and their IDs. The numbers are the RFCs'
- * (the same as in lib/hipwire/hip_wire.h, which lib/conf does not include). */
+/* HIP algorithm names of [gateway] and their IDs (the RFC numbers, named in
+ * lib/hipwire/hip_wire.h). */
 struct id_name {
 	const char *name;
 	uint16_t id;
@@ -391,28 +392,32 @@ struct id_name {
 
 /* ESP transform suite IDs, RFC 7402 section 5.1.2 (IANA "ESP Transform Suite IDs") */
 static const struct id_name esp_transform_table[] = {
-	{ "aes-gcm16", 13 },            /* AES-GCM with a 16-octet ICV (RFC 4106) */
-	{ "aes256-cbc-sha256", 9 },     /* AES-256-CBC with HMAC-SHA-256 */
-	{ "aes128-cbc-sha256", 8 },     /* AES-128-CBC with HMAC-SHA-256 */
-	{ "null-sha256", 7 },           /* NULL with HMAC-SHA-256 */
+	{ "aes-gcm16", HIP_ESP_AES_GCM_16 },                     /* AES-GCM, 16-octet ICV (RFC 4106) */
+	{ "aes256-cbc-sha256", HIP_ESP_AES_256_CBC_HMAC_SHA256 },
+	{ "aes128-cbc-sha256", HIP_ESP_AES_128_CBC_HMAC_SHA256 },
+	{ "null-sha256", HIP_ESP_NULL_HMAC_SHA256 },             /* no encryption */
 };
-static const uint16_t esp_transform_default[] = { 13, 9, 8 };
+static const uint16_t esp_transform_default[] = {
+	HIP_ESP_AES_GCM_16, HIP_ESP_AES_256_CBC_HMAC_SHA256, HIP_ESP_AES_128_CBC_HMAC_SHA256,
+};
 
 /* DH Group IDs, RFC 7401 section 5.2.7 */
 static const struct id_name dh_group_table[] = {
-	{ "nist-p256", 7 },             /* NIST P-256 */
-	{ "nist-p384", 8 },             /* NIST P-384 */
-	{ "modp3072", 4 },              /* 3072-bit MODP (RFC 3526 group 15) */
+	{ "nist-p256", HIP_DH_GROUP_NIST_P256 },
+	{ "nist-p384", HIP_DH_GROUP_NIST_P384 },
+	{ "modp3072", HIP_DH_GROUP_MODP_3072 },                  /* RFC 3526 group 15 */
 };
-static const uint16_t dh_group_default[] = { 7, 8, 4 };
+static const uint16_t dh_group_default[] = {
+	HIP_DH_GROUP_NIST_P256, HIP_DH_GROUP_NIST_P384, HIP_DH_GROUP_MODP_3072,
+};
 
 /* HIP Cipher IDs, RFC 7401 section 5.2.8 */
 static const struct id_name hip_cipher_table[] = {
-	{ "null", 1 },                  /* NULL-ENCRYPT */
-	{ "aes128-cbc", 2 },            /* AES-128-CBC */
-	{ "aes256-cbc", 4 },            /* AES-256-CBC */
+	{ "null", HIP_CIPHER_NULL_ENCRYPT },
+	{ "aes128-cbc", HIP_CIPHER_AES_128_CBC },
+	{ "aes256-cbc", HIP_CIPHER_AES_256_CBC },
 };
-static const uint16_t hip_cipher_default[] = { 2, 4 };
+static const uint16_t hip_cipher_default[] = { HIP_CIPHER_AES_128_CBC, HIP_CIPHER_AES_256_CBC };
 
 #define N_OF(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -2495,56 +2500,4 @@ const char *
 gw_hip_cipher_name(uint16_t id)
 {
 	return id_to_name(hip_cipher_table, N_OF(hip_cipher_table), id);
-}
-
-char *
-gw_addr_str(const struct gw_addr *a, char *buf, size_t len)
-{
-	if (buf == NULL || len == 0)
-		return buf;
-	buf[0] = '\0';
-	if (a == NULL || (a->family != 4 && a->family != 6)) {
-		snprintf(buf, len, "unset");
-		return buf;
-	}
-	if (inet_ntop(a->family == 4 ? AF_INET : AF_INET6, a->addr, buf, (socklen_t)len) == NULL)
-		buf[0] = '\0';
-	return buf;
-}
-
-/* First `len` bits of x and y equal. */
-static bool
-bits_equal(const uint8_t *x, const uint8_t *y, unsigned len)
-{
-	unsigned bytes = len / 8, rem = len % 8;
-
-	if (memcmp(x, y, bytes) != 0)
-		return false;
-	if (rem == 0)
-		return true;
-	uint8_t mask = (uint8_t)(0xff << (8 - rem));
-	return ((x[bytes] ^ y[bytes]) & mask) == 0;
-}
-
-bool
-gw_prefix_contains(const struct gw_prefix *p, const struct gw_addr *a)
-{
-	if (p == NULL || a == NULL || p->a.family != a->family)
-		return false;
-	if ((a->family != 4 && a->family != 6) || p->len > family_bits(a->family))
-		return false;
-	return bits_equal(p->a.addr, a->addr, p->len);
-}
-
-bool
-gw_prefix_overlap(const struct gw_prefix *p, const struct gw_prefix *q)
-{
-	if (p == NULL || q == NULL || p->a.family != q->a.family)
-		return false;
-	if ((p->a.family != 4 && p->a.family != 6))
-		return false;
-	unsigned bits = family_bits(p->a.family);
-	if (p->len > bits || q->len > bits)
-		return false;
-	return bits_equal(p->a.addr, q->a.addr, p->len < q->len ? p->len : q->len);
 }

@@ -259,20 +259,15 @@
 #define GW_CONF_MTU_MIN    576
 #define GW_CONF_MTU_MIN_V6 1280
 #define GW_CONF_MSS_MIN    88
-#define GW_CONF_REPLAY_DEFAULT 1024
+#define GW_CONF_MSS_MAX    65535          /* the TCP MSS option's field, bytes */
 #define GW_CONF_REPLAY_MAX 4096
 #define GW_CONF_SPI_MIN    256
 #define GW_CONF_STATE_DIR  "/var/lib/hipgw/"
 #define GW_CONF_PUZZLE_K_MAX     28
-#define GW_CONF_PUZZLE_K_DEFAULT 10
 #define GW_CONF_R1_RATE_MAX      10000000u    /* = HIP_R1_RATE_MAX (lib/hip) */
-#define GW_CONF_R1_RATE_DEFAULT  20000u
-#define GW_CONF_LIFETIME_S_DEFAULT     3600u
-#define GW_CONF_LIFETIME_BYTES_DEFAULT (1ull << 30)    /* 1 GiB */
 #define GW_CONF_LIFETIME_S_MAX         (720u * 3600u)  /* 720h = 30 days */
 #define GW_CONF_LIFETIME_BYTES_MIN     1024ull         /* 1 KiB */
 #define GW_CONF_LIFETIME_BYTES_MAX     (1ull << 50)    /* 1024 TiB */
-#define GW_CONF_PMTU_AGE_DEFAULT 600u            /* seconds: RFC 1191 6.3 / RFC 8201 4 */
 #define GW_CONF_PMTU_AGE_MIN     300u            /* RFC 8201 4: 5 minutes at least */
 #define GW_CONF_PMTU_AGE_MAX     86400u
 #define GW_CONF_MBUFS_MIN      4096u
@@ -280,21 +275,18 @@
 #define GW_CONF_MBUF_SIZE_MIN  512u
 #define GW_CONF_MBUF_SIZE_MAX  65535u
 #define GW_CONF_NEIGH_REFRESH_MAX     3600u   /* s */
-#define GW_CONF_SAGEN_BATCH_DEFAULT 1024u
 #define GW_CONF_SAGEN_BATCH_MAX     65536u
+#define GW_CONF_SAGEN_PLEN_MAX      32       /* prefix-len: IPv4 prefixes */
 
 #define MAX_SECTIONS (3 + GW_CONF_MAX_PORTS + GW_CONF_MAX_SAS + GW_CONF_MAX_PEERS)
 #define ECHO "%.80s"          /* user text quoted in messages, bounded */
+#define N_OF(a) (sizeof(a) / sizeof((a)[0]))
 
-/* ---------- tables --------------------------------------------------------- */
+/* ---------- section kinds and keys ---------------------------------------------- */
 
-enum sec_type { SEC_GATEWAY, SEC_PORT, SEC_SA, SEC_POLICY, SEC_PEER, SEC_SAGEN };
+enum sec_type { SEC_GATEWAY, SEC_PORT, SEC_SA, SEC_POLICY, SEC_PEER, SEC_SAGEN, SEC_MAX };
 
-static const char *const sec_type_names[] = {
-	[SEC_GATEWAY] = "gateway", [SEC_PORT] = "port", [SEC_SA] = "sa", [SEC_POLICY] = "policy",
-	[SEC_PEER] = "peer", [SEC_SAGEN] = "sa-gen",
-};
-
+/* One per row of key_table, in its order. */
 enum key_id {
 	K_WORKERS, K_IDLE, K_HI, K_PUZZLE_K, K_R1_RATE, K_ESP_TRANSFORMS, K_DH_GROUPS, K_HIP_CIPHERS,
 	K_SA_LIFETIME, K_PMTU_AGE, K_MBUFS, K_MBUF_SIZE, K_NEIGH_REFRESH,
@@ -308,135 +300,54 @@ enum key_id {
 	K_MAX
 };
 
-static const struct {
-	const char *name;
+struct loader;
+struct sec;
+struct conf_key;
+
+/* Parses value v of key k (found on `line`) into the struct of its section at
+ * `base` (struct gw_config, gw_conf_port, gw_conf_sa, gw_conf_peer or
+ * gw_conf_sagen). Returns 0, or -1 after fail(). */
+typedef int conf_parse_fn(struct loader *L, const struct conf_key *k, unsigned line,
+			  const char *v, void *base);
+
+/* A key of a section kind. Generic parsers (conf_parse_*) write the field at
+ * off (size bytes; lists: an array of size-byte elements and an unsigned count
+ * at n_off); keys of a special shape have a parser of their own. */
+struct conf_key {
 	enum sec_type sec;
-} key_table[K_MAX] = {
-	[K_WORKERS] = { "workers", SEC_GATEWAY },
-	[K_IDLE] = { "idle", SEC_GATEWAY },
-	[K_HI] = { "hi", SEC_GATEWAY },
-	[K_PUZZLE_K] = { "puzzle-k", SEC_GATEWAY },
-	[K_R1_RATE] = { "r1-rate", SEC_GATEWAY },
-	[K_ESP_TRANSFORMS] = { "esp-transforms", SEC_GATEWAY },
-	[K_DH_GROUPS] = { "dh-groups", SEC_GATEWAY },
-	[K_HIP_CIPHERS] = { "hip-ciphers", SEC_GATEWAY },
-	[K_SA_LIFETIME] = { "sa-lifetime", SEC_GATEWAY },
-	[K_PMTU_AGE] = { "pmtu-age", SEC_GATEWAY },
-	[K_MBUFS] = { "mbufs", SEC_GATEWAY },
-	[K_MBUF_SIZE] = { "mbuf-size", SEC_GATEWAY },
-	[K_NEIGH_REFRESH] = { "neighbor-refresh", SEC_GATEWAY },
-	[K_DEVICE] = { "device", SEC_PORT },
-	[K_ROLE] = { "role", SEC_PORT },
-	[K_ADDRESS] = { "address", SEC_PORT },
-	[K_MAC] = { "mac", SEC_PORT },
-	[K_NEIGHBORS] = { "neighbors", SEC_PORT },
-	[K_ROUTES] = { "routes", SEC_PORT },
-	[K_GATEWAY] = { "gateway", SEC_PORT },
-	[K_MTU] = { "mtu", SEC_PORT },
-	[K_MSS] = { "tcp-mss-clamp", SEC_PORT },
-	[K_DIRECTION] = { "direction", SEC_SA },
-	[K_SPI] = { "spi", SEC_SA },
-	[K_SUITE] = { "suite", SEC_SA },
-	[K_KEY] = { "key", SEC_SA },
-	[K_AUTH_KEY] = { "auth-key", SEC_SA },
-	[K_LOCAL] = { "local", SEC_SA },
-	[K_REMOTE] = { "remote", SEC_SA },
-	[K_PREFIXES] = { "prefixes", SEC_SA },
-	[K_LOCAL_PREFIXES] = { "local-prefixes", SEC_SA },
-	[K_ESN] = { "esn", SEC_SA },
-	[K_STATE] = { "state", SEC_SA },
-	[K_REPLAY] = { "replay-window", SEC_SA },
-	[K_BYPASS] = { "bypass", SEC_POLICY },
-	[K_HIT] = { "hit", SEC_PEER },
-	[K_LOCATOR] = { "locator", SEC_PEER },
-	[K_PEER_LOCAL] = { "local", SEC_PEER },
-	[K_PEER_PREFIXES] = { "prefixes", SEC_PEER },
-	[K_G_COUNT] = { "count", SEC_SAGEN },
-	[K_G_DIRECTION] = { "direction", SEC_SAGEN },
-	[K_G_SUITE] = { "suite", SEC_SAGEN },
-	[K_G_LOCAL] = { "local", SEC_SAGEN },
-	[K_G_REMOTE] = { "remote", SEC_SAGEN },
-	[K_G_SPI_SEED] = { "spi-seed", SEC_SAGEN },
-	[K_G_PREFIXES] = { "prefixes", SEC_SAGEN },
-	[K_G_PREFIX_LEN] = { "prefix-len", SEC_SAGEN },
-	[K_G_PREFIX_SEED] = { "prefix-seed", SEC_SAGEN },
-	[K_G_KEY_SEED] = { "key-seed", SEC_SAGEN },
-	[K_G_REPLAY] = { "replay-window", SEC_SAGEN },
-	[K_G_BATCH] = { "batch", SEC_SAGEN },
-	[K_G_INSTALL] = { "install", SEC_SAGEN },
+	const char *name;           /* as in the file */
+	conf_parse_fn *parse;
+	size_t off, size, n_off;
+	uint64_t lo, hi;            /* numbers: lo..hi; lists: at most hi elements */
+	const void *set;            /* choices: const char *const []; ID lists: struct id_name [] */
+	unsigned n_set;
+	const char *def;            /* default in the file's syntax, parsed like a value;
+				     * NULL: the field stays 0 (or is set by a check) */
+	bool required;
+	const char *doc;            /* one line; docs/config.md has the whole text */
 };
 
-static const char *const suite_names[GW_SUITE_MAX] = {
-	[GW_SUITE_AES128_GCM16] = "aes128-gcm16",
-	[GW_SUITE_AES256_GCM16] = "aes256-gcm16",
-	[GW_SUITE_AES128_CBC_SHA256] = "aes128-cbc-sha256",
-	[GW_SUITE_AES256_CBC_SHA256] = "aes256-cbc-sha256",
-	[GW_SUITE_NULL_SHA256] = "null-sha256",
-};
+/* Destination of a key: field m of the section's struct t. */
+#define FIELD(t, m) .off = offsetof(t, m), .size = sizeof(((t *)0)->m)
+/* A list: array m of t with its count n. */
+#define LIST(t, m, n) .off = offsetof(t, m), .size = sizeof(((t *)0)->m[0]), \
+	.n_off = offsetof(t, n), .hi = N_OF(((t *)0)->m)
+/* The names a choice or an ID list takes. */
+#define SET(a) .set = (a), .n_set = N_OF(a)
+#define STR_(x) #x
+#define STR(x) STR_(x)
 
-/* Key lengths per suite, bytes: cipher key (incl. GCM salt), HMAC key. */
-static const struct { uint8_t key, auth; } suite_lens[GW_SUITE_MAX] = {
-	[GW_SUITE_AES128_GCM16] = { 16 + 4, 0 },
-	[GW_SUITE_AES256_GCM16] = { 32 + 4, 0 },
-	[GW_SUITE_AES128_CBC_SHA256] = { 16, 32 },
-	[GW_SUITE_AES256_CBC_SHA256] = { 32, 32 },
-	[GW_SUITE_NULL_SHA256] = { 0, 32 },
-};
-
-/* HIP algorithm names of [gateway] and their IDs (the RFC numbers, named in
- * lib/hipwire/hip_wire.h). */
-struct id_name {
+/* A section kind: [NAME] (fields of struct gw_config) or [NAME X] (one struct
+ * of an array, or the one gw_conf_sagen, at cfg_off + idx * stride). */
+struct sec_kind {
 	const char *name;
-	uint16_t id;
+	bool named;
+	unsigned max;                /* sections of this kind at most */
+	size_t cfg_off, stride;
+	size_t name_off, line_off;   /* named: where the name and the header's line go */
+	/* checks once every key of the section is read; NULL: none */
+	int (*finish)(struct loader *L, const struct sec *sec, void *base);
 };
-
-/* ESP transform suite IDs, RFC 7402 section 5.1.2 (IANA "ESP Transform Suite IDs") */
-static const struct id_name esp_transform_table[] = {
-	{ "aes-gcm16", HIP_ESP_AES_GCM_16 },                     /* AES-GCM, 16-octet ICV (RFC 4106) */
-	{ "aes256-cbc-sha256", HIP_ESP_AES_256_CBC_HMAC_SHA256 },
-	{ "aes128-cbc-sha256", HIP_ESP_AES_128_CBC_HMAC_SHA256 },
-	{ "null-sha256", HIP_ESP_NULL_HMAC_SHA256 },             /* no encryption */
-};
-static const uint16_t esp_transform_default[] = {
-	HIP_ESP_AES_GCM_16, HIP_ESP_AES_256_CBC_HMAC_SHA256, HIP_ESP_AES_128_CBC_HMAC_SHA256,
-};
-
-/* DH Group IDs, RFC 7401 section 5.2.7 */
-static const struct id_name dh_group_table[] = {
-	{ "nist-p256", HIP_DH_GROUP_NIST_P256 },
-	{ "nist-p384", HIP_DH_GROUP_NIST_P384 },
-	{ "modp3072", HIP_DH_GROUP_MODP_3072 },                  /* RFC 3526 group 15 */
-};
-static const uint16_t dh_group_default[] = {
-	HIP_DH_GROUP_NIST_P256, HIP_DH_GROUP_NIST_P384, HIP_DH_GROUP_MODP_3072,
-};
-
-/* HIP Cipher IDs, RFC 7401 section 5.2.8 */
-static const struct id_name hip_cipher_table[] = {
-	{ "null", HIP_CIPHER_NULL_ENCRYPT },
-	{ "aes128-cbc", HIP_CIPHER_AES_128_CBC },
-	{ "aes256-cbc", HIP_CIPHER_AES_256_CBC },
-};
-static const uint16_t hip_cipher_default[] = { HIP_CIPHER_AES_128_CBC, HIP_CIPHER_AES_256_CBC };
-
-#define N_OF(a) (sizeof(a) / sizeof((a)[0]))
-
-static const char *
-id_to_name(const struct id_name *t, size_t n, unsigned id)
-{
-	for (size_t i = 0; i < n; i++)
-		if (t[i].id == id)
-			return t[i].name;
-	return "?";
-}
-
-static bool
-suite_is_gcm(enum gw_suite s)
-{
-	return s == GW_SUITE_AES128_GCM16 || s == GW_SUITE_AES256_GCM16;
-}
-
-/* ---------- loader state --------------------------------------------------- */
 
 struct sec {
 	enum sec_type type;
@@ -464,6 +375,70 @@ struct loader {
 	size_t auth_key_len;
 	char tmp[CFG_VALUE_LEN];            /* mutable copy of a value */
 };
+
+/* HIP algorithm names of [gateway] and their IDs (the RFC numbers, named in
+ * lib/hipwire/hip_wire.h). */
+struct id_name {
+	const char *name;
+	uint16_t id;
+};
+
+static const struct conf_key key_table[K_MAX];
+static const struct sec_kind sec_kinds[SEC_MAX];
+
+static const char *const suite_names[GW_SUITE_MAX] = {
+	[GW_SUITE_AES128_GCM16] = "aes128-gcm16",
+	[GW_SUITE_AES256_GCM16] = "aes256-gcm16",
+	[GW_SUITE_AES128_CBC_SHA256] = "aes128-cbc-sha256",
+	[GW_SUITE_AES256_CBC_SHA256] = "aes256-cbc-sha256",
+	[GW_SUITE_NULL_SHA256] = "null-sha256",
+};
+
+/* Key lengths per suite, bytes: cipher key (incl. GCM salt), HMAC key. */
+static const struct { uint8_t key, auth; } suite_lens[GW_SUITE_MAX] = {
+	[GW_SUITE_AES128_GCM16] = { 16 + 4, 0 },
+	[GW_SUITE_AES256_GCM16] = { 32 + 4, 0 },
+	[GW_SUITE_AES128_CBC_SHA256] = { 16, 32 },
+	[GW_SUITE_AES256_CBC_SHA256] = { 32, 32 },
+	[GW_SUITE_NULL_SHA256] = { 0, 32 },
+};
+
+/* ESP transform suite IDs, RFC 7402 section 5.1.2 (IANA "ESP Transform Suite IDs") */
+static const struct id_name esp_transform_table[] = {
+	{ "aes-gcm16", HIP_ESP_AES_GCM_16 },                     /* AES-GCM, 16-octet ICV (RFC 4106) */
+	{ "aes256-cbc-sha256", HIP_ESP_AES_256_CBC_HMAC_SHA256 },
+	{ "aes128-cbc-sha256", HIP_ESP_AES_128_CBC_HMAC_SHA256 },
+	{ "null-sha256", HIP_ESP_NULL_HMAC_SHA256 },             /* no encryption */
+};
+
+/* DH Group IDs, RFC 7401 section 5.2.7 */
+static const struct id_name dh_group_table[] = {
+	{ "nist-p256", HIP_DH_GROUP_NIST_P256 },
+	{ "nist-p384", HIP_DH_GROUP_NIST_P384 },
+	{ "modp3072", HIP_DH_GROUP_MODP_3072 },                  /* RFC 3526 group 15 */
+};
+
+/* HIP Cipher IDs, RFC 7401 section 5.2.8 */
+static const struct id_name hip_cipher_table[] = {
+	{ "null", HIP_CIPHER_NULL_ENCRYPT },
+	{ "aes128-cbc", HIP_CIPHER_AES_128_CBC },
+	{ "aes256-cbc", HIP_CIPHER_AES_256_CBC },
+};
+
+static const char *
+id_to_name(const struct id_name *t, size_t n, unsigned id)
+{
+	for (size_t i = 0; i < n; i++)
+		if (t[i].id == id)
+			return t[i].name;
+	return "?";
+}
+
+static bool
+suite_is_gcm(enum gw_suite s)
+{
+	return s == GW_SUITE_AES128_GCM16 || s == GW_SUITE_AES256_GCM16;
+}
 
 static int __attribute__((format(printf, 3, 4)))
 fail(struct loader *L, unsigned line, const char *fmt, ...)
@@ -875,6 +850,174 @@ parse_replay_window(struct loader *L, unsigned line, const char *v, uint32_t *ou
 	return 0;
 }
 
+
+/* A comma-separated list of algorithm names from table t, each once, into
+ * their IDs in the order given. */
+static int
+parse_id_list(struct loader *L, unsigned line, const char *what, const char *v,
+	      const struct id_name *t, size_t nt, uint16_t *out, unsigned max, unsigned *n)
+{
+	char *cur = L->tmp, *item;
+	int r;
+
+	snprintf(L->tmp, sizeof(L->tmp), "%s", v);
+	*n = 0;
+	while ((r = list_next(&cur, &item)) != 0) {
+		size_t i;
+
+		if (r < 0)
+			return fail(L, line, "%s: empty element in list", what);
+		for (i = 0; i < nt; i++)
+			if (strcmp(item, t[i].name) == 0)
+				break;
+		if (i == nt) {
+			char list[160] = "";
+
+			for (size_t j = 0; j < nt; j++) {
+				strncat(list, t[j].name, sizeof(list) - strlen(list) - 1);
+				if (j + 1 < nt)
+					strncat(list, " | ", sizeof(list) - strlen(list) - 1);
+			}
+			return fail(L, line, "%s: '" ECHO "' is not one of %s", what, item, list);
+		}
+		for (unsigned j = 0; j < *n; j++)
+			if (out[j] == t[i].id)
+				return fail(L, line, "%s: '" ECHO "' is listed twice", what, item);
+		if (*n == max)
+			return fail(L, line, "%s: more than %u names", what, max);
+		out[(*n)++] = t[i].id;
+	}
+	return 0;
+}
+
+/* A seed: 0..2^32-1, decimal or 0x hex. */
+static int
+parse_seed(struct loader *L, unsigned line, const char *what, const char *v, uint64_t *out)
+{
+	if (parse_uint(v, true, out) != 0 || *out > UINT32_MAX)
+		return fail(L, line, "%s: '" ECHO "' is not a number 0..4294967295 (decimal or 0x hex)",
+			    what, v);
+	return 0;
+}
+
+
+/* ---------- generic parsers of key_table rows -------------------------------- */
+
+static void *
+field_of(void *base, const struct conf_key *k)
+{
+	return (char *)base + k->off;
+}
+
+static unsigned *
+count_of(void *base, const struct conf_key *k)
+{
+	return (unsigned *)(void *)((char *)base + k->n_off);
+}
+
+/* Store x in a field of `size` bytes (1, 2, 4 or 8: bool, enum, uintN_t, unsigned). */
+static void
+store_uint(void *dst, size_t size, uint64_t x)
+{
+	uint8_t u8 = (uint8_t)x;
+	uint16_t u16 = (uint16_t)x;
+	uint32_t u32 = (uint32_t)x;
+
+	switch (size) {
+	case 1: memcpy(dst, &u8, 1); break;
+	case 2: memcpy(dst, &u16, 2); break;
+	case 4: memcpy(dst, &u32, 4); break;
+	default: memcpy(dst, &x, 8); break;
+	}
+}
+
+/* A decimal number k->lo..k->hi. */
+static int
+conf_parse_number(struct loader *L, const struct conf_key *k, unsigned line, const char *v,
+		  void *base)
+{
+	uint64_t x;
+
+	if (parse_uint_in(L, line, k->name, v, k->lo, k->hi, &x) != 0)
+		return -1;
+	store_uint(field_of(base, k), k->size, x);
+	return 0;
+}
+
+/* One of the names k->set; the field gets its index (an enum in that order, or a bool). */
+static int
+conf_parse_choice(struct loader *L, const struct conf_key *k, unsigned line, const char *v,
+		  void *base)
+{
+	unsigned u;
+
+	if (parse_choice(L, line, k->name, v, k->set, k->n_set, &u) != 0)
+		return -1;
+	store_uint(field_of(base, k), k->size, u);
+	return 0;
+}
+
+/* Text as it is (the pre-scan bounds it to CFG_VALUE_LEN - 1 bytes). */
+static int
+conf_parse_string(struct loader *L, const struct conf_key *k, unsigned line, const char *v,
+		  void *base)
+{
+	(void)L;
+	(void)line;
+	snprintf(field_of(base, k), k->size, "%s", v);
+	return 0;
+}
+
+/* A unicast address (struct gw_addr). */
+static int
+conf_parse_unicast(struct loader *L, const struct conf_key *k, unsigned line, const char *v,
+		   void *base)
+{
+	return parse_unicast(L, line, k->name, v, field_of(base, k));
+}
+
+/* A list of network prefixes (struct gw_prefix), at most k->hi, none twice. */
+static int
+conf_parse_prefixes(struct loader *L, const struct conf_key *k, unsigned line, const char *v,
+		    void *base)
+{
+	return parse_prefix_list(L, line, k->name, v, field_of(base, k), (unsigned)k->hi,
+				 count_of(base, k));
+}
+
+/* A list of algorithm names of k->set (struct id_name), at most k->hi, each
+ * once; the field is an array of their IDs in the order given. */
+static int
+conf_parse_ids(struct loader *L, const struct conf_key *k, unsigned line, const char *v,
+	       void *base)
+{
+	uint16_t ids[GW_CONF_MAX_ESP_TRANSFORMS];
+	unsigned *n = count_of(base, k);
+	unsigned max = k->hi < N_OF(ids) ? (unsigned)k->hi : (unsigned)N_OF(ids);
+
+	if (parse_id_list(L, line, k->name, v, k->set, k->n_set, ids, max, n) != 0)
+		return -1;
+	for (unsigned j = 0; j < *n; j++)
+		store_uint((char *)field_of(base, k) + j * k->size, k->size, ids[j]);
+	return 0;
+}
+
+/* replay-window (uint32_t, packets). */
+static int
+conf_parse_replay(struct loader *L, const struct conf_key *k, unsigned line, const char *v,
+		  void *base)
+{
+	return parse_replay_window(L, line, v, field_of(base, k));
+}
+
+/* A seed (uint64_t): 0..2^32-1, decimal or 0x hex. */
+static int
+conf_parse_seed(struct loader *L, const struct conf_key *k, unsigned line, const char *v,
+		void *base)
+{
+	return parse_seed(L, line, k->name, v, field_of(base, k));
+}
+
 /* ---------- pre-scan --------------------------------------------------------- */
 
 static bool
@@ -891,6 +1034,7 @@ prescan_header(struct loader *L, unsigned line, char *s, struct sec **cur)
 {
 	size_t len = strlen(s);
 	char *in, *type, *name;
+	const struct sec_kind *kind;
 	struct sec *sec;
 	enum sec_type t;
 	size_t i;
@@ -908,16 +1052,17 @@ prescan_header(struct loader *L, unsigned line, char *s, struct sec **cur)
 		*name++ = '\0';
 	name = trim(name);
 
-	for (i = 0; i < sizeof(sec_type_names) / sizeof(sec_type_names[0]); i++)
-		if (strcmp(type, sec_type_names[i]) == 0)
+	for (i = 0; i < SEC_MAX; i++)
+		if (strcmp(type, sec_kinds[i].name) == 0)
 			break;
-	if (i == sizeof(sec_type_names) / sizeof(sec_type_names[0]))
+	if (i == SEC_MAX)
 		return fail(L, line, "unknown section type '" ECHO "' (expected [gateway], [port NAME], "
 			    "[sa NAME], [peer NAME], [sa-gen NAME] or [policy])", type);
 	t = (enum sec_type)i;
-	if ((t == SEC_GATEWAY || t == SEC_POLICY) && *name != '\0')
+	kind = &sec_kinds[t];
+	if (!kind->named && *name != '\0')
 		return fail(L, line, "[%s] takes no name", type);
-	if (t == SEC_PORT || t == SEC_SA || t == SEC_PEER || t == SEC_SAGEN) {
+	if (kind->named) {
 		size_t nl = strlen(name);
 
 		if (nl == 0)
@@ -935,17 +1080,16 @@ prescan_header(struct loader *L, unsigned line, char *s, struct sec **cur)
 		if (L->secs[j].type == t && strcmp(L->secs[j].name, name) == 0)
 			return fail(L, line, "duplicate section [%s%s%s] (first on line %u)", type,
 				    *name ? " " : "", name, L->secs[j].line);
-	if (t == SEC_PORT || t == SEC_SA || t == SEC_PEER || t == SEC_SAGEN) {
-		unsigned n = 0, max = t == SEC_PORT ? GW_CONF_MAX_PORTS :
-				      t == SEC_SA ? GW_CONF_MAX_SAS :
-				      t == SEC_SAGEN ? 1 : GW_CONF_MAX_PEERS;
+	if (kind->named) {
+		unsigned n = 0;
 
 		for (unsigned j = 0; j < L->n_secs; j++)
 			n += L->secs[j].type == t;
-		if (n == max)
-			return fail(L, line, "too many [%s] sections (at most %u)", type, max);
+		if (n == kind->max)
+			return fail(L, line, "too many [%s] sections (at most %u)", type, kind->max);
 	}
-	/* at most 1 gateway + 1 policy + ports + sas + peers: bounded by the checks above */
+	/* at most 1 gateway + 1 policy + 1 sa-gen + ports + sas + peers: bounded by the
+	 * checks above */
 	sec = &L->secs[L->n_secs++];
 	memset(sec, 0, sizeof(*sec));
 	sec->type = t;
@@ -1054,77 +1198,8 @@ prescan(struct loader *L)
 	return ret;
 }
 
-/* ---------- sections ------------------------------------------------------- */
 
-/* Present keys of a section in file order. */
-static unsigned
-keys_in_order(const struct sec *sec, unsigned *order)
-{
-	unsigned n = 0;
-
-	for (unsigned k = 0; k < K_MAX; k++) {
-		if (sec->key_line[k] == 0)
-			continue;
-		unsigned i = n++;
-		while (i > 0 && sec->key_line[order[i - 1]] > sec->key_line[k]) {
-			order[i] = order[i - 1];
-			i--;
-		}
-		order[i] = k;
-	}
-	return n;
-}
-
-static const char *
-value(struct loader *L, const struct sec *sec, unsigned k)
-{
-	return rte_cfgfile_get_entry(L->rc, sec->cfgname, key_table[k].name);
-}
-
-static int
-missing(struct loader *L, const struct sec *sec, unsigned k)
-{
-	return fail(L, sec->line, "[%s]: missing key '%s'", sec->cfgname, key_table[k].name);
-}
-
-/* A comma-separated list of algorithm names from table t, each once, into
- * their IDs in the order given. */
-static int
-parse_id_list(struct loader *L, unsigned line, const char *what, const char *v,
-	      const struct id_name *t, size_t nt, uint16_t *out, unsigned max, unsigned *n)
-{
-	char *cur = L->tmp, *item;
-	int r;
-
-	snprintf(L->tmp, sizeof(L->tmp), "%s", v);
-	*n = 0;
-	while ((r = list_next(&cur, &item)) != 0) {
-		size_t i;
-
-		if (r < 0)
-			return fail(L, line, "%s: empty element in list", what);
-		for (i = 0; i < nt; i++)
-			if (strcmp(item, t[i].name) == 0)
-				break;
-		if (i == nt) {
-			char list[160] = "";
-
-			for (size_t j = 0; j < nt; j++) {
-				strncat(list, t[j].name, sizeof(list) - strlen(list) - 1);
-				if (j + 1 < nt)
-					strncat(list, " | ", sizeof(list) - strlen(list) - 1);
-			}
-			return fail(L, line, "%s: '" ECHO "' is not one of %s", what, item, list);
-		}
-		for (unsigned j = 0; j < *n; j++)
-			if (out[j] == t[i].id)
-				return fail(L, line, "%s: '" ECHO "' is listed twice", what, item);
-		if (*n == max)
-			return fail(L, line, "%s: more than %u names", what, max);
-		out[(*n)++] = t[i].id;
-	}
-	return 0;
-}
+/* ---------- [gateway] ------------------------------------------------------------ */
 
 /* The Host Identity key file: only its existence and mode are checked here
  * (the same rules as hip_hi_load, which reads it when hipgw starts). */
@@ -1209,103 +1284,42 @@ parse_lifetime(struct loader *L, unsigned line, const char *v, uint64_t *secs, u
 }
 
 static int
-parse_gateway(struct loader *L, const struct sec *sec)
+gateway_hi(struct loader *L, const struct conf_key *k, unsigned line, const char *v, void *base)
 {
-	static const char *const idle_names[] = { "busy", "adaptive" };
-	unsigned order[K_MAX], n = keys_in_order(sec, order);
-	struct gw_config *cfg = L->cfg;
+	struct gw_config *cfg = base;
 
-	for (unsigned i = 0; i < n; i++) {
-		unsigned k = order[i], line = sec->key_line[k], u;
-		const char *v = value(L, sec, k);
-		uint64_t x;
-
-		if (v == NULL)
-			return fail(L, line, "internal error: value lost");
-		switch (k) {
-		case K_WORKERS:
-			if (parse_uint_in(L, line, "workers", v, 1, GW_CONF_WORKERS_MAX, &x) != 0)
-				return -1;
-			cfg->workers = (unsigned)x;
-			break;
-		case K_IDLE:
-			if (parse_choice(L, line, "idle", v, idle_names, 2, &u) != 0)
-				return -1;
-			cfg->idle = u == 0 ? GW_IDLE_BUSY : GW_IDLE_ADAPTIVE;
-			break;
-		case K_HI:
-			if (check_hi_file(L, line, v) != 0)
-				return -1;
-			snprintf(cfg->hi_path, sizeof(cfg->hi_path), "%s", v);
-			cfg->hi_line = line;
-			break;
-		case K_PUZZLE_K:
-			if (parse_uint_in(L, line, "puzzle-k", v, 0, GW_CONF_PUZZLE_K_MAX, &x) != 0)
-				return -1;
-			cfg->puzzle_k = (uint8_t)x;
-			break;
-		case K_R1_RATE:
-			if (parse_uint_in(L, line, "r1-rate", v, 0, GW_CONF_R1_RATE_MAX, &x) != 0)
-				return -1;
-			cfg->r1_rate = (uint32_t)x;
-			break;
-		case K_ESP_TRANSFORMS:
-			if (parse_id_list(L, line, "esp-transforms", v, esp_transform_table,
-					  N_OF(esp_transform_table), cfg->esp_transforms,
-					  GW_CONF_MAX_ESP_TRANSFORMS, &cfg->n_esp_transforms) != 0)
-				return -1;
-			break;
-		case K_DH_GROUPS: {
-			uint16_t ids[GW_CONF_MAX_DH_GROUPS];
-
-			if (parse_id_list(L, line, "dh-groups", v, dh_group_table, N_OF(dh_group_table),
-					  ids, GW_CONF_MAX_DH_GROUPS, &cfg->n_dh_groups) != 0)
-				return -1;
-			for (unsigned j = 0; j < cfg->n_dh_groups; j++)
-				cfg->dh_groups[j] = (uint8_t)ids[j];
-			break;
-		}
-		case K_HIP_CIPHERS:
-			if (parse_id_list(L, line, "hip-ciphers", v, hip_cipher_table,
-					  N_OF(hip_cipher_table), cfg->hip_ciphers,
-					  GW_CONF_MAX_HIP_CIPHERS, &cfg->n_hip_ciphers) != 0)
-				return -1;
-			break;
-		case K_SA_LIFETIME:
-			if (parse_lifetime(L, line, v, &cfg->sa_lifetime_s, &cfg->sa_lifetime_bytes) != 0)
-				return -1;
-			break;
-		case K_PMTU_AGE:
-			if (parse_uint(v, false, &x) == 0 && x < GW_CONF_PMTU_AGE_MIN)
-				return fail(L, line, "pmtu-age: %" PRIu64 " s is below the 5 minutes of "
-					    "RFC 8201 section 4 (300..86400)", x);
-			if (parse_uint_in(L, line, "pmtu-age", v, GW_CONF_PMTU_AGE_MIN,
-					  GW_CONF_PMTU_AGE_MAX, &x) != 0)
-				return -1;
-			cfg->pmtu_age_s = (uint32_t)x;
-			break;
-		case K_MBUFS:
-			if (parse_uint_in(L, line, "mbufs", v, GW_CONF_MBUFS_MIN, GW_CONF_MBUFS_MAX,
-					  &x) != 0)
-				return -1;
-			cfg->mbufs = (uint32_t)x;
-			break;
-		case K_MBUF_SIZE:
-			if (parse_uint_in(L, line, "mbuf-size", v, GW_CONF_MBUF_SIZE_MIN,
-					  GW_CONF_MBUF_SIZE_MAX, &x) != 0)
-				return -1;
-			cfg->mbuf_size = (uint32_t)x;
-			break;
-		case K_NEIGH_REFRESH:
-			if (parse_uint_in(L, line, "neighbor-refresh", v, 1, GW_CONF_NEIGH_REFRESH_MAX,
-					  &x) != 0)
-				return -1;
-			cfg->neighbor_refresh_s = (uint32_t)x;
-			break;
-		}
-	}
+	(void)k;
+	if (check_hi_file(L, line, v) != 0)
+		return -1;
+	snprintf(cfg->hi_path, sizeof(cfg->hi_path), "%s", v);
+	cfg->hi_line = line;
 	return 0;
 }
+
+static int
+gateway_lifetime(struct loader *L, const struct conf_key *k, unsigned line, const char *v,
+		 void *base)
+{
+	struct gw_config *cfg = base;
+
+	(void)k;
+	return parse_lifetime(L, line, v, &cfg->sa_lifetime_s, &cfg->sa_lifetime_bytes);
+}
+
+/* pmtu-age: a number, with its own message below RFC 8201's 5 minutes. */
+static int
+gateway_pmtu_age(struct loader *L, const struct conf_key *k, unsigned line, const char *v,
+		 void *base)
+{
+	uint64_t x;
+
+	if (parse_uint(v, false, &x) == 0 && x < k->lo)
+		return fail(L, line, "pmtu-age: %" PRIu64 " s is below the 5 minutes of "
+			    "RFC 8201 section 4 (300..86400)", x);
+	return conf_parse_number(L, k, line, v, base);
+}
+
+/* ---------- [port NAME] ---------------------------------------------------------- */
 
 /* `a` on one of the port's networks (or IPv6 link-local), and not the port's own. */
 static int
@@ -1328,152 +1342,166 @@ check_on_link(struct loader *L, unsigned line, const char *what,
 	return 0;
 }
 
+
+/* address = A/LEN, ...: interface addresses (host part kept), none twice. */
 static int
-parse_port(struct loader *L, const struct sec *sec)
+port_address(struct loader *L, const struct conf_key *k, unsigned line, const char *v, void *base)
 {
-	static const char *const role_names[] = { "inner", "outer" };
-	struct gw_conf_port *p = &L->cfg->ports[sec->idx];
-	unsigned order[K_MAX], n = keys_in_order(sec, order);
+	struct gw_conf_port *p = base;
+	char *cur = L->tmp, *item;
+	int r;
+
+	snprintf(L->tmp, sizeof(L->tmp), "%s", v);
+	while ((r = list_next(&cur, &item)) != 0) {
+		struct gw_prefix *a = &p->addrs[p->n_addrs];
+
+		if (r < 0)
+			return fail(L, line, "address: empty element in list");
+		if (p->n_addrs == k->hi)
+			return fail(L, line, "address: more than %u addresses", (unsigned)k->hi);
+		if (parse_prefix(L, line, "address", item, a, true) != 0)
+			return -1;
+		for (unsigned j = 0; j < p->n_addrs; j++)
+			if (addr_eq(&p->addrs[j].a, &a->a))
+				return fail(L, line, "address: '" ECHO "' is listed twice", item);
+		p->n_addrs++;
+	}
+	return 0;
+}
+
+static int
+port_mac(struct loader *L, const struct conf_key *k, unsigned line, const char *v, void *base)
+{
+	struct gw_conf_port *p = base;
+
+	(void)k;
+	if (parse_unicast_mac(L, line, "mac", v, p->mac) != 0)
+		return -1;
+	p->has_mac = true;
+	return 0;
+}
+
+/* neighbors = IP MAC, ...: static neighbours (on-link: checked by port_finish). */
+static int
+port_neighbors(struct loader *L, const struct conf_key *k, unsigned line, const char *v,
+	       void *base)
+{
+	struct gw_conf_port *p = base;
+	char *cur = L->tmp, *item;
+	int r;
+
+	snprintf(L->tmp, sizeof(L->tmp), "%s", v);
+	while ((r = list_next(&cur, &item)) != 0) {
+		struct gw_conf_neighbor *nb = &p->neigh[p->n_neigh];
+		char *w[2];
+
+		if (r < 0)
+			return fail(L, line, "neighbors: empty element in list");
+		if (p->n_neigh == k->hi)
+			return fail(L, line, "neighbors: more than %u neighbours", (unsigned)k->hi);
+		if (split_words(item, w, 2) != 2)
+			return fail(L, line, "neighbors: expected 'IP MAC, IP MAC, ...'");
+		if (parse_unicast(L, line, "neighbors", w[0], &nb->ip) != 0 ||
+		    parse_unicast_mac(L, line, "neighbors", w[1], nb->mac) != 0)
+			return -1;
+		for (unsigned j = 0; j < p->n_neigh; j++)
+			if (addr_eq(&p->neigh[j].ip, &nb->ip))
+				return fail(L, line, "neighbors: " ECHO " is listed twice", w[0]);
+		p->n_neigh++;
+	}
+	return 0;
+}
+
+/* routes = PREFIX via IP, ...: next hops on-link (checked by port_finish). */
+static int
+port_routes(struct loader *L, const struct conf_key *k, unsigned line, const char *v, void *base)
+{
+	struct gw_conf_port *p = base;
+	char *cur = L->tmp, *item;
+	int r;
+
+	snprintf(L->tmp, sizeof(L->tmp), "%s", v);
+	while ((r = list_next(&cur, &item)) != 0) {
+		struct gw_conf_route *rt = &p->routes[p->n_routes];
+		char *w[3];
+
+		if (r < 0)
+			return fail(L, line, "routes: empty element in list");
+		if (p->n_routes == k->hi)
+			return fail(L, line, "routes: more than %u routes", (unsigned)k->hi);
+		if (split_words(item, w, 3) != 3 || strcmp(w[1], "via") != 0)
+			return fail(L, line, "routes: expected 'PREFIX via IP, ...'");
+		if (parse_prefix(L, line, "routes", w[0], &rt->dst, false) != 0 ||
+		    parse_unicast(L, line, "routes", w[2], &rt->via) != 0)
+			return -1;
+		if (rt->dst.a.family != rt->via.family)
+			return fail(L, line, "routes: " ECHO " and next hop " ECHO
+				    " are of different families", w[0], w[2]);
+		for (unsigned j = 0; j < p->n_routes; j++)
+			if (p->routes[j].dst.len == rt->dst.len &&
+			    addr_eq(&p->routes[j].dst.a, &rt->dst.a))
+				return fail(L, line, "routes: " ECHO " is listed twice", w[0]);
+		p->n_routes++;
+	}
+	return 0;
+}
+
+/* gateway = IP[, IP]: at most one IPv4 and one IPv6 default next hop. */
+static int
+port_gateway(struct loader *L, const struct conf_key *k, unsigned line, const char *v, void *base)
+{
+	struct gw_conf_port *p = base;
+	char *cur = L->tmp, *item;
+	unsigned cnt = 0;
+	int r;
+
+	(void)k;
+	snprintf(L->tmp, sizeof(L->tmp), "%s", v);
+	while ((r = list_next(&cur, &item)) != 0) {
+		struct gw_addr a;
+
+		if (r < 0)
+			return fail(L, line, "gateway: empty element in list");
+		if (++cnt > 2)
+			return fail(L, line, "gateway: at most one IPv4 and one IPv6 address");
+		if (parse_unicast(L, line, "gateway", item, &a) != 0)
+			return -1;
+		struct gw_addr *g = a.family == 4 ? &p->gateway4 : &p->gateway6;
+		if (g->family != 0)
+			return fail(L, line, "gateway: more than one IPv%u gateway", a.family);
+		*g = a;
+	}
+	return 0;
+}
+
+/* tcp-mss-clamp = auto | off | N (k->lo..k->hi; at most mtu - 40: port_finish). */
+static int
+port_mss(struct loader *L, const struct conf_key *k, unsigned line, const char *v, void *base)
+{
+	struct gw_conf_port *p = base;
+	uint64_t x;
+
+	if (strcmp(v, "auto") == 0)
+		p->mss_clamp = GW_MSS_CLAMP_AUTO;
+	else if (strcmp(v, "off") == 0)
+		p->mss_clamp = GW_MSS_CLAMP_OFF;
+	else if (parse_uint(v, false, &x) == 0 && x >= k->lo && x <= k->hi)
+		p->mss_clamp = (int)x;
+	else
+		return fail(L, line, "tcp-mss-clamp: '" ECHO "' is not auto, off or a "
+			    "number %d..(mtu - 40)", v, GW_CONF_MSS_MIN);
+	return 0;
+}
+
+/* Checks that need the whole [port] section. */
+static int
+port_finish(struct loader *L, const struct sec *sec, void *base)
+{
+	struct gw_conf_port *p = base;
 	bool has_v6 = false;
 
-	snprintf(p->name, sizeof(p->name), "%s", sec->name);
-	p->line = sec->line;
-	p->mtu = 1500;
-	p->mss_clamp = GW_MSS_CLAMP_AUTO;
-
-	for (unsigned i = 0; i < n; i++) {
-		unsigned k = order[i], line = sec->key_line[k], u;
-		const char *v = value(L, sec, k);
-		char *cur = L->tmp, *item;
-		uint64_t x;
-		int r;
-
-		if (v == NULL)
-			return fail(L, line, "internal error: value lost");
-		snprintf(L->tmp, sizeof(L->tmp), "%s", v);
-		switch (k) {
-		case K_DEVICE:
-			snprintf(p->device, sizeof(p->device), "%s", v);
-			break;
-		case K_ROLE:
-			if (parse_choice(L, line, "role", v, role_names, 2, &u) != 0)
-				return -1;
-			p->role = u == 0 ? GW_ROLE_INNER : GW_ROLE_OUTER;
-			break;
-		case K_ADDRESS:
-			while ((r = list_next(&cur, &item)) != 0) {
-				struct gw_prefix *a = &p->addrs[p->n_addrs];
-
-				if (r < 0)
-					return fail(L, line, "address: empty element in list");
-				if (p->n_addrs == GW_CONF_MAX_ADDRS)
-					return fail(L, line, "address: more than %d addresses",
-						    GW_CONF_MAX_ADDRS);
-				if (parse_prefix(L, line, "address", item, a, true) != 0)
-					return -1;
-				for (unsigned j = 0; j < p->n_addrs; j++)
-					if (addr_eq(&p->addrs[j].a, &a->a))
-						return fail(L, line, "address: '" ECHO "' is listed twice", item);
-				has_v6 |= a->a.family == 6;
-				p->n_addrs++;
-			}
-			break;
-		case K_MAC:
-			if (parse_unicast_mac(L, line, "mac", v, p->mac) != 0)
-				return -1;
-			p->has_mac = true;
-			break;
-		case K_NEIGHBORS:
-			while ((r = list_next(&cur, &item)) != 0) {
-				struct gw_conf_neighbor *nb = &p->neigh[p->n_neigh];
-				char *w[2];
-
-				if (r < 0)
-					return fail(L, line, "neighbors: empty element in list");
-				if (p->n_neigh == GW_CONF_MAX_NEIGH)
-					return fail(L, line, "neighbors: more than %d neighbours",
-						    GW_CONF_MAX_NEIGH);
-				if (split_words(item, w, 2) != 2)
-					return fail(L, line, "neighbors: expected 'IP MAC, IP MAC, ...'");
-				if (parse_unicast(L, line, "neighbors", w[0], &nb->ip) != 0 ||
-				    parse_unicast_mac(L, line, "neighbors", w[1], nb->mac) != 0)
-					return -1;
-				for (unsigned j = 0; j < p->n_neigh; j++)
-					if (addr_eq(&p->neigh[j].ip, &nb->ip))
-						return fail(L, line, "neighbors: " ECHO " is listed twice", w[0]);
-				p->n_neigh++;
-			}
-			break;
-		case K_ROUTES:
-			while ((r = list_next(&cur, &item)) != 0) {
-				struct gw_conf_route *rt = &p->routes[p->n_routes];
-				char *w[3];
-
-				if (r < 0)
-					return fail(L, line, "routes: empty element in list");
-				if (p->n_routes == GW_CONF_MAX_ROUTES)
-					return fail(L, line, "routes: more than %d routes",
-						    GW_CONF_MAX_ROUTES);
-				if (split_words(item, w, 3) != 3 || strcmp(w[1], "via") != 0)
-					return fail(L, line, "routes: expected 'PREFIX via IP, ...'");
-				if (parse_prefix(L, line, "routes", w[0], &rt->dst, false) != 0 ||
-				    parse_unicast(L, line, "routes", w[2], &rt->via) != 0)
-					return -1;
-				if (rt->dst.a.family != rt->via.family)
-					return fail(L, line, "routes: " ECHO " and next hop " ECHO
-						    " are of different families", w[0], w[2]);
-				for (unsigned j = 0; j < p->n_routes; j++)
-					if (p->routes[j].dst.len == rt->dst.len &&
-					    addr_eq(&p->routes[j].dst.a, &rt->dst.a))
-						return fail(L, line, "routes: " ECHO " is listed twice", w[0]);
-				p->n_routes++;
-			}
-			break;
-		case K_GATEWAY: {
-			unsigned cnt = 0;
-
-			while ((r = list_next(&cur, &item)) != 0) {
-				struct gw_addr a;
-
-				if (r < 0)
-					return fail(L, line, "gateway: empty element in list");
-				if (++cnt > 2)
-					return fail(L, line, "gateway: at most one IPv4 and one IPv6 address");
-				if (parse_unicast(L, line, "gateway", item, &a) != 0)
-					return -1;
-				struct gw_addr *g = a.family == 4 ? &p->gateway4 : &p->gateway6;
-				if (g->family != 0)
-					return fail(L, line, "gateway: more than one IPv%u gateway", a.family);
-				*g = a;
-			}
-			break;
-		}
-		case K_MTU:
-			if (parse_uint_in(L, line, "mtu", v, GW_CONF_MTU_MIN, GW_CONF_MTU_MAX, &x) != 0)
-				return -1;
-			p->mtu = (uint16_t)x;
-			break;
-		case K_MSS:
-			if (strcmp(v, "auto") == 0)
-				p->mss_clamp = GW_MSS_CLAMP_AUTO;
-			else if (strcmp(v, "off") == 0)
-				p->mss_clamp = GW_MSS_CLAMP_OFF;
-			else if (parse_uint(v, false, &x) == 0 && x >= GW_CONF_MSS_MIN && x <= 65535)
-				p->mss_clamp = (int)x;
-			else
-				return fail(L, line, "tcp-mss-clamp: '" ECHO "' is not auto, off or a "
-					    "number %d..(mtu - 40)", v, GW_CONF_MSS_MIN);
-			break;
-		}
-	}
-
-	/* checks that need the whole section */
-	if (sec->key_line[K_DEVICE] == 0)
-		return missing(L, sec, K_DEVICE);
-	if (sec->key_line[K_ROLE] == 0)
-		return missing(L, sec, K_ROLE);
-	if (sec->key_line[K_ADDRESS] == 0)
-		return missing(L, sec, K_ADDRESS);
+	for (unsigned i = 0; i < p->n_addrs; i++)
+		has_v6 |= p->addrs[i].a.family == 6;
 	if (has_v6 && p->mtu < GW_CONF_MTU_MIN_V6)
 		return fail(L, sec->key_line[K_MTU], "mtu: %u is below %d, the IPv6 minimum, and port %s "
 			    "has an IPv6 address", p->mtu, GW_CONF_MTU_MIN_V6, p->name);
@@ -1495,98 +1523,59 @@ parse_port(struct loader *L, const struct sec *sec)
 	return 0;
 }
 
+/* ---------- [sa NAME] ------------------------------------------------------------ */
+
 static int
-parse_sa(struct loader *L, const struct sec *sec)
+sa_spi(struct loader *L, const struct conf_key *k, unsigned line, const char *v, void *base)
 {
-	static const char *const dir_names[] = { "out", "in" };
-	static const char *const onoff[] = { "off", "on" };
-	struct gw_conf_sa *sa = &L->cfg->sas[sec->idx];
-	unsigned order[K_MAX], n = keys_in_order(sec, order);
+	struct gw_conf_sa *sa = base;
+	uint64_t x;
+
+	if (parse_uint(v, true, &x) != 0 || x < k->lo || x > k->hi)
+		return fail(L, line, "spi: '" ECHO "' is not a number %d..4294967295 "
+			    "(decimal or 0x hex; 0..255 are reserved)", v, GW_CONF_SPI_MIN);
+	sa->spi = (uint32_t)x;
+	return 0;
+}
+
+/* key, auth-key: the bytes wait in the loader until sa_finish knows the suite. */
+static int
+sa_key(struct loader *L, const struct conf_key *k, unsigned line, const char *v, void *base)
+{
+	(void)k;
+	(void)base;
+	return parse_hex_key(L, line, "key", v, L->key, sizeof(L->key), &L->key_len);
+}
+
+static int
+sa_auth_key(struct loader *L, const struct conf_key *k, unsigned line, const char *v, void *base)
+{
+	(void)k;
+	(void)base;
+	return parse_hex_key(L, line, "auth-key", v, L->auth_key, sizeof(L->auth_key),
+			     &L->auth_key_len);
+}
+
+static int
+sa_state(struct loader *L, const struct conf_key *k, unsigned line, const char *v, void *base)
+{
+	struct gw_conf_sa *sa = base;
+	size_t sl = strlen(v);
+
+	(void)k;
+	if (v[0] != '/' || v[sl - 1] == '/')
+		return fail(L, line, "state: '" ECHO "' is not an absolute file path", v);
+	snprintf(sa->state, sizeof(sa->state), "%s", v);
+	return 0;
+}
+
+/* The keys against the suite; then copied from the loader into the SA. */
+static int
+sa_check_keys(struct loader *L, const struct sec *sec, struct gw_conf_sa *sa)
+{
 	const unsigned *kl = sec->key_line;
-	char s[INET6_ADDRSTRLEN];
-
-	snprintf(sa->name, sizeof(sa->name), "%s", sec->name);
-	sa->line = sec->line;
-	L->key_len = L->auth_key_len = 0;
-
-	for (unsigned i = 0; i < n; i++) {
-		unsigned k = order[i], line = kl[k], u;
-		const char *v = value(L, sec, k);
-		uint64_t x;
-
-		if (v == NULL)
-			return fail(L, line, "internal error: value lost");
-		switch (k) {
-		case K_DIRECTION:
-			if (parse_choice(L, line, "direction", v, dir_names, 2, &u) != 0)
-				return -1;
-			sa->dir = u == 0 ? GW_DIR_OUT : GW_DIR_IN;
-			break;
-		case K_SPI:
-			if (parse_uint(v, true, &x) != 0 || x < GW_CONF_SPI_MIN || x > UINT32_MAX)
-				return fail(L, line, "spi: '" ECHO "' is not a number %d..4294967295 "
-					    "(decimal or 0x hex; 0..255 are reserved)", v, GW_CONF_SPI_MIN);
-			sa->spi = (uint32_t)x;
-			break;
-		case K_SUITE:
-			if (parse_choice(L, line, "suite", v, suite_names, GW_SUITE_MAX, &u) != 0)
-				return -1;
-			sa->suite = (enum gw_suite)u;
-			break;
-		case K_KEY:
-			if (parse_hex_key(L, line, "key", v, L->key, sizeof(L->key), &L->key_len) != 0)
-				return -1;
-			break;
-		case K_AUTH_KEY:
-			if (parse_hex_key(L, line, "auth-key", v, L->auth_key, sizeof(L->auth_key),
-					  &L->auth_key_len) != 0)
-				return -1;
-			break;
-		case K_LOCAL:
-			if (parse_unicast(L, line, "local", v, &sa->local) != 0)
-				return -1;
-			break;
-		case K_REMOTE:
-			if (parse_unicast(L, line, "remote", v, &sa->remote) != 0)
-				return -1;
-			break;
-		case K_PREFIXES:
-			if (parse_prefix_list(L, line, "prefixes", v, sa->prefixes, GW_CONF_MAX_PREFIXES,
-					      &sa->n_prefixes) != 0)
-				return -1;
-			break;
-		case K_LOCAL_PREFIXES:
-			if (parse_prefix_list(L, line, "local-prefixes", v, sa->local_prefixes,
-					      GW_CONF_MAX_PREFIXES, &sa->n_local_prefixes) != 0)
-				return -1;
-			break;
-		case K_ESN:
-			if (parse_choice(L, line, "esn", v, onoff, 2, &u) != 0)
-				return -1;
-			sa->esn = u == 1;
-			break;
-		case K_STATE: {
-			size_t sl = strlen(v);
-
-			if (v[0] != '/' || v[sl - 1] == '/')
-				return fail(L, line, "state: '" ECHO "' is not an absolute file path", v);
-			snprintf(sa->state, sizeof(sa->state), "%s", v);
-			break;
-		}
-		case K_REPLAY:
-			if (parse_replay_window(L, line, v, &sa->replay_window) != 0)
-				return -1;
-			break;
-		}
-	}
-
-	static const unsigned required[] = { K_DIRECTION, K_SPI, K_SUITE, K_LOCAL, K_REMOTE, K_PREFIXES };
-	for (unsigned i = 0; i < sizeof(required) / sizeof(required[0]); i++)
-		if (kl[required[i]] == 0)
-			return missing(L, sec, required[i]);
-
-	/* keys against the suite */
 	const char *sn = suite_names[sa->suite];
+
 	if (suite_lens[sa->suite].key == 0) {
 		if (kl[K_KEY] != 0)
 			return fail(L, kl[K_KEY], "key: suite %s has no cipher key", sn);
@@ -1614,7 +1603,20 @@ parse_sa(struct loader *L, const struct sec *sec)
 	sa->key_len = (uint8_t)L->key_len;
 	memcpy(sa->auth_key, L->auth_key, L->auth_key_len);
 	sa->auth_key_len = (uint8_t)L->auth_key_len;
+	return 0;
+}
 
+/* Checks that need the whole [sa] section. */
+static int
+sa_finish(struct loader *L, const struct sec *sec, void *base)
+{
+	struct gw_conf_sa *sa = base;
+	const unsigned *kl = sec->key_line;
+	const char *sn = suite_names[sa->suite];
+	char s[INET6_ADDRSTRLEN];
+
+	if (sa_check_keys(L, sec, sa) != 0)
+		return -1;
 	/* addresses */
 	if (sa->local.family != sa->remote.family)
 		return fail(L, kl[K_REMOTE], "remote: %s is IPv%u but local is IPv%u",
@@ -1632,26 +1634,28 @@ parse_sa(struct loader *L, const struct sec *sec)
 			return fail(L, kl[K_STATE], "state: only for GCM suites (suite is %s)", sn);
 		if (suite_is_gcm(sa->suite) && kl[K_STATE] == 0)
 			snprintf(sa->state, sizeof(sa->state), GW_CONF_STATE_DIR "%s.seq", sec->name);
-		sa->replay_window = 0;
+		sa->replay_window = 0;      /* the default is the in SAs' */
 	} else {
 		if (kl[K_STATE] != 0)
 			return fail(L, kl[K_STATE], "state: only for direction = out");
-		if (kl[K_REPLAY] == 0)
-			sa->replay_window = GW_CONF_REPLAY_DEFAULT;
 	}
 	return 0;
 }
+
+/* ---------- [peer NAME] ---------------------------------------------------------- */
 
 /* A HIT in IPv6 notation: an ORCHIDv2 (RFC 7343 section 2: prefix 2001:20::/28)
  * whose OGA ID is a HIT suite of RFC 7401 section 5.2.10 (1 RSA/DSA SHA-256,
  * 2 ECDSA SHA-384, 3 ECDSA_LOW SHA-1: the ones lib/hipcrypto knows). */
 static int
-parse_hit(struct loader *L, unsigned line, const char *v, uint8_t hit[GW_CONF_HIT_LEN])
+peer_hit(struct loader *L, const struct conf_key *k, unsigned line, const char *v, void *base)
 {
+	struct gw_conf_peer *pe = base;
 	struct gw_addr a;
 	char s[INET6_ADDRSTRLEN];
 	unsigned oga;
 
+	(void)k;
 	if (strchr(v, ':') == NULL || parse_addr(v, &a) != 0)
 		return fail(L, line, "hit: '" ECHO "' is not an IPv6 address (a HIT is written like "
 			    "2001:2x:...; `hipgw hit KEYFILE` prints it)", v);
@@ -1660,228 +1664,143 @@ parse_hit(struct loader *L, unsigned line, const char *v, uint8_t hit[GW_CONF_HI
 		return fail(L, line, "hit: %s is not an ORCHIDv2 HIT (not inside 2001:20::/28)",
 			    addr_str(&a, s));
 	oga = a.addr[3] & 0x0f;
-	if (oga < 1 || oga > 3)
+	if (oga < HIP_HIT_SUITE_RSA_DSA_SHA256 || oga > HIP_HIT_SUITE_ECDSA_LOW_SHA1)
 		return fail(L, line, "hit: %s has OGA ID %u, not a HIT suite (1 RSA/DSA-SHA256, "
 			    "2 ECDSA-SHA384, 3 ECDSA_LOW-SHA1)", addr_str(&a, s), oga);
-	memcpy(hit, a.addr, GW_CONF_HIT_LEN);
+	memcpy(pe->hit, a.addr, GW_CONF_HIT_LEN);
+	return 0;
+}
+
+/* locator = IP, ...: the peer's outer addresses, in order of preference. */
+static int
+peer_locators(struct loader *L, const struct conf_key *k, unsigned line, const char *v,
+	      void *base)
+{
+	struct gw_conf_peer *pe = base;
+	char *cur = L->tmp, *item;
+	int r;
+
+	snprintf(L->tmp, sizeof(L->tmp), "%s", v);
+	while ((r = list_next(&cur, &item)) != 0) {
+		struct gw_addr *loc = &pe->locators[pe->n_locators];
+
+		if (r < 0)
+			return fail(L, line, "locator: empty element in list");
+		if (pe->n_locators == k->hi)
+			return fail(L, line, "locator: more than %u addresses", (unsigned)k->hi);
+		if (parse_unicast(L, line, "locator", item, loc) != 0)
+			return -1;
+		for (unsigned j = 0; j < pe->n_locators; j++)
+			if (addr_eq(&pe->locators[j], loc))
+				return fail(L, line, "locator: '" ECHO "' is listed twice", item);
+		pe->n_locators++;
+	}
 	return 0;
 }
 
 static int
-parse_peer(struct loader *L, const struct sec *sec)
+peer_local(struct loader *L, const struct conf_key *k, unsigned line, const char *v, void *base)
 {
-	struct gw_conf_peer *pe = &L->cfg->peers[sec->idx];
-	unsigned order[K_MAX], n = keys_in_order(sec, order);
-	const unsigned *kl = sec->key_line;
+	struct gw_conf_peer *pe = base;
+
+	if (conf_parse_unicast(L, k, line, v, base) != 0)
+		return -1;
+	pe->has_local = true;
+	return 0;
+}
+
+/* prefixes: a prefix list whose prefixes do not overlap each other either. */
+static int
+peer_prefixes(struct loader *L, const struct conf_key *k, unsigned line, const char *v,
+	      void *base)
+{
+	struct gw_conf_peer *pe = base;
 	char a[PFX_STRLEN], b[PFX_STRLEN];
 
-	snprintf(pe->name, sizeof(pe->name), "%s", sec->name);
-	pe->line = sec->line;
-
-	for (unsigned i = 0; i < n; i++) {
-		unsigned k = order[i], line = kl[k];
-		const char *v = value(L, sec, k);
-		char *cur = L->tmp, *item;
-		int r;
-
-		if (v == NULL)
-			return fail(L, line, "internal error: value lost");
-		switch (k) {
-		case K_HIT:
-			if (parse_hit(L, line, v, pe->hit) != 0)
-				return -1;
-			break;
-		case K_LOCATOR:
-			snprintf(L->tmp, sizeof(L->tmp), "%s", v);
-			while ((r = list_next(&cur, &item)) != 0) {
-				struct gw_addr *loc = &pe->locators[pe->n_locators];
-
-				if (r < 0)
-					return fail(L, line, "locator: empty element in list");
-				if (pe->n_locators == GW_CONF_MAX_LOCATORS)
-					return fail(L, line, "locator: more than %d addresses",
-						    GW_CONF_MAX_LOCATORS);
-				if (parse_unicast(L, line, "locator", item, loc) != 0)
-					return -1;
-				for (unsigned j = 0; j < pe->n_locators; j++)
-					if (addr_eq(&pe->locators[j], loc))
-						return fail(L, line, "locator: '" ECHO "' is listed twice", item);
-				pe->n_locators++;
-			}
-			break;
-		case K_PEER_LOCAL:
-			if (parse_unicast(L, line, "local", v, &pe->local) != 0)
-				return -1;
-			pe->has_local = true;
-			break;
-		case K_PEER_PREFIXES:
-			if (parse_prefix_list(L, line, "prefixes", v, pe->prefixes, GW_CONF_MAX_PREFIXES,
-					      &pe->n_prefixes) != 0)
-				return -1;
-			for (unsigned x = 0; x < pe->n_prefixes; x++)
-				for (unsigned y = 0; y < x; y++)
-					if (gw_prefix_overlap(&pe->prefixes[x], &pe->prefixes[y]))
-						return fail(L, line, "prefixes: %s overlaps %s in the same list",
-							    prefix_str(&pe->prefixes[x], a),
-							    prefix_str(&pe->prefixes[y], b));
-			break;
-		}
-	}
-
-	static const unsigned required[] = { K_HIT, K_LOCATOR, K_PEER_PREFIXES };
-	for (unsigned i = 0; i < sizeof(required) / sizeof(required[0]); i++)
-		if (kl[required[i]] == 0)
-			return missing(L, sec, required[i]);
-	if (pe->has_local) {
-		bool fam = false;
-
-		for (unsigned j = 0; j < pe->n_locators; j++)
-			fam |= pe->locators[j].family == pe->local.family;
-		if (!fam)
-			return fail(L, kl[K_PEER_LOCAL], "local: %s is IPv%u but no locator is",
-				    addr_str(&pe->local, a), pe->local.family);
-	}
+	if (conf_parse_prefixes(L, k, line, v, base) != 0)
+		return -1;
+	for (unsigned x = 0; x < pe->n_prefixes; x++)
+		for (unsigned y = 0; y < x; y++)
+			if (gw_prefix_overlap(&pe->prefixes[x], &pe->prefixes[y]))
+				return fail(L, line, "prefixes: %s overlaps %s in the same list",
+					    prefix_str(&pe->prefixes[x], a),
+					    prefix_str(&pe->prefixes[y], b));
 	return 0;
 }
 
+/* Checks that need the whole [peer] section (the rest needs the ports:
+ * cross_check_peers). */
 static int
-parse_policy(struct loader *L, const struct sec *sec)
+peer_finish(struct loader *L, const struct sec *sec, void *base)
 {
-	struct gw_config *cfg = L->cfg;
-	const char *v;
+	struct gw_conf_peer *pe = base;
+	char a[INET6_ADDRSTRLEN];
+	bool fam = false;
 
-	if (sec->key_line[K_BYPASS] == 0)
+	if (!pe->has_local)
 		return 0;
-	v = value(L, sec, K_BYPASS);
-	if (v == NULL)
-		return fail(L, sec->key_line[K_BYPASS], "internal error: value lost");
-	return parse_prefix_list(L, sec->key_line[K_BYPASS], "bypass", v, cfg->bypass,
-				 GW_CONF_MAX_PREFIXES, &cfg->n_bypass);
-}
-
-/* ---------- whole-file checks ------------------------------------------------- */
-
-/* A seed: 0..2^32-1, decimal or 0x hex. */
-static int
-parse_seed(struct loader *L, unsigned line, const char *what, const char *v, uint64_t *out)
-{
-	if (parse_uint(v, true, out) != 0 || *out > UINT32_MAX)
-		return fail(L, line, "%s: '" ECHO "' is not a number 0..4294967295 (decimal or 0x hex)",
-			    what, v);
+	for (unsigned j = 0; j < pe->n_locators; j++)
+		fam |= pe->locators[j].family == pe->local.family;
+	if (!fam)
+		return fail(L, sec->key_line[K_PEER_LOCAL], "local: %s is IPv%u but no locator is",
+			    addr_str(&pe->local, a), pe->local.family);
 	return 0;
 }
 
-/* [sa-gen NAME] (gw_sagen.h): a benchmarking / lab feature. */
+/* ---------- [sa-gen NAME] (gw_sagen.h): a benchmarking / lab feature ------------- */
+
+/* direction = out | in | both */
 static int
-parse_sagen(struct loader *L, const struct sec *sec)
+sagen_direction(struct loader *L, const struct conf_key *k, unsigned line, const char *v,
+		void *base)
 {
-	static const char *const dir_names[] = { "out", "in", "both" };
-	struct gw_conf_sagen *g = &L->cfg->sagen;
-	unsigned order[K_MAX], n = keys_in_order(sec, order);
+	struct gw_conf_sagen *g = base;
+	unsigned u;
+
+	if (parse_choice(L, line, "direction", v, k->set, k->n_set, &u) != 0)
+		return -1;
+	g->out = u != 1;
+	g->in = u != 0;
+	return 0;
+}
+
+/* prefixes = A.B.C.D/LEN: the IPv4 block the SAs' prefixes are drawn from. */
+static int
+sagen_block(struct loader *L, const struct conf_key *k, unsigned line, const char *v, void *base)
+{
+	struct gw_conf_sagen *g = base;
+
+	(void)k;
+	if (parse_prefix(L, line, "prefixes", v, &g->block, false) != 0)
+		return -1;
+	if (g->block.a.family != 4)
+		return fail(L, line, "prefixes: '" ECHO "' is not an IPv4 block (generated "
+			    "prefixes are IPv4)", v);
+	return 0;
+}
+
+/* Checks that need the whole [sa-gen] section. */
+static int
+sagen_finish(struct loader *L, const struct sec *sec, void *base)
+{
+	struct gw_conf_sagen *g = base;
 	const unsigned *kl = sec->key_line;
+	unsigned plen_line = kl[K_G_PREFIX_LEN] ? kl[K_G_PREFIX_LEN] : kl[K_G_PREFIXES];
 	char s[PFX_STRLEN];
 	unsigned bits;
 
-	snprintf(g->name, sizeof(g->name), "%s", sec->name);
-	g->line = sec->line;
-	g->prefix_len = 24;
-	g->replay_window = GW_CONF_REPLAY_DEFAULT;
-	g->batch = GW_CONF_SAGEN_BATCH_DEFAULT;
-	g->spi_seed = g->prefix_seed = g->key_seed = 1;
-	for (unsigned i = 0; i < n; i++) {
-		unsigned k = order[i], line = kl[k], u;
-		const char *v = value(L, sec, k);
-		uint64_t x;
-
-		if (v == NULL)
-			return fail(L, line, "internal error: value lost");
-		switch (k) {
-		case K_G_COUNT:
-			if (parse_uint_in(L, line, "count", v, 1, GW_CONF_SAGEN_MAX, &x) != 0)
-				return -1;
-			g->count = (uint32_t)x;
-			break;
-		case K_G_DIRECTION:
-			if (parse_choice(L, line, "direction", v, dir_names, 3, &u) != 0)
-				return -1;
-			g->out = u != 1;
-			g->in = u != 0;
-			break;
-		case K_G_SUITE:
-			if (parse_choice(L, line, "suite", v, suite_names, GW_SUITE_MAX, &u) != 0)
-				return -1;
-			g->suite = (enum gw_suite)u;
-			break;
-		case K_G_LOCAL:
-			if (parse_unicast(L, line, "local", v, &g->local) != 0)
-				return -1;
-			break;
-		case K_G_REMOTE:
-			if (parse_unicast(L, line, "remote", v, &g->remote) != 0)
-				return -1;
-			break;
-		case K_G_SPI_SEED:
-			if (parse_seed(L, line, "spi-seed", v, &g->spi_seed) != 0)
-				return -1;
-			break;
-		case K_G_PREFIX_SEED:
-			if (parse_seed(L, line, "prefix-seed", v, &g->prefix_seed) != 0)
-				return -1;
-			break;
-		case K_G_KEY_SEED:
-			if (parse_seed(L, line, "key-seed", v, &g->key_seed) != 0)
-				return -1;
-			break;
-		case K_G_PREFIXES:
-			if (parse_prefix(L, line, "prefixes", v, &g->block, false) != 0)
-				return -1;
-			if (g->block.a.family != 4)
-				return fail(L, line, "prefixes: '" ECHO "' is not an IPv4 block (generated "
-					    "prefixes are IPv4)", v);
-			break;
-		case K_G_PREFIX_LEN:
-			if (parse_uint_in(L, line, "prefix-len", v, 1, 32, &x) != 0)
-				return -1;
-			g->prefix_len = (uint8_t)x;
-			break;
-		case K_G_REPLAY:
-			if (parse_replay_window(L, line, v, &g->replay_window) != 0)
-				return -1;
-			break;
-		case K_G_BATCH:
-			if (parse_uint_in(L, line, "batch", v, 1, GW_CONF_SAGEN_BATCH_MAX, &x) != 0)
-				return -1;
-			g->batch = (uint32_t)x;
-			break;
-		case K_G_INSTALL: {
-			static const char *const when[] = { "after-start", "before-start" };
-
-			if (parse_choice(L, line, "install", v, when, 2, &u) != 0)
-				return -1;
-			g->before_start = u == 1;
-			break;
-		}
-		}
-	}
-	static const unsigned required[] = { K_G_COUNT, K_G_DIRECTION, K_G_SUITE, K_G_LOCAL,
-					     K_G_REMOTE, K_G_PREFIXES };
-	for (unsigned i = 0; i < sizeof(required) / sizeof(required[0]); i++)
-		if (kl[required[i]] == 0)
-			return missing(L, sec, required[i]);
 	if (g->local.family != g->remote.family)
 		return fail(L, kl[K_G_REMOTE], "remote: %s is IPv%u but local is IPv%u",
 			    addr_str(&g->remote, s), g->remote.family, g->local.family);
 	if (addr_eq(&g->local, &g->remote))
 		return fail(L, kl[K_G_REMOTE], "remote: same address as local");
 	if (g->prefix_len < g->block.len)
-		return fail(L, kl[K_G_PREFIX_LEN] ? kl[K_G_PREFIX_LEN] : kl[K_G_PREFIXES],
-			    "prefix-len: /%u is shorter than the block %s", g->prefix_len,
-			    prefix_str(&g->block, s));
+		return fail(L, plen_line, "prefix-len: /%u is shorter than the block %s",
+			    g->prefix_len, prefix_str(&g->block, s));
 	bits = g->prefix_len - g->block.len;
 	if (bits > GW_CONF_SAGEN_MAX_BITS)
-		return fail(L, kl[K_G_PREFIX_LEN] ? kl[K_G_PREFIX_LEN] : kl[K_G_PREFIXES],
-			    "prefix-len: %s holds 2^%u /%u networks, at most 2^%u (the index "
-			    "table has one entry per network)", prefix_str(&g->block, s), bits,
+		return fail(L, plen_line, "prefix-len: %s holds 2^%u /%u networks, at most 2^%u (the "
+			    "index table has one entry per network)", prefix_str(&g->block, s), bits,
 			    g->prefix_len, GW_CONF_SAGEN_MAX_BITS);
 	if ((uint64_t)g->count > (1ull << bits))
 		return fail(L, kl[K_G_COUNT], "count: %u SAs need as many /%u networks, %s holds %llu",
@@ -1892,7 +1811,290 @@ parse_sagen(struct loader *L, const struct sec *sec)
 	return 0;
 }
 
+/* ---------- the key table ------------------------------------------------------ */
 
+static const char *const idle_names[] = { "busy", "adaptive" };      /* enum gw_idle */
+static const char *const role_names[] = { "inner", "outer" };        /* enum gw_role */
+static const char *const dir_names[] = { "out", "in" };              /* enum gw_dir */
+static const char *const onoff_names[] = { "off", "on" };            /* bool */
+static const char *const sagen_dir_names[] = { "out", "in", "both" };
+static const char *const install_names[] = { "after-start", "before-start" };   /* before_start */
+
+#define GW struct gw_config
+#define PORT struct gw_conf_port
+#define SA struct gw_conf_sa
+#define PEER struct gw_conf_peer
+#define SAGEN struct gw_conf_sagen
+
+/* Every key of every section kind, once. */
+static const struct conf_key key_table[K_MAX] = {
+	[K_WORKERS] = { SEC_GATEWAY, "workers", conf_parse_number, FIELD(GW, workers),
+		.lo = 1, .hi = GW_CONF_WORKERS_MAX, .def = "1",
+		.doc = "worker lcores" },
+	[K_IDLE] = { SEC_GATEWAY, "idle", conf_parse_choice, FIELD(GW, idle), SET(idle_names),
+		.def = "adaptive", .doc = "busy polling, or sleep when idle (shared CPUs)" },
+	[K_HI] = { SEC_GATEWAY, "hi", gateway_hi, FIELD(GW, hi_path),
+		.doc = "this gateway's Host Identity: a private key file, mode 0600" },
+	[K_PUZZLE_K] = { SEC_GATEWAY, "puzzle-k", conf_parse_number, FIELD(GW, puzzle_k),
+		.lo = 0, .hi = GW_CONF_PUZZLE_K_MAX, .def = "10",
+		.doc = "initial puzzle difficulty K, bits (RFC 7401 4.1.2)" },
+	[K_R1_RATE] = { SEC_GATEWAY, "r1-rate", conf_parse_number, FIELD(GW, r1_rate),
+		.lo = 0, .hi = GW_CONF_R1_RATE_MAX, .def = "20000",
+		.doc = "R1s sent per second at most; 0 = no limit" },
+	[K_ESP_TRANSFORMS] = { SEC_GATEWAY, "esp-transforms", conf_parse_ids,
+		LIST(GW, esp_transforms, n_esp_transforms), SET(esp_transform_table),
+		.def = "aes-gcm16, aes256-cbc-sha256, aes128-cbc-sha256",
+		.doc = "ESP transforms offered and accepted, preference order (RFC 7402 5.1.2)" },
+	[K_DH_GROUPS] = { SEC_GATEWAY, "dh-groups", conf_parse_ids,
+		LIST(GW, dh_groups, n_dh_groups), SET(dh_group_table),
+		.def = "nist-p256, nist-p384, modp3072",
+		.doc = "Diffie-Hellman groups, preference order (RFC 7401 5.2.7)" },
+	[K_HIP_CIPHERS] = { SEC_GATEWAY, "hip-ciphers", conf_parse_ids,
+		LIST(GW, hip_ciphers, n_hip_ciphers), SET(hip_cipher_table),
+		.def = "aes128-cbc, aes256-cbc",
+		.doc = "HIP_CIPHERs for the ENCRYPTED parameter, preference order (RFC 7401 5.2.8)" },
+	[K_SA_LIFETIME] = { SEC_GATEWAY, "sa-lifetime", gateway_lifetime,
+		FIELD(GW, sa_lifetime_s), .def = "3600s, 1GiB",
+		.doc = "rekey HIP-keyed SAs by UPDATE after this time and/or byte count" },
+	[K_PMTU_AGE] = { SEC_GATEWAY, "pmtu-age", gateway_pmtu_age, FIELD(GW, pmtu_age_s),
+		.lo = GW_CONF_PMTU_AGE_MIN, .hi = GW_CONF_PMTU_AGE_MAX, .def = "600",
+		.doc = "seconds a path MTU lowered by an ICMP error lasts (RFC 8201 4)" },
+	[K_MBUFS] = { SEC_GATEWAY, "mbufs", conf_parse_number, FIELD(GW, mbufs),
+		.lo = GW_CONF_MBUFS_MIN, .hi = GW_CONF_MBUFS_MAX,
+		.doc = "packet buffers in the pool; default: enough for every queue and ring" },
+	[K_MBUF_SIZE] = { SEC_GATEWAY, "mbuf-size", conf_parse_number, FIELD(GW, mbuf_size),
+		.lo = GW_CONF_MBUF_SIZE_MIN, .hi = GW_CONF_MBUF_SIZE_MAX,
+		.doc = "data room per buffer incl. headroom, bytes; default 2176" },
+	[K_NEIGH_REFRESH] = { SEC_GATEWAY, "neighbor-refresh", conf_parse_number,
+		FIELD(GW, neighbor_refresh_s), .lo = 1, .hi = GW_CONF_NEIGH_REFRESH_MAX,
+		.def = STR(GW_CONF_NEIGH_REFRESH_DEFAULT),
+		.doc = "seconds between two walks over the neighbours learned by ARP / ND" },
+
+	[K_DEVICE] = { SEC_PORT, "device", conf_parse_string, FIELD(PORT, device),
+		.required = true, .doc = "PCI address or vdev string; unique" },
+	[K_ROLE] = { SEC_PORT, "role", conf_parse_choice, FIELD(PORT, role), SET(role_names),
+		.required = true, .doc = "inner (the site) or outer (the WAN)" },
+	[K_ADDRESS] = { SEC_PORT, "address", port_address, LIST(PORT, addrs, n_addrs),
+		.required = true, .doc = "interface addresses with prefix length, IPv4 and/or IPv6" },
+	[K_MAC] = { SEC_PORT, "mac", port_mac, FIELD(PORT, mac),
+		.doc = "unicast MAC to set on the port; default: the PMD's" },
+	[K_NEIGHBORS] = { SEC_PORT, "neighbors", port_neighbors, LIST(PORT, neigh, n_neigh),
+		.doc = "static neighbours (IP MAC) on the port's networks" },
+	[K_ROUTES] = { SEC_PORT, "routes", port_routes, LIST(PORT, routes, n_routes),
+		.doc = "extra networks behind a next hop on the port's networks" },
+	[K_GATEWAY] = { SEC_PORT, "gateway", port_gateway, FIELD(PORT, gateway4),
+		.doc = "default next hops, at most one IPv4 and one IPv6" },
+	[K_MTU] = { SEC_PORT, "mtu", conf_parse_number, FIELD(PORT, mtu),
+		.lo = GW_CONF_MTU_MIN, .hi = GW_CONF_MTU_MAX, .def = "1500",
+		.doc = "IP MTU, bytes (>= 1280 with an IPv6 address)" },
+	[K_MSS] = { SEC_PORT, "tcp-mss-clamp", port_mss, FIELD(PORT, mss_clamp),
+		.lo = GW_CONF_MSS_MIN, .hi = GW_CONF_MSS_MAX, .def = "auto",
+		.doc = "clamp the MSS option of TCP SYNs: auto, off or bytes" },
+
+	[K_DIRECTION] = { SEC_SA, "direction", conf_parse_choice, FIELD(SA, dir), SET(dir_names),
+		.required = true, .doc = "out or in" },
+	[K_SPI] = { SEC_SA, "spi", sa_spi, FIELD(SA, spi), .lo = GW_CONF_SPI_MIN, .hi = UINT32_MAX,
+		.required = true, .doc = "SPI, decimal or 0x hex; unique per direction" },
+	[K_SUITE] = { SEC_SA, "suite", conf_parse_choice, FIELD(SA, suite), SET(suite_names),
+		.required = true, .doc = "ESP suite" },
+	[K_KEY] = { SEC_SA, "key", sa_key, FIELD(SA, key),
+		.doc = "cipher key in hex (GCM: AES key then 4-byte salt)" },
+	[K_AUTH_KEY] = { SEC_SA, "auth-key", sa_auth_key, FIELD(SA, auth_key),
+		.doc = "HMAC-SHA-256 key in hex (-sha256 suites)" },
+	[K_LOCAL] = { SEC_SA, "local", conf_parse_unicast, FIELD(SA, local),
+		.required = true, .doc = "this gateway's outer address, on an outer port" },
+	[K_REMOTE] = { SEC_SA, "remote", conf_parse_unicast, FIELD(SA, remote),
+		.required = true, .doc = "the peer gateway's outer address" },
+	[K_PREFIXES] = { SEC_SA, "prefixes", conf_parse_prefixes, LIST(SA, prefixes, n_prefixes),
+		.required = true, .doc = "remote site prefixes: destinations (out), sources (in)" },
+	[K_LOCAL_PREFIXES] = { SEC_SA, "local-prefixes", conf_parse_prefixes,
+		LIST(SA, local_prefixes, n_local_prefixes),
+		.doc = "in SAs: inner destinations accepted (RFC 4301 5.2)" },
+	[K_ESN] = { SEC_SA, "esn", conf_parse_choice, FIELD(SA, esn), SET(onoff_names),
+		.def = "off", .doc = "64-bit extended sequence numbers" },
+	[K_STATE] = { SEC_SA, "state", sa_state, FIELD(SA, state),
+		.doc = "out GCM SAs: sequence-number high-water mark file" },
+	[K_REPLAY] = { SEC_SA, "replay-window", conf_parse_replay, FIELD(SA, replay_window),
+		.def = "1024", .doc = "in SAs: anti-replay window, packets; 0 = off" },
+
+	[K_BYPASS] = { SEC_POLICY, "bypass", conf_parse_prefixes, LIST(GW, bypass, n_bypass),
+		.doc = "destinations forwarded in clear from inner to outer" },
+
+	[K_HIT] = { SEC_PEER, "hit", peer_hit, FIELD(PEER, hit),
+		.required = true, .doc = "the peer's HIT (ORCHIDv2), as `hipgw hit` prints it" },
+	[K_LOCATOR] = { SEC_PEER, "locator", peer_locators, LIST(PEER, locators, n_locators),
+		.required = true, .doc = "the peer's outer addresses, preference order" },
+	[K_PEER_LOCAL] = { SEC_PEER, "local", peer_local, FIELD(PEER, local),
+		.doc = "our outer address towards the peer" },
+	[K_PEER_PREFIXES] = { SEC_PEER, "prefixes", peer_prefixes, LIST(PEER, prefixes, n_prefixes),
+		.required = true, .doc = "prefixes of the site behind the peer" },
+
+	[K_G_COUNT] = { SEC_SAGEN, "count", conf_parse_number, FIELD(SAGEN, count),
+		.lo = 1, .hi = GW_CONF_SAGEN_MAX, .required = true, .doc = "SAs per direction" },
+	[K_G_DIRECTION] = { SEC_SAGEN, "direction", sagen_direction, FIELD(SAGEN, out),
+		SET(sagen_dir_names), .required = true, .doc = "out, in or both" },
+	[K_G_SUITE] = { SEC_SAGEN, "suite", conf_parse_choice, FIELD(SAGEN, suite), SET(suite_names),
+		.required = true, .doc = "ESP suite, as in [sa]" },
+	[K_G_LOCAL] = { SEC_SAGEN, "local", conf_parse_unicast, FIELD(SAGEN, local),
+		.required = true, .doc = "outer address of an outer port" },
+	[K_G_REMOTE] = { SEC_SAGEN, "remote", conf_parse_unicast, FIELD(SAGEN, remote),
+		.required = true, .doc = "the peer's outer address" },
+	[K_G_SPI_SEED] = { SEC_SAGEN, "spi-seed", conf_parse_seed, FIELD(SAGEN, spi_seed),
+		.def = "1", .doc = "seed of the SPIs" },
+	[K_G_PREFIXES] = { SEC_SAGEN, "prefixes", sagen_block, FIELD(SAGEN, block),
+		.required = true, .doc = "IPv4 block the SAs' prefixes are drawn from" },
+	[K_G_PREFIX_LEN] = { SEC_SAGEN, "prefix-len", conf_parse_number, FIELD(SAGEN, prefix_len),
+		.lo = 1, .hi = GW_CONF_SAGEN_PLEN_MAX, .def = "24",
+		.doc = "length of each SA's prefix" },
+	[K_G_PREFIX_SEED] = { SEC_SAGEN, "prefix-seed", conf_parse_seed, FIELD(SAGEN, prefix_seed),
+		.def = "1", .doc = "seed of the prefix permutation" },
+	[K_G_KEY_SEED] = { SEC_SAGEN, "key-seed", conf_parse_seed, FIELD(SAGEN, key_seed),
+		.def = "1", .doc = "seed of the keys" },
+	[K_G_REPLAY] = { SEC_SAGEN, "replay-window", conf_parse_replay, FIELD(SAGEN, replay_window),
+		.def = "1024", .doc = "in SAs: anti-replay window, packets; 0 = off" },
+	[K_G_BATCH] = { SEC_SAGEN, "batch", conf_parse_number, FIELD(SAGEN, batch),
+		.lo = 1, .hi = GW_CONF_SAGEN_BATCH_MAX, .def = "1024",
+		.doc = "SAs installed per control-loop pass" },
+	[K_G_INSTALL] = { SEC_SAGEN, "install", conf_parse_choice, FIELD(SAGEN, before_start),
+		SET(install_names), .def = "after-start",
+		.doc = "after-start (while the workers run) or before-start" },
+};
+
+#define KIND(t, m) .cfg_off = offsetof(GW, m), .stride = sizeof(((GW *)0)->m[0]), \
+	.name_off = offsetof(t, name), .line_off = offsetof(t, line)
+
+/* Every section kind, once. */
+static const struct sec_kind sec_kinds[SEC_MAX] = {
+	[SEC_GATEWAY] = { "gateway", .max = 1 },
+	[SEC_PORT] = { "port", true, GW_CONF_MAX_PORTS, KIND(PORT, ports), .finish = port_finish },
+	[SEC_SA] = { "sa", true, GW_CONF_MAX_SAS, KIND(SA, sas), .finish = sa_finish },
+	[SEC_POLICY] = { "policy", .max = 1 },
+	[SEC_PEER] = { "peer", true, GW_CONF_MAX_PEERS, KIND(PEER, peers), .finish = peer_finish },
+	[SEC_SAGEN] = { "sa-gen", true, 1, .cfg_off = offsetof(GW, sagen),
+		.name_off = offsetof(SAGEN, name), .line_off = offsetof(SAGEN, line),
+		.finish = sagen_finish },
+};
+
+#undef GW
+#undef PORT
+#undef SA
+#undef PEER
+#undef SAGEN
+
+bool
+gw_config_key_info(unsigned i, struct gw_conf_key_info *info)
+{
+	if (i >= K_MAX || info == NULL)
+		return false;
+	info->section = sec_kinds[key_table[i].sec].name;
+	info->key = key_table[i].name;
+	info->def = key_table[i].def;
+	info->required = key_table[i].required;
+	info->doc = key_table[i].doc;
+	return true;
+}
+
+/* ---------- sections: the table walked ------------------------------------------ */
+
+/* Present keys of a section in file order. */
+static unsigned
+keys_in_order(const struct sec *sec, unsigned *order)
+{
+	unsigned n = 0;
+
+	for (unsigned k = 0; k < K_MAX; k++) {
+		if (sec->key_line[k] == 0)
+			continue;
+		unsigned i = n++;
+		while (i > 0 && sec->key_line[order[i - 1]] > sec->key_line[k]) {
+			order[i] = order[i - 1];
+			i--;
+		}
+		order[i] = k;
+	}
+	return n;
+}
+
+static const char *
+value(struct loader *L, const struct sec *sec, unsigned k)
+{
+	return rte_cfgfile_get_entry(L->rc, sec->cfgname, key_table[k].name);
+}
+
+static int
+missing(struct loader *L, const struct sec *sec, unsigned k)
+{
+	return fail(L, sec->line, "[%s]: missing key '%s'", sec->cfgname, key_table[k].name);
+}
+
+/* The struct a section fills. */
+static void *
+sec_base(struct gw_config *cfg, enum sec_type t, unsigned idx)
+{
+	const struct sec_kind *kind = &sec_kinds[t];
+
+	return (char *)cfg + kind->cfg_off + (size_t)idx * kind->stride;
+}
+
+/* The defaults of the keys of kind t, parsed into base as if written in the
+ * section (at `line`, for the message should a default be refused). */
+static int
+apply_defaults(struct loader *L, enum sec_type t, void *base, unsigned line)
+{
+	for (unsigned k = 0; k < K_MAX; k++) {
+		const struct conf_key *key = &key_table[k];
+
+		if (key->sec == t && key->def != NULL &&
+		    key->parse(L, key, line, key->def, base) != 0)
+			return -1;
+	}
+	return 0;
+}
+
+/* Defaults of the kinds without a name: fields of struct gw_config itself, in
+ * force whether or not the file has the section. */
+static int
+apply_global_defaults(struct loader *L)
+{
+	for (unsigned t = 0; t < SEC_MAX; t++)
+		if (!sec_kinds[t].named && apply_defaults(L, (enum sec_type)t, L->cfg, 0) != 0)
+			return -1;
+	return 0;
+}
+
+/* One section: its name, its defaults, every key in file order through the
+ * key's parser, the required keys, then the kind's own checks. */
+static int
+parse_section(struct loader *L, const struct sec *sec)
+{
+	const struct sec_kind *kind = &sec_kinds[sec->type];
+	void *base = sec_base(L->cfg, sec->type, sec->idx);
+	unsigned order[K_MAX], n = keys_in_order(sec, order);
+
+	L->key_len = L->auth_key_len = 0;
+	if (kind->named) {
+		snprintf((char *)base + kind->name_off, GW_CONF_NAME_MAX, "%s", sec->name);
+		memcpy((char *)base + kind->line_off, &sec->line, sizeof(sec->line));
+		if (apply_defaults(L, sec->type, base, sec->line) != 0)
+			return -1;
+	}
+	for (unsigned i = 0; i < n; i++) {
+		const struct conf_key *k = &key_table[order[i]];
+		unsigned line = sec->key_line[order[i]];
+		const char *v = value(L, sec, order[i]);
+
+		if (v == NULL)
+			return fail(L, line, "internal error: value lost");
+		if (k->parse(L, k, line, v, base) != 0)
+			return -1;
+	}
+	for (unsigned k = 0; k < K_MAX; k++)
+		if (key_table[k].sec == sec->type && key_table[k].required && sec->key_line[k] == 0)
+			return missing(L, sec, k);
+	return kind->finish != NULL ? kind->finish(L, sec, base) : 0;
+}
+
+/* ---------- whole-file checks ------------------------------------------------- */
 
 static const struct sec *
 sec_of(const struct loader *L, enum sec_type t, unsigned idx)
@@ -2247,6 +2449,7 @@ cross_check(struct loader *L)
 	return cross_check_sagen(L);
 }
 
+
 /* ---------- entry points ----------------------------------------------------- */
 
 static int
@@ -2331,9 +2534,9 @@ wipe_rte_keys(struct loader *L)
 		if (s->type != SEC_SA)
 			continue;
 		if (s->key_line[K_KEY])
-			rte_cfgfile_set_entry(L->rc, s->cfgname, "key", fill);
+			rte_cfgfile_set_entry(L->rc, s->cfgname, key_table[K_KEY].name, fill);
 		if (s->key_line[K_AUTH_KEY])
-			rte_cfgfile_set_entry(L->rc, s->cfgname, "auth-key", fill);
+			rte_cfgfile_set_entry(L->rc, s->cfgname, key_table[K_AUTH_KEY].name, fill);
 	}
 }
 
@@ -2368,21 +2571,8 @@ gw_config_load(const char *path, struct gw_config *cfg, char *err, size_t errlen
 		goto out;
 	}
 	snprintf(cfg->path, sizeof(cfg->path), "%s", path);
-	cfg->workers = 1;
-	cfg->idle = GW_IDLE_ADAPTIVE;
-	cfg->puzzle_k = GW_CONF_PUZZLE_K_DEFAULT;
-	cfg->r1_rate = GW_CONF_R1_RATE_DEFAULT;
-	for (unsigned i = 0; i < N_OF(esp_transform_default); i++)
-		cfg->esp_transforms[cfg->n_esp_transforms++] = esp_transform_default[i];
-	for (unsigned i = 0; i < N_OF(dh_group_default); i++)
-		cfg->dh_groups[cfg->n_dh_groups++] = (uint8_t)dh_group_default[i];
-	for (unsigned i = 0; i < N_OF(hip_cipher_default); i++)
-		cfg->hip_ciphers[cfg->n_hip_ciphers++] = hip_cipher_default[i];
-	cfg->sa_lifetime_s = GW_CONF_LIFETIME_S_DEFAULT;
-	cfg->sa_lifetime_bytes = GW_CONF_LIFETIME_BYTES_DEFAULT;
-	cfg->pmtu_age_s = GW_CONF_PMTU_AGE_DEFAULT;
-	cfg->neighbor_refresh_s = GW_CONF_NEIGH_REFRESH_DEFAULT;
-
+	if (apply_global_defaults(L) != 0)
+		goto out;
 	if (read_file(L) != 0)
 		goto out;
 	L->rc = rte_cfgfile_create(0);
@@ -2405,21 +2595,9 @@ gw_config_load(const char *path, struct gw_config *cfg, char *err, size_t errlen
 			s->idx = cfg->n_peers++;
 		/* SEC_SAGEN: at most one, idx 0 */
 	}
-	for (unsigned i = 0; i < L->n_secs; i++) {
-		const struct sec *s = &L->secs[i];
-		int r = 0;
-
-		switch (s->type) {
-		case SEC_GATEWAY: r = parse_gateway(L, s); break;
-		case SEC_PORT: r = parse_port(L, s); break;
-		case SEC_SA: r = parse_sa(L, s); break;
-		case SEC_POLICY: r = parse_policy(L, s); break;
-		case SEC_PEER: r = parse_peer(L, s); break;
-		case SEC_SAGEN: r = parse_sagen(L, s); break;
-		}
-		if (r != 0)
+	for (unsigned i = 0; i < L->n_secs; i++)
+		if (parse_section(L, &L->secs[i]) != 0)
 			goto out;
-	}
 	if (cross_check(L) != 0)
 		goto out;
 	ret = 0;

@@ -176,6 +176,21 @@ int gw_config_load(const char *path, struct gw_config *cfg, char *err, size_t er
 /* Wipe key material in cfg (explicit_bzero). Call when the config is no longer needed. */
 void gw_config_wipe(struct gw_config *cfg);
 
+/* One row of the loader's key table, for tools that document or check the
+ * keys (tests/unit/conf_keys.c against docs/config.md). */
+struct gw_conf_key_info {
+	const char *section;    /* "gateway", "port", "sa", "policy", "peer", "sa-gen" */
+	const char *key;        /* as in the file */
+	const char *def;        /* the default as it would be written; NULL: none, or a
+				 * default the loader or hipgw computes */
+	bool required;
+	const char *doc;        /* one line */
+};
+
+/* Row i (0, 1, ... in table order: section kinds in the order above, keys in
+ * the order of the reference) into *info. Returns false past the last row. */
+bool gw_config_key_info(unsigned i, struct gw_conf_key_info *info);
+
 /* Config names of enums, for logs and stats ("?" for values out of range). */
 const char *gw_suite_name(enum gw_suite s);
 const char *gw_role_name(enum gw_role r);

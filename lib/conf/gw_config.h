@@ -177,7 +177,7 @@ int gw_config_load(const char *path, struct gw_config *cfg, char *err, size_t er
 void gw_config_wipe(struct gw_config *cfg);
 
 /* One row of the loader's key table, for tools that document or check the
- * keys (tests/unit/conf_keys.c against docs/config.md). */
+ * keys (tests/structure/conf_keys.c against docs/config.md). */
 struct gw_conf_key_info {
 	const char *section;    /* "gateway", "port", "sa", "policy", "peer", "sa-gen" */
 	const char *key;        /* as in the file */

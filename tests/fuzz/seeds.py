@@ -41,7 +41,7 @@
 It also writes the dictionaries tests/fuzz/dict/NAME.dict: the HIP parameter
 types of lib/hipwire/hip_wire.h as 2-byte big-endian tokens (hip_packet,
 host_id, with the HI algorithm IDs for host_id), the section names, keys
-and named values of lib/conf/gw_config.c's tables (config), and the
+and named values of lib/conf's key table (config), and the
 ethertypes, IP protocol numbers, ICMP types, SPIs, MACs and addresses of the
 worker's gateway (worker).
 

@@ -187,6 +187,15 @@ int conf_parse_unicast(struct loader *L, unsigned line, const char *what, const 
 /* iface: an interface address (host part kept); else a network (host bits 0). */
 int conf_parse_prefix(struct loader *L, unsigned line, const char *what, const char *s,
 		      struct gw_prefix *p, bool iface);
+/* Parses element `item` of the list of key `what` as element n of the array
+ * that ctx leads to. Returns 0, or -1 after conf_fail(). */
+typedef int conf_item_fn(struct loader *L, unsigned line, const char *what, char *item,
+			 unsigned n, void *ctx);
+/* The comma-separated list v: each element through fn, *n counting them (from
+ * its value on entry); an empty element, or more than max ("more than MAX
+ * NOUN"), is refused. */
+int conf_parse_list(struct loader *L, unsigned line, const char *what, const char *v,
+		    unsigned max, const char *noun, unsigned *n, conf_item_fn *fn, void *ctx);
 int conf_parse_prefix_list(struct loader *L, unsigned line, const char *what, const char *v,
 			   struct gw_prefix *out, unsigned max, unsigned *n);
 int conf_parse_unicast_mac(struct loader *L, unsigned line, const char *what, const char *s,

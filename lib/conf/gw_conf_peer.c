@@ -36,31 +36,30 @@ conf_peer_hit(struct loader *L, const struct conf_key *k, unsigned line, const c
 	return 0;
 }
 
+/* Element n of locator (ctx: the peer): a unicast address, not listed before. */
+static int
+locator_item(struct loader *L, unsigned line, const char *what, char *item, unsigned n,
+	     void *ctx)
+{
+	struct gw_conf_peer *pe = ctx;
+
+	if (conf_parse_unicast(L, line, what, item, &pe->locators[n]) != 0)
+		return -1;
+	for (unsigned j = 0; j < n; j++)
+		if (conf_addr_eq(&pe->locators[j], &pe->locators[n]))
+			return conf_fail(L, line, "%s: '" ECHO "' is listed twice", what, item);
+	return 0;
+}
+
 /* locator = IP, ...: the peer's outer addresses, in order of preference. */
 int
 conf_peer_locators(struct loader *L, const struct conf_key *k, unsigned line, const char *v,
 		   void *base)
 {
 	struct gw_conf_peer *pe = base;
-	char *cur = L->tmp, *item;
-	int r;
 
-	snprintf(L->tmp, sizeof(L->tmp), "%s", v);
-	while ((r = conf_list_next(&cur, &item)) != 0) {
-		struct gw_addr *loc = &pe->locators[pe->n_locators];
-
-		if (r < 0)
-			return conf_fail(L, line, "locator: empty element in list");
-		if (pe->n_locators == k->hi)
-			return conf_fail(L, line, "locator: more than %u addresses", (unsigned)k->hi);
-		if (conf_parse_unicast(L, line, "locator", item, loc) != 0)
-			return -1;
-		for (unsigned j = 0; j < pe->n_locators; j++)
-			if (conf_addr_eq(&pe->locators[j], loc))
-				return conf_fail(L, line, "locator: '" ECHO "' is listed twice", item);
-		pe->n_locators++;
-	}
-	return 0;
+	return conf_parse_list(L, line, k->name, v, (unsigned)k->hi, "addresses", &pe->n_locators,
+			       locator_item, pe);
 }
 
 int

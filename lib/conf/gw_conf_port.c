@@ -29,30 +29,31 @@ check_on_link(struct loader *L, unsigned line, const char *what,
 	return 0;
 }
 
+/* Element n of address (ctx: the port): an interface address, not listed before. */
+static int
+address_item(struct loader *L, unsigned line, const char *what, char *item, unsigned n,
+	     void *ctx)
+{
+	struct gw_conf_port *p = ctx;
+	struct gw_prefix *a = &p->addrs[n];
+
+	if (conf_parse_prefix(L, line, what, item, a, true) != 0)
+		return -1;
+	for (unsigned j = 0; j < n; j++)
+		if (conf_addr_eq(&p->addrs[j].a, &a->a))
+			return conf_fail(L, line, "%s: '" ECHO "' is listed twice", what, item);
+	return 0;
+}
+
 /* address = A/LEN, ...: interface addresses (host part kept), none twice. */
 int
-conf_port_address(struct loader *L, const struct conf_key *k, unsigned line, const char *v, void *base)
+conf_port_address(struct loader *L, const struct conf_key *k, unsigned line, const char *v,
+		  void *base)
 {
 	struct gw_conf_port *p = base;
-	char *cur = L->tmp, *item;
-	int r;
 
-	snprintf(L->tmp, sizeof(L->tmp), "%s", v);
-	while ((r = conf_list_next(&cur, &item)) != 0) {
-		struct gw_prefix *a = &p->addrs[p->n_addrs];
-
-		if (r < 0)
-			return conf_fail(L, line, "address: empty element in list");
-		if (p->n_addrs == k->hi)
-			return conf_fail(L, line, "address: more than %u addresses", (unsigned)k->hi);
-		if (conf_parse_prefix(L, line, "address", item, a, true) != 0)
-			return -1;
-		for (unsigned j = 0; j < p->n_addrs; j++)
-			if (conf_addr_eq(&p->addrs[j].a, &a->a))
-				return conf_fail(L, line, "address: '" ECHO "' is listed twice", item);
-		p->n_addrs++;
-	}
-	return 0;
+	return conf_parse_list(L, line, k->name, v, (unsigned)k->hi, "addresses", &p->n_addrs,
+			       address_item, p);
 }
 
 int
@@ -67,69 +68,70 @@ conf_port_mac(struct loader *L, const struct conf_key *k, unsigned line, const c
 	return 0;
 }
 
+/* Element n of neighbors (ctx: the port): "IP MAC", the IP not listed before. */
+static int
+neighbor_item(struct loader *L, unsigned line, const char *what, char *item, unsigned n,
+	      void *ctx)
+{
+	struct gw_conf_port *p = ctx;
+	struct gw_conf_neighbor *nb = &p->neigh[n];
+	char *w[2];
+
+	if (conf_split_words(item, w, 2) != 2)
+		return conf_fail(L, line, "%s: expected 'IP MAC, IP MAC, ...'", what);
+	if (conf_parse_unicast(L, line, what, w[0], &nb->ip) != 0 ||
+	    conf_parse_unicast_mac(L, line, what, w[1], nb->mac) != 0)
+		return -1;
+	for (unsigned j = 0; j < n; j++)
+		if (conf_addr_eq(&p->neigh[j].ip, &nb->ip))
+			return conf_fail(L, line, "%s: " ECHO " is listed twice", what, w[0]);
+	return 0;
+}
+
 /* neighbors = IP MAC, ...: static neighbours (on-link: checked by conf_port_finish). */
 int
 conf_port_neighbors(struct loader *L, const struct conf_key *k, unsigned line, const char *v,
 		    void *base)
 {
 	struct gw_conf_port *p = base;
-	char *cur = L->tmp, *item;
-	int r;
 
-	snprintf(L->tmp, sizeof(L->tmp), "%s", v);
-	while ((r = conf_list_next(&cur, &item)) != 0) {
-		struct gw_conf_neighbor *nb = &p->neigh[p->n_neigh];
-		char *w[2];
+	return conf_parse_list(L, line, k->name, v, (unsigned)k->hi, "neighbours", &p->n_neigh,
+			       neighbor_item, p);
+}
 
-		if (r < 0)
-			return conf_fail(L, line, "neighbors: empty element in list");
-		if (p->n_neigh == k->hi)
-			return conf_fail(L, line, "neighbors: more than %u neighbours", (unsigned)k->hi);
-		if (conf_split_words(item, w, 2) != 2)
-			return conf_fail(L, line, "neighbors: expected 'IP MAC, IP MAC, ...'");
-		if (conf_parse_unicast(L, line, "neighbors", w[0], &nb->ip) != 0 ||
-		    conf_parse_unicast_mac(L, line, "neighbors", w[1], nb->mac) != 0)
-			return -1;
-		for (unsigned j = 0; j < p->n_neigh; j++)
-			if (conf_addr_eq(&p->neigh[j].ip, &nb->ip))
-				return conf_fail(L, line, "neighbors: " ECHO " is listed twice", w[0]);
-		p->n_neigh++;
-	}
+/* Element n of routes (ctx: the port): "PREFIX via IP" of one family, the
+ * prefix not listed before. */
+static int
+route_item(struct loader *L, unsigned line, const char *what, char *item, unsigned n, void *ctx)
+{
+	struct gw_conf_port *p = ctx;
+	struct gw_conf_route *rt = &p->routes[n];
+	char *w[3];
+
+	if (conf_split_words(item, w, 3) != 3 || strcmp(w[1], "via") != 0)
+		return conf_fail(L, line, "%s: expected 'PREFIX via IP, ...'", what);
+	if (conf_parse_prefix(L, line, what, w[0], &rt->dst, false) != 0 ||
+	    conf_parse_unicast(L, line, what, w[2], &rt->via) != 0)
+		return -1;
+	if (rt->dst.a.family != rt->via.family)
+		return conf_fail(L, line, "%s: " ECHO " and next hop " ECHO " are of different "
+				 "families", what, w[0], w[2]);
+	for (unsigned j = 0; j < n; j++)
+		if (p->routes[j].dst.len == rt->dst.len &&
+		    conf_addr_eq(&p->routes[j].dst.a, &rt->dst.a))
+			return conf_fail(L, line, "%s: " ECHO " is listed twice", what, w[0]);
 	return 0;
 }
 
 /* routes = PREFIX via IP, ...: next hops on-link (checked by conf_port_finish). */
 int
-conf_port_routes(struct loader *L, const struct conf_key *k, unsigned line, const char *v, void *base)
+conf_port_routes(struct loader *L, const struct conf_key *k, unsigned line, const char *v,
+		 void *base)
 {
 	struct gw_conf_port *p = base;
-	char *cur = L->tmp, *item;
-	int r;
 
-	snprintf(L->tmp, sizeof(L->tmp), "%s", v);
-	while ((r = conf_list_next(&cur, &item)) != 0) {
-		struct gw_conf_route *rt = &p->routes[p->n_routes];
-		char *w[3];
-
-		if (r < 0)
-			return conf_fail(L, line, "routes: empty element in list");
-		if (p->n_routes == k->hi)
-			return conf_fail(L, line, "routes: more than %u routes", (unsigned)k->hi);
-		if (conf_split_words(item, w, 3) != 3 || strcmp(w[1], "via") != 0)
-			return conf_fail(L, line, "routes: expected 'PREFIX via IP, ...'");
-		if (conf_parse_prefix(L, line, "routes", w[0], &rt->dst, false) != 0 ||
-		    conf_parse_unicast(L, line, "routes", w[2], &rt->via) != 0)
-			return -1;
-		if (rt->dst.a.family != rt->via.family)
-			return conf_fail(L, line, "routes: " ECHO " and next hop " ECHO
-					 " are of different families", w[0], w[2]);
-		for (unsigned j = 0; j < p->n_routes; j++)
-			if (p->routes[j].dst.len == rt->dst.len &&
-			    conf_addr_eq(&p->routes[j].dst.a, &rt->dst.a))
-				return conf_fail(L, line, "routes: " ECHO " is listed twice", w[0]);
-		p->n_routes++;
-	}
-	return 0;
+	return conf_parse_list(L, line, k->name, v, (unsigned)k->hi, "routes", &p->n_routes,
+			       route_item, p);
 }
 
 /* gateway = IP[, IP]: at most one IPv4 and one IPv6 default next hop. */

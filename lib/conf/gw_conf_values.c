@@ -327,29 +327,48 @@ conf_parse_prefix(struct loader *L, unsigned line, const char *what, const char 
 	return 0;
 }
 
-/* A comma-separated list of network prefixes, no duplicates. */
 int
-conf_parse_prefix_list(struct loader *L, unsigned line, const char *what, const char *v,
-		       struct gw_prefix *out, unsigned max, unsigned *n)
+conf_parse_list(struct loader *L, unsigned line, const char *what, const char *v,
+		unsigned max, const char *noun, unsigned *n, conf_item_fn *fn, void *ctx)
 {
 	char *cur = L->tmp, *item;
 	int r;
 
 	snprintf(L->tmp, sizeof(L->tmp), "%s", v);
-	*n = 0;
 	while ((r = conf_list_next(&cur, &item)) != 0) {
 		if (r < 0)
 			return conf_fail(L, line, "%s: empty element in list", what);
 		if (*n == max)
-			return conf_fail(L, line, "%s: more than %u prefixes", what, max);
-		if (conf_parse_prefix(L, line, what, item, &out[*n], false) != 0)
+			return conf_fail(L, line, "%s: more than %u %s", what, max, noun);
+		if (fn(L, line, what, item, *n, ctx) != 0)
 			return -1;
-		for (unsigned i = 0; i < *n; i++)
-			if (out[i].len == out[*n].len && conf_addr_eq(&out[i].a, &out[*n].a))
-				return conf_fail(L, line, "%s: '" ECHO "' is listed twice", what, item);
 		(*n)++;
 	}
 	return 0;
+}
+
+/* Element n of a prefix list (ctx: the array): a network, not listed before. */
+static int
+prefix_item(struct loader *L, unsigned line, const char *what, char *item, unsigned n,
+	    void *ctx)
+{
+	struct gw_prefix *out = ctx;
+
+	if (conf_parse_prefix(L, line, what, item, &out[n], false) != 0)
+		return -1;
+	for (unsigned i = 0; i < n; i++)
+		if (out[i].len == out[n].len && conf_addr_eq(&out[i].a, &out[n].a))
+			return conf_fail(L, line, "%s: '" ECHO "' is listed twice", what, item);
+	return 0;
+}
+
+/* A comma-separated list of network prefixes, no duplicates. */
+int
+conf_parse_prefix_list(struct loader *L, unsigned line, const char *what, const char *v,
+		       struct gw_prefix *out, unsigned max, unsigned *n)
+{
+	*n = 0;
+	return conf_parse_list(L, line, what, v, max, "prefixes", n, prefix_item, out);
 }
 
 static int

@@ -304,8 +304,12 @@ gw_stats_write_json_hip(struct gw_ctx *ctx, struct gw_hip *hip, FILE *f)
 			g.heap_bytes, g.tables_bytes, g.sad_bytes, g.bytes_per_sa, pk, by);
 	}
 	if (hip != NULL) {
+		struct gw_json_sink js;
+
 		fputs(",\n  \"hip\": ", f);
-		gw_hip_stats_json(hip, f);
+		gw_json_sink_open(&js, f);
+		gw_hip_stats_emit(hip, &js.sink, true);
+		gw_json_sink_close(&js);
 	}
 	fputs("\n}\n", f);
 }
@@ -413,8 +417,12 @@ tel_stats(const char *cmd __rte_unused, const char *params __rte_unused, struct 
 	}
 	if (tel_hip != NULL) {
 		struct rte_tel_data *hd = rte_tel_data_alloc();
+		struct gw_tel_sink ts;
+
 		if (hd != NULL) {
-			gw_hip_stats_tel(tel_hip, hd, true);
+			gw_tel_sink_open(&ts, hd);
+			gw_hip_stats_emit(tel_hip, &ts.sink, true);
+			gw_tel_sink_close(&ts);
 			rte_tel_data_add_dict_container(d, "hip", hd, 0);
 		}
 	}
@@ -454,7 +462,11 @@ tel_hip_counters(const char *cmd, const char *params, struct rte_tel_data *d)
 	(void)params;
 	pthread_mutex_lock(&tel_lock);
 	if (tel_hip != NULL) {
-		gw_hip_stats_tel(tel_hip, d, false);
+		struct gw_tel_sink ts;
+
+		gw_tel_sink_open(&ts, d);
+		gw_hip_stats_emit(tel_hip, &ts.sink, false);
+		gw_tel_sink_close(&ts);
 		rc = 0;
 	}
 	pthread_mutex_unlock(&tel_lock);
@@ -469,8 +481,13 @@ tel_hip_peer(const char *cmd, const char *params, struct rte_tel_data *d)
 
 	(void)cmd;
 	pthread_mutex_lock(&tel_lock);
-	if (tel_hip != NULL && params != NULL && params[0] != '\0')
-		rc = gw_hip_peer_tel(tel_hip, params, d);
+	if (tel_hip != NULL && params != NULL && params[0] != '\0') {
+		struct gw_tel_sink ts;
+
+		gw_tel_sink_open(&ts, d);
+		rc = gw_hip_peer_emit(tel_hip, params, &ts.sink);
+		gw_tel_sink_close(&ts);
+	}
 	pthread_mutex_unlock(&tel_lock);
 	return rc;
 }

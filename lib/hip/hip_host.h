@@ -14,8 +14,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "gw_config.h"      /* struct gw_addr */
 #include "gw_limits.h"      /* the gateway's limits the engine shares */
+#include "gw_types.h"       /* struct gw_addr */
 #include "hip_hi.h"         /* struct hip_hi */
 
 #define HIP_MAX_TRANSFORMS GW_HIP_ESP_TRANSFORMS_MAX

@@ -2,7 +2,8 @@
 # hipgw environment: one entry point for a fresh Debian 12 machine, as root.
 #
 #   ./dpdk-env.sh demo        deps + hugepages + build, then the two-site demo,
-#                             keyed by HIP, with the seed paper's scenarios A, B, C
+#                             keyed by HIP, with a published HIP evaluation's
+#                             scenarios A, B, C (docs/published-figures.json)
 #   ./dpdk-env.sh demo manual the same demo with manually keyed SAs
 #   ./dpdk-env.sh test        deps + hugepages + build, then unit, HIP, fuzz replay,
 #                             component and system tests; last line "N passed, N failed"

@@ -25,6 +25,7 @@
 #include <rte_log.h>
 
 #include "gw.h"
+#include "gw_statsout.h"
 #include "gw_config.h"
 #include "hip_hi.h"
 #include "hip_cli.h"

@@ -1,7 +1,7 @@
 """Plumbing of perf/soak: the two-site topology of tests/system/topology.sh
 (its bash functions, called through bash), HIP-keyed hipgw gateways in it,
-their telemetry, /proc figures, ping, iperf3 and tshark captures, and a pcap
-reader. Nothing here prints figures; perf/soak does.
+ping, iperf3 and tshark captures, and a pcap reader. Nothing here prints
+figures; perf/soak does. What every perf script shares is in perflib.
 
   hostA ---- gwA ========== gwB ---- hostB       (namespaces PREFIX{hostA,gwA,gwB,hostB})
   10.1.0.2   LAN | WAN 192.0.2.1   192.0.2.2 WAN | LAN   10.2.0.2
@@ -20,9 +20,10 @@ import tempfile
 import threading
 import time
 
-REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-TOPOLOGY = os.path.join(REPO, "tests", "system", "topology.sh")
-PY = "/usr/bin/python3"
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import perflib as P  # noqa: E402
+
+TOPOLOGY = os.path.join(P.REPO, "tests", "system", "topology.sh")
 
 # the addresses and names of tests/system/topology.sh
 HA4, HB4 = "10.1.0.2", "10.2.0.2"
@@ -36,85 +37,8 @@ PEER_NAME = {"A": "gwB", "B": "gwA"}        # the [peer] name in gwX's config
 MARKER_HEX = "4847572d434c454152544558542d2121"   # "HGW-CLEARTEXT-!!", as topology.sh
 LCORES = {"A": "0@0,1@1", "B": "0@1,1@0"}   # topology.sh's gw_start mapping
 
-
-def log(msg):
-    print(f"[soak {time.strftime('%H:%M:%S')}] {msg}", file=sys.stderr, flush=True)
-
-
-class RunError(Exception):
-    pass
-
-
-def run(cmd, check=True, **kw):
-    r = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, **kw)
-    if check and r.returncode != 0:
-        raise RunError(f"{' '.join(cmd)}: exit {r.returncode}: {r.stderr.strip()[-500:]}")
-    return r
-
-
-class Telemetry:
-    """DPDK telemetry v2 client (as dpdk-telemetry.py); reconnects on demand."""
-
-    def __init__(self, prefix):
-        self.path = f"/var/run/dpdk/{prefix}/dpdk_telemetry.v2"
-        self.sock = None
-
-    def query(self, cmd="/hipgw/stats"):
-        for attempt in range(2):
-            try:
-                if self.sock is None:
-                    s = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
-                    s.settimeout(10)
-                    s.connect(self.path)
-                    info = json.loads(s.recv(1024).decode())
-                    self.maxlen = int(info.get("max_output_len", 16384))
-                    self.sock = s
-                self.sock.send(cmd.encode())
-                data = self.sock.recv(self.maxlen + 1024)
-                return json.loads(data.decode())[cmd.split(",")[0]]
-            except (OSError, ValueError, KeyError):
-                self.close()
-                if attempt:
-                    return None
-        return None
-
-    def close(self):
-        if self.sock:
-            self.sock.close()
-            self.sock = None
-
-
-def thread_cpu_s(pid, tid):
-    """CPU seconds (user + system) of one thread, from /proc/PID/task/TID/stat."""
-    try:
-        with open(f"/proc/{pid}/task/{tid}/stat") as f:
-            fields = f.read().rsplit(")", 1)[1].split()
-        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-    except (OSError, IndexError, ValueError):
-        return None
-
-
-def threads(pid):
-    """{tid: comm} of a process."""
-    out = {}
-    try:
-        for tid in os.listdir(f"/proc/{pid}/task"):
-            with open(f"/proc/{pid}/task/{tid}/comm") as f:
-                out[int(tid)] = f.read().strip()
-    except OSError:
-        pass
-    return out
-
-
-def rss_kb(pid):
-    try:
-        with open(f"/proc/{pid}/status") as f:
-            for line in f:
-                if line.startswith("VmRSS:"):
-                    return int(line.split()[1])
-    except OSError:
-        pass
-    return None
+log = P.logger("soak")
+run = P.run
 
 
 class Site:
@@ -128,9 +52,8 @@ class Site:
         os.chmod(self.work, 0o700)
         self.ns = {k: prefix + k for k in ("hostA", "gwA", "gwB", "hostB")}
         self.procs = []          # every process we started, ended by pid at cleanup
-        self.gw = {}             # side -> Popen
+        self.gw = {}             # side -> perflib.Hipgw
         self.gw_start_time = {}
-        self.tel = {s: Telemetry(f"{prefix}gw{s}") for s in "AB"}
         self.hit = {}
         self.env = dict(os.environ, HGW_NS_PREFIX=prefix, WORK=self.work, HIPGW=hipgw)
         if mem:
@@ -149,8 +72,8 @@ class Site:
         if self.cleaned:
             return
         self.cleaned = True
-        for t in self.tel.values():
-            t.close()
+        for gw in self.gw.values():
+            gw.tel.close()
         for p in self.procs:
             if p.poll() is None:
                 try:
@@ -166,7 +89,7 @@ class Site:
                 p.wait()
         try:
             self.topo("topo_destroy")      # namespaces, /var/run/dpdk/PREFIXgw{A,B}
-        except RunError as e:
+        except P.RunError as e:
             log(f"cleanup: {e}")
         if self.keep:
             log(f"work directory kept: {self.work}")
@@ -190,7 +113,7 @@ class Site:
             out = run([self.hipgw, "keygen", "--algo", "ecdsa-p256", "--out", key]).stdout
             m = re.search(r"^HIT\s+(\S+)", out, re.M)
             if not m:
-                raise RunError(f"hipgw keygen printed no HIT: {out[:200]}")
+                raise P.RunError(f"hipgw keygen printed no HIT: {out[:200]}")
             self.hit[s] = m.group(1)
 
     def write_configs(self, lifetime, extra=None, tag="", workers=None, wan6=None):
@@ -225,14 +148,15 @@ class Site:
     def gw_start(self, side, tag="", run_tag="", lcores=None, opts=()):
         """hipgw in gw{side}'s namespace; lcores: EAL --lcores (default
         LCORES[side]); opts: more hipgw options, e.g. --slow-path."""
-        ns = self.ns[f"gw{side}"]
-        cmd = ["ip", "netns", "exec", ns, self.hipgw, "--no-pci", "--file-prefix",
-               f"{self.prefix}gw{side}", "--lcores", lcores or LCORES[side]] + self.mem + [
-               "--", "--config", os.path.join(self.work, f"gw{side}{tag}.ini"),
-               "--stats-json", os.path.join(self.work, f"stats{side}{run_tag}.json")] + list(opts)
+        gw = P.Hipgw(self.hipgw, f"{self.prefix}gw{side}", lcores or LCORES[side], self.work,
+                     f"gw{side}", config=os.path.join(self.work, f"gw{side}{tag}.ini"),
+                     logf=self.gw_log(side, run_tag),
+                     stats=os.path.join(self.work, f"stats{side}{run_tag}.json"), mem=self.mem,
+                     wrap=["ip", "netns", "exec", self.ns[f"gw{side}"]], name=f"gw{side}")
         self.gw_start_time[side] = time.time()
-        self.gw[side] = self.spawn(cmd, out=self.gw_log(side, run_tag))
-        self.tel[side].close()
+        gw.start(opts)
+        self.procs.append(gw.proc)
+        self.gw[side] = gw
 
     def gw_log(self, side, run_tag=""):
         return os.path.join(self.work, f"gw{side}{run_tag}.log")
@@ -245,30 +169,23 @@ class Site:
                     return True
             except OSError:
                 pass
-            if self.gw[side].poll() is not None:
+            if self.gw[side].proc.poll() is not None:
                 return False
             time.sleep(0.05)
         return False
 
     def gw_kill9(self, side):
-        p = self.gw[side]
-        p.send_signal(signal.SIGKILL)
-        p.wait()
-        self.tel[side].close()
+        gw = self.gw[side]
+        gw.proc.send_signal(signal.SIGKILL)
+        gw.proc.wait()
+        gw.tel.close()
 
     def gw_stop(self, side, timeout=15):
-        p = self.gw.get(side)
-        if p is None or p.poll() is not None:
-            return p.returncode if p else None
-        p.send_signal(signal.SIGTERM)
-        try:
-            return p.wait(timeout)
-        except subprocess.TimeoutExpired:
-            p.kill()
-            return p.wait()
+        gw = self.gw.get(side)
+        return gw.stop(timeout, signal.SIGTERM) if gw else None
 
     def stats(self, side, cmd="/hipgw/stats"):
-        return self.tel[side].query(cmd)
+        return self.gw[side].tel.poll(cmd)
 
     def control_tid(self, side):
         """The control lcore's thread: lcore 0, the EAL main thread (tid = pid)."""
@@ -285,8 +202,7 @@ class Site:
 
     def worker_tids(self, side):
         """[(tid, comm)] of gw{side}'s worker lcores, by name."""
-        return sorted(((tid, comm) for tid, comm in threads(self.gw[side].pid).items()
-                       if comm.startswith(("rte-worker", "lcore-worker"))), key=lambda t: t[1])
+        return P.worker_tids(self.gw[side].pid)
 
     def wait_path(self, timeout):
         end = time.time() + timeout
@@ -310,9 +226,9 @@ class Site:
                           opts=(opts or {}).get(s, ()))
         for s in "AB":
             if not self.gw_wait_running(s, 30, run_tag=run_tag):
-                raise RunError(f"gw{s} did not start: {open(self.gw_log(s, run_tag)).read()[-800:]}")
+                raise P.RunError(f"gw{s} did not start: {open(self.gw_log(s, run_tag)).read()[-800:]}")
         if not self.wait_path(timeout):
-            raise RunError(f"no path hostA -> hostB through the gateways in {timeout} s")
+            raise P.RunError(f"no path hostA -> hostB through the gateways in {timeout} s")
 
 
 # ---------------------------------------------------------------- traffic

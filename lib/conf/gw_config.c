@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause
  * hipgw configuration loader.
  *
- * ---- Configuration reference (the README copies this block) ----------------
+ * ---- Configuration reference (docs/config.md copies this block) ------------
  *
  * Syntax
  *   An INI file. Blank lines are ignored. A comment starts with ';' or '#' at the

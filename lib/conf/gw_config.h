@@ -2,7 +2,7 @@
  * hipgw configuration: an INI file (read with DPDK's rte_cfgfile after a strict
  * pre-scan of our own that keeps line numbers) turned into plain structs.
  * No EAL is needed: `hipgw --check-config` uses this without starting DPDK.
- * The README's "Configuration reference" documents every key.
+ * The config reference, docs/config.md, documents every key.
  */
 #ifndef HIPGW_CONFIG_H
 #define HIPGW_CONFIG_H

@@ -63,4 +63,39 @@ void gw_ctrl_reinject(struct gw_ctrl *c, struct rte_mbuf *m, unsigned port);
  * (gw_neigh_refresh: ask again, forget those that do not answer). */
 void gw_ctrl_tick(struct gw_ctrl *c);
 
+/* The control lcore's own send-only AF_PACKET socket on a net_af_packet port
+ * (gw_ctrlsock.c): bound to the port's interface (info->if_index, else the
+ * iface= devarg of pc->device), PACKET_QDISC_BYPASS as the PMD's qdisc_bypass
+ * devarg (default 1). Returns the fd (non-blocking, close-on-exec), or -1 with
+ * the reason in why. packet(7). */
+struct rte_eth_dev_info;
+int gw_ctrlsock_open(const struct gw_conf_port *pc, const struct rte_eth_dev_info *info,
+		     char *why, size_t whylen);
+
+/* Work that a layer above the control lcore adds to its loop (HIP keying,
+ * lab features). Every member may be NULL. */
+struct gw_ctrl_task {
+	void *arg;
+	/* Every pass of the loop; returns the work it did (packets, SAs; 0: none,
+	 * which lets an idle loop sleep). */
+	unsigned (*poll)(void *arg);
+	/* Every tick_ms (ms). */
+	void (*tick)(void *arg);
+	uint32_t tick_ms;
+	/* On stop, before the rings drain: announce it (HIP CLOSE, RFC 7401
+	 * section 5.3.7); tick keeps running for a short grace time after. */
+	void (*close)(void *arg);
+};
+#define GW_CTRL_TASKS_MAX 4
+
+/* The control lcore's loop (gw_ctrl_loop.c), on the calling (main) lcore once
+ * the workers run: gw_ctrl_poll and t[0..n-1] (at most GW_CTRL_TASKS_MAX, in
+ * that order) every pass, ARP/ND, SA reclaim and GCM sequence state every
+ * 100 ms, until *signalled is set or no packet arrived for idle_exit_ms (0:
+ * never). Then the shutdown: the tasks' close, the rings drained (bounded),
+ * ctx->stop set and the workers waited for, their last punted packets
+ * handled. */
+void gw_ctrl_run(struct gw_ctrl *c, struct gw_ctx *ctx, const struct gw_ctrl_task *t, unsigned n,
+		 volatile int *signalled, uint64_t idle_exit_ms);
+
 #endif

@@ -2,7 +2,7 @@
  * The HIP protocol engine of one gateway (RFC 7401 Base Exchange, UPDATE,
  * CLOSE; RFC 7402 ESP for HIP). Plain C with OpenSSL, no DPDK: it takes HIP
  * packets and time in, and gives HIP packets and SA events out through the
- * callbacks in struct hip_io. The control lcore drives it (lib/gw glue); tests
+ * callbacks in struct hip_io. The control lcore drives it (lib/keying glue); tests
  * drive two engines against each other in one process.
  *
  * Time is a monotonic clock in nanoseconds supplied by the caller.
@@ -37,7 +37,8 @@ struct hip_sa_keys {
 	struct gw_addr remote;
 };
 
-/* Seed paper's BEX times (ns), 0 where this side did not see the step. */
+/* BEX times (ns) in the steps of the published HIP evaluation
+ * (docs/published-figures.json), 0 where this side did not see the step. */
 struct hip_bex_times {
 	uint64_t i1_to_r1;       /* responder: I1 in -> R1 out */
 	uint64_t r1_to_i2;       /* initiator: R1 in -> I2 out (puzzle, DH, signature) */
@@ -161,7 +162,7 @@ void hip_host_tick(struct hip_host *h, uint64_t now_ns);
  * the data path). Returns 0 or -1. */
 int hip_host_rekey(struct hip_host *h, void *peer_user, uint64_t now_ns);
 
-/* The first ESP packet towards the peer left (for the seed paper's times). */
+/* The first ESP packet towards the peer left (for the published evaluation's times). */
 void hip_host_first_esp(struct hip_host *h, void *peer_user, uint64_t now_ns);
 
 /* Drop the association with a peer here, without a packet to it, as a host

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause
  * Everything the worker lcores and the control lcore share: ports, routes,
  * neighbours, SA tables and the rings between them.
- * Built by lib/gw from the config before any lcore starts; afterwards only the
+ * Built by lib/runtime from the config before any lcore starts; afterwards only the
  * control lcore writes (neighbours, SAs), with lock-free readers.
  */
 #ifndef HIPGW_CTX_H

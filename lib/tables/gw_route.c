@@ -76,3 +76,16 @@ gw_lpm_add(struct rte_lpm *lpm4, struct rte_lpm6 *lpm6, const struct gw_prefix *
 	}
 	return rte_lpm6_add(lpm6, p->a.addr, p->len, value);
 }
+
+void
+gw_prefix_network(struct gw_prefix *out, const struct gw_prefix *in)
+{
+	unsigned bytes = in->a.family == 4 ? 4 : 16;
+	*out = *in;
+	for (unsigned b = 0; b < bytes; b++) {
+		int keep = (int)in->len - (int)b * 8;
+		if (keep >= 8)
+			continue;
+		out->a.addr[b] &= keep <= 0 ? 0 : (uint8_t)(0xff << (8 - keep));
+	}
+}

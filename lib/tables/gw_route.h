@@ -70,4 +70,8 @@ gw_route6(const struct gw_routes *rt, const uint8_t *dst)
 	return &rt->nh[idx];
 }
 
+/* out = in with the host bits (past in->len) cleared: the network of an
+ * interface address. */
+void gw_prefix_network(struct gw_prefix *out, const struct gw_prefix *in);
+
 #endif

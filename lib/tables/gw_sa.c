@@ -238,3 +238,17 @@ gw_sadb_add_bypass(struct gw_sadb *db, const struct gw_prefix *p, unsigned n)
 			return -1;
 	return 0;
 }
+
+void
+gw_sa_default_dst(const struct gw_config *cfg, struct gw_sa *sa)
+{
+	for (unsigned i = 0; i < cfg->n_ports; i++) {
+		const struct gw_conf_port *pc = &cfg->ports[i];
+		if (pc->role != GW_ROLE_INNER)
+			continue;
+		for (unsigned a = 0; a < pc->n_addrs && sa->n_dst < GW_CONF_MAX_PREFIXES; a++)
+			gw_prefix_network(&sa->ok[sa->n_src + sa->n_dst++], &pc->addrs[a]);
+		for (unsigned r = 0; r < pc->n_routes && sa->n_dst < GW_CONF_MAX_PREFIXES; r++)
+			sa->ok[sa->n_src + sa->n_dst++] = pc->routes[r].dst;
+	}
+}

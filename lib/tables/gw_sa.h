@@ -135,7 +135,7 @@ gw_prefixes_match(const struct gw_prefix *p, unsigned n, uint8_t family, const u
 #define GW_SPD_BYPASS   0x1FFFFFu      /* SPD value: forward in clear (rte_lpm6 keeps 21 bits) */
 #define GW_SPD_MAX_SA   4096           /* out slots and in SAs */
 
-/* [sa-gen] SAs (lib/gw/gw_sagen_install.c). rte_lpm is not used for their
+/* [sa-gen] SAs (lib/lab/gw_sagen_install.c). rte_lpm is not used for their
  * prefixes: rte_lpm_add scans the rules of the same depth linearly, so a
  * million /24 adds take minutes (measured: 50,000 in 1.1 s, 100,000 in 4.1 s).
  * All generated prefixes are /plen networks of one block, so a direct table
@@ -302,5 +302,10 @@ gw_sadb_out(struct gw_sadb *db, uint32_t slot)
 {
 	return __atomic_load_n(&db->out[slot], __ATOMIC_ACQUIRE);
 }
+
+/* In SA: accept inner destinations in the inner ports' networks and routes
+ * of cfg (RFC 4301 section 5.2 default), appended to sa->ok up to
+ * GW_CONF_MAX_PREFIXES. */
+void gw_sa_default_dst(const struct gw_config *cfg, struct gw_sa *sa);
 
 #endif

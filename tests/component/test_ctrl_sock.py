@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """The control lcore's own packet socket on a net_af_packet port
-(lib/gw/gw_ctrlsock.c, lib/gw/gw_runtime.c ctrl_sock_setup, lib/ctrl/gw_ctrl.c
+(lib/ctrl/gw_ctrlsock.c, lib/runtime/gw_runtime.c ctrl_sock_setup, lib/ctrl/gw_ctrl.c
 sock_tx, lib/dp/gw_worker.c l2_accept).
 
 hipgw's outer port is net_af_packet on one end of a veth pair between two

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""The control lcore's own TX queue (lib/gw/gw_runtime.c ctrl_txq_ok /
+"""The control lcore's own TX queue (lib/runtime/gw_runtime.c ctrl_txq_ok /
 port_setup, lib/ctrl/gw_ctrl.c ctrl_tx).
 
 With `workers = 1` and two tx_pcap files on a net_pcap port, the port has a

@@ -2,7 +2,7 @@
 """ESP for an SPI the gateway does not know, from a [peer]'s locator: the
 peer kept SAs that this gateway lost (it restarted), so it starts a Base
 Exchange with that peer (lib/dp/gw_inbound.c unknown_spi, lib/tables/
-gw_peerloc.c, lib/gw/gw_hip.c hook_unknown_spi; RFC 7401 section 4.4.2).
+gw_peerloc.c, lib/keying/gw_hip.c hook_unknown_spi; RFC 7401 section 4.4.2).
 
 The real binary on net_pcap ports, HIP-keyed: two [peer]s, gwb with an IPv4
 locator (behind the outer gateway) and gwc with an IPv6 one (on-link). ESP

@@ -7,7 +7,7 @@
  *
  * The gateway: tests/fuzz/fuzz_worker.ini (the component tests' topology on
  * two net_null ports, inner "lan" and outer "wan", fixed test keys), built once
- * in LLVMFuzzerInitialize through lib/gw's gw_create, as hipgw builds it, after
+ * in LLVMFuzzerInitialize through lib/runtime's gw_create, as hipgw builds it, after
  * rte_eal_init (--no-huge --no-pci --no-telemetry, a --file-prefix of this
  * process; its empty runtime directory removed at once). No lcore is launched: the harness runs worker 0 on the main lcore
  * through lib/dp's test entry (gw_worker_test_run) and the control lcore's

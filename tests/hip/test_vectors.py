@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""The Base Exchange test vectors (tests/vectors/bex-*.json, README "Test
-vectors") checked independently of our C code: hashlib, hmac and
+"""The Base Exchange test vectors (tests/vectors/bex-*.json, docs/design.md
+"Test vectors") checked independently of our C code: hashlib, hmac and
 python3-cryptography only, with hipref.py (the project's independent Python
 reference) for ORCHIDv2, HKDF and the RFC 3526 prime.
 

@@ -8,9 +8,10 @@
 # Builds the two-site topology in network namespaces (see topology.sh), gives
 # each gateway a fresh Host Identity (hipgw keygen), puts each HIT into the
 # other's config as a [peer] (no [sa]), and lets the first ping start the HIP
-# Base Exchange. Then it repeats the seed paper's three experiments
-# (an experimental evaluation of HIP's basic characteristics with HIPL) on this machine and prints
-# them beside the paper's figures:
+# Base Exchange. Then it repeats the three experiments of a published
+# evaluation of HIP's basic characteristics with HIPL on this machine and prints
+# them beside the paper's figures (docs/published-figures.json: the figures and
+# the reference; hip_report.py reads them):
 #   - the WAN check: a capture of a whole run (BEX, pings, a little iperf3,
 #     CLOSE) holds only HIP (IP protocol 139), ESP and ARP/ND; tshark's HIP
 #     dissector sees I1, R1, I2, R2; the ESP SPIs are those the exchange
@@ -232,7 +233,7 @@ v = [float(x) for x in open(sys.argv[1]).read().split()]
 print("%.3f ms (%d runs)" % (statistics.median(v), len(v)) if v else "")' "$WORK/first-rtt.txt" 2>/dev/null || true)
 
 echo
-info "the seed paper's experiments on this machine (paper: HIPL, laptop/PC, Ethernet)"
+info "the published HIP experiments on this machine (paper: HIPL, laptop/PC, Ethernet)"
 echo
 "$PY" "$HIP_REPORT" table-a "$WORK/bex.txt" \
 	--what "puzzle K $HGW_PUZZLE_K, $HGW_HIP_ALGO Host Identities, idle = adaptive" || true

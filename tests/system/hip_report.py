@@ -26,32 +26,49 @@
   hip_report.py table-b ...           Scenario B table (see --help)
   hip_report.py table-c ...           Scenario C table (see --help)
 
-The paper's figures are those of the seed paper, an experimental evaluation of
-HIP's basic characteristics with HIPL (HIPL on Linux 2.6, a laptop initiator and a PC responder on Ethernet: columns
-A1, B1, C1 / "Ethernet").
+The paper's figures are those of a published experimental evaluation of HIP's
+basic characteristics with HIPL (HIPL on Linux 2.6, a laptop initiator and a PC
+responder on Ethernet: columns A1, B1, C1 / "Ethernet"), read from
+docs/published-figures.json, which also holds the full reference.
 """
 import argparse
 import csv
 import ipaddress
 import json
+import os
 import statistics
 import subprocess
 import sys
 
 # ---------------------------------------------------------------- the paper's figures
 
-# Scenario A, sub-scenario A1 (laptop -> PC, Ethernet), mean times in ms and % of Tbe.
-PAPER_A1 = {
-    "i1_to_r1": (17.037, 9.042),
-    "r1_to_i2": (98.849, 52.462),
-    "i2_to_r2": (64.684, 34.33),
-    "r2_to_esp": (6.016, 3.192),
-    "tbe": (188.418, 100.0),
-}
-# Scenario B, sub-scenario B1 (laptop -> PC, Ethernet), RTT in ms.
-PAPER_B1 = {"without": 0.430, "with": 0.539}
-# Scenario C, sub-scenario C1 (Ethernet), Mbit/s.
-PAPER_C1 = {"tcp": 8.773, "tcp_hip": 8.538, "udp": 9.419, "udp_hip": 8.973}
+FIGURES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "docs",
+                       "published-figures.json")
+
+
+def paper_figures(path=FIGURES):
+    """The paper's A1, B1 and C1 figures from the data file: A1 as {step: (ms, %
+    of Tbe)}, B1 as {"without", "with"} RTT in ms, C1 as {"tcp", "tcp_hip",
+    "udp", "udp_hip"} in Mbit/s."""
+    with open(path) as f:
+        ev = json.load(f)["hip_evaluation"]
+    a1 = {k: (v["ms"], v["pct_of_tbe"]) for k, v in ev["scenario_a1"].items() if k != "what"}
+    b1 = {k: ev["scenario_b1"][k] for k in ("without", "with")}
+    c1 = {k: ev["scenario_c1"][k] for k in ("tcp", "tcp_hip", "udp", "udp_hip")}
+    return a1, b1, c1
+
+
+def paper_reference(path=FIGURES):
+    """One line naming the paper the figures come from."""
+    with open(path) as f:
+        r = json.load(f)["hip_evaluation"]["reference"]
+    return "%s, \"%s\", %s, %s, article %s, doi %s" % (
+        r["authors"], r["title"], r["journal"], r["year"], r["article"], r["doi"])
+
+
+# Scenario A, sub-scenario A1 (laptop -> PC, Ethernet); Scenario B, sub-scenario
+# B1 (laptop -> PC, Ethernet); Scenario C, sub-scenario C1 (Ethernet).
+PAPER_A1, PAPER_B1, PAPER_C1 = paper_figures()
 
 STEPS = [
     ("i1_to_r1", "I1 -> R1", "responder", "I1 in to R1 out"),
@@ -589,6 +606,7 @@ def cmd_table_a(a):
     print("  Scenario A: Base Exchange time (ms), median of %d exchanges, each between freshly" % len(runs))
     print("  started gateways (%s); %% of Tbe." % a.what)
     print("  Paper: A1, laptop initiator, PC responder, Ethernet (means of its runs).")
+    print("  (%s)" % paper_reference())
     print()
     print("  %-10s %-10s %10s %19s %8s   %12s %8s" % ("step", "measured", "hipgw ms", "min - max", "%",
                                                     "paper A1 ms", "%"))

@@ -291,7 +291,7 @@ one_suite(struct hip_hi *a, struct hip_hi *b, uint8_t group, uint16_t esp, uint1
 	assert_int_equal(pb.dh_group, group);
 	assert_int_equal(pa.hip_cipher, cipher);
 	assert_int_equal(pb.hip_cipher, cipher);
-	/* bex_done once each, with the seed paper's times */
+	/* bex_done once each, with the published evaluation's times */
 	assert_int_equal(S[0].bex_ok_n, 1);
 	assert_int_equal(S[1].bex_ok_n, 1);
 	assert_true(S[0].t.r1_to_i2 > 0);

@@ -868,7 +868,7 @@ test_puzzle_limits(void **state)
 
 /* RFC 7401 sections 4.1.2 and 6.3 hash I | HIT-I | HIT-R | J. cutehip hashes
  * I | HIT-R | HIT-I | J; its J holds only under its own order. RFC 7401 is
- * right: the deviation is cutehip's (captures/README). */
+ * right: the deviation is cutehip's (tests/data/hip/README.md). */
 static void
 test_puzzle_capture(void **state)
 {
@@ -1281,7 +1281,7 @@ test_mac_rfc4231(void **state)
  * coverage of RFC 7401 6.4.1 prepared here. The I2 verifies with the HIP-lg
  * integrity key, where RFC 7401 6.5 has the initiator (greater HIT) send with
  * HIP-gl: RFC 7401 is right, cutehip swaps gl and lg in the Base Exchange
- * (captures/README); its R2 swaps too, its UPDATEs do not. */
+ * (tests/data/hip/README.md); its R2 swaps too, its UPDATEs do not. */
 static void
 test_mac_capture(void **state)
 {

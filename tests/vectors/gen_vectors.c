@@ -678,8 +678,8 @@ run_vector(const struct vec_def *v, const char *root, size_t *out_len)
 	      "One complete HIPv2 Base Exchange (RFC 7401) with ESP transforms (RFC 7402), made by "
 	      "hipgw's protocol engine (lib/hip) with fixed Host Identity keys and fixed randomness. "
 	      "Every value is hex unless said otherwise; packets are the HIP packets from the HIP "
-	      "header on, exactly as sent (checksum for the IPv4 addresses given). See README.md, "
-	      "section Test vectors.");
+	      "header on, exactly as sent (checksum for the IPv4 addresses given). See "
+	      "docs/design.md, section Test vectors.");
 	j_str(&j, "generator", "tests/vectors/gen_vectors.c; checked by tests/hip/test_vectors.py");
 
 	j_open(&j, "suites", '{');

@@ -1,11 +1,12 @@
 /* SPDX-License-Identifier: BSD-3-Clause
  * --slow-path (a diagnostic, never for production): the control lcore does the
- * SA / SPD lookup of every data frame, as hipfw's userspace path does in the
- * HIP experimental-evaluation seed. Workers send every received frame through
- * slow_up[w]; here each frame's SPD (inner port) or SAD (outer port, ESP) entry
- * is looked up and stamped into its gw_meta (lk.stamp, lk.sa, lk.act, slot),
- * then the frame goes down slow_down[] to a worker, which runs the usual fast
- * path with these results instead of its own lookups (gw_worker.c).
+ * SA / SPD lookup of every data frame, as HIPL's firewall hipfw does in
+ * userspace (docs/published-figures.json). Workers send every received frame
+ * through slow_up[w]; here each frame's SPD (inner port) or SAD (outer port,
+ * ESP) entry is looked up and stamped into its gw_meta (lk.stamp, lk.sa,
+ * lk.act, slot), then the frame goes down slow_down[] to a worker, which runs
+ * the usual fast path with these results instead of its own lookups
+ * (gw_worker.c).
  *
  * SA lifetime: a stamped SA pointer outlives the lookup, so the control lcore
  * is an RCU reader of the SA tables (reader id sadb.ctrl_reader) from the
@@ -19,7 +20,7 @@
 #include <rte_ip.h>
 #include <rte_ip_frag.h>
 
-#include "gw_internal.h"
+#include "gw_lab.h"
 #include "gw_meta.h"
 #include "hipgw_wire.h"
 

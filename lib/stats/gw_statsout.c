@@ -24,8 +24,7 @@
 #include <rte_mempool.h>
 #include <rte_telemetry.h>
 
-#include "gw.h"
-#include "gw_internal.h"
+#include "gw_statsout.h"
 
 struct snap_port {
 	const char *name;

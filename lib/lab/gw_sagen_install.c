@@ -12,8 +12,7 @@
 #include <rte_log.h>
 #include <rte_malloc.h>
 
-#include "gw.h"
-#include "gw_internal.h"
+#include "gw_lab.h"
 #include "gw_sagen.h"
 
 #define LOG(level, ...) RTE_LOG(level, USER1, __VA_ARGS__)

@@ -35,7 +35,7 @@
 #include <openssl/evp.h>
 #include <rte_log.h>
 
-#include "gw.h"
+#include "gw_seqstate.h"
 
 #define GW_SEQ_BLOCK    (1ULL << 24)   /* packets reserved per write */
 #define GW_SEQ_KEYS_MAX 256            /* keys one state file remembers */

@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause
  * Runtime assembly: ports from their device strings, routes, neighbours, SAs,
- * rings and the packet pool; then the control loop on the main lcore.
+ * rings and the packet pool; then the workers and the control loop
+ * (lib/ctrl/gw_ctrl_loop.c) on the main lcore, with the tasks of HIP keying
+ * and the lab features.
  */
 #include <ctype.h>
 #include <inttypes.h>
@@ -19,7 +21,10 @@
 #include <rte_mbuf.h>
 
 #include "gw.h"
-#include "gw_internal.h"
+#include "gw_keying.h"
+#include "gw_lab.h"
+#include "gw_seqstate.h"
+#include "gw_statsout.h"
 #include "gw_ctrl.h"
 #include "gw_meta.h"
 #include "gw_neigh.h"
@@ -27,13 +32,7 @@
 
 #define RX_DESC 1024
 #define TX_DESC 1024
-#define TICK_MS 100
-#define HIP_TICK_MS 5
-/* At shutdown the control lcore keeps polling until the rings between it and
- * the workers are empty, for at most this long (ms): on shared CPUs a worker
- * may not run for milliseconds, and what the control lcore queued last (ICMP
- * errors, staged packets, CLOSE) would otherwise be dropped unsent. */
-#define SHUTDOWN_DRAIN_MS 500
+#define HIP_TICK_MS 5       /* HIP keying's timers (retransmissions, rekeys) */
 
 #define LOG(level, ...) RTE_LOG(level, USER1, __VA_ARGS__)
 
@@ -213,19 +212,6 @@ port_setup(struct gw_ctx *ctx, unsigned i, const struct gw_conf_port *pc, char *
 	return 0;
 }
 
-static void
-prefix_network(struct gw_prefix *out, const struct gw_prefix *in)
-{
-	unsigned bytes = in->a.family == 4 ? 4 : 16;
-	*out = *in;
-	for (unsigned b = 0; b < bytes; b++) {
-		int keep = (int)in->len - (int)b * 8;
-		if (keep >= 8)
-			continue;
-		out->a.addr[b] &= keep <= 0 ? 0 : (uint8_t)(0xff << (8 - keep));
-	}
-}
-
 static int
 routes_setup(struct gw_ctx *ctx, const struct gw_config *cfg, char *err, size_t errlen)
 {
@@ -236,7 +222,7 @@ routes_setup(struct gw_ctx *ctx, const struct gw_config *cfg, char *err, size_t 
 		struct gw_prefix def = { 0 };
 		for (unsigned a = 0; a < pc->n_addrs; a++) {
 			struct gw_prefix net;
-			prefix_network(&net, &pc->addrs[a]);
+			gw_prefix_network(&net, &pc->addrs[a]);
 			if (gw_routes_add(&ctx->routes, &net, i, NULL) != 0)
 				return fail(err, errlen, "port %s: cannot add connected route", pc->name);
 		}
@@ -259,20 +245,6 @@ routes_setup(struct gw_ctx *ctx, const struct gw_config *cfg, char *err, size_t 
 		}
 	}
 	return 0;
-}
-
-void
-gw_sa_default_dst(const struct gw_config *cfg, struct gw_sa *sa)
-{
-	for (unsigned i = 0; i < cfg->n_ports; i++) {
-		const struct gw_conf_port *pc = &cfg->ports[i];
-		if (pc->role != GW_ROLE_INNER)
-			continue;
-		for (unsigned a = 0; a < pc->n_addrs && sa->n_dst < GW_CONF_MAX_PREFIXES; a++)
-			prefix_network(&sa->ok[sa->n_src + sa->n_dst++], &pc->addrs[a]);
-		for (unsigned r = 0; r < pc->n_routes && sa->n_dst < GW_CONF_MAX_PREFIXES; r++)
-			sa->ok[sa->n_src + sa->n_dst++] = pc->routes[r].dst;
-	}
 }
 
 static int
@@ -367,22 +339,6 @@ rings_setup(struct gw_ctx *ctx)
 		}
 	}
 	return 0;
-}
-
-/* True when no packet waits in a ring between the workers and the control
- * lcore, or between workers. */
-static bool
-rings_idle(const struct gw_ctx *ctx)
-{
-	for (unsigned w = 0; w < ctx->n_workers; w++) {
-		if (!rte_ring_empty(ctx->to_ctrl[w]) || !rte_ring_empty(ctx->from_ctrl[w]))
-			return false;
-		for (unsigned from = 0; from < ctx->n_workers; from++)
-			if (ctx->handoff_ring[w][from] != NULL &&
-			    !rte_ring_empty(ctx->handoff_ring[w][from]))
-				return false;
-	}
-	return true;
 }
 
 /* Free what is left in a ring (after the workers stopped). */
@@ -495,14 +451,52 @@ gw_create(struct gw_ctx *ctx, const struct gw_config *cfg, const struct gw_run_o
 	return 0;
 }
 
+/* The control loop's tasks (gw_ctrl_task) of the layers above it. */
+static unsigned
+task_slow_poll(void *arg)
+{
+	return gw_slow_poll(arg);
+}
+
+static unsigned
+task_sagen_step(void *arg)
+{
+	return gw_sagen_step(arg);   /* [sa-gen]: one batch per pass while workers run */
+}
+
+static void
+task_hip_tick(void *arg)
+{
+	gw_hip_tick(arg);
+}
+
+static void
+task_hip_close(void *arg)
+{
+	gw_hip_close_all(arg);       /* RFC 7401 section 5.3.7: tell the peers */
+}
+
+static int
+stats_file_write(struct gw_ctx *ctx, struct gw_hip *hip, const char *path)
+{
+	FILE *f = fopen(path, "w");
+
+	if (f == NULL) {
+		LOG(ERR, "cannot write %s\n", path);
+		return -1;
+	}
+	gw_stats_write_json_hip(ctx, hip, f);
+	return fclose(f) != 0 ? -1 : 0;
+}
+
 int
 gw_run(struct gw_ctx *ctx, const struct gw_run_opts *opts)
 {
 	struct gw_worker_arg args[GW_MAX_WORKERS];
+	struct gw_ctrl_task tasks[GW_CTRL_TASKS_MAX];
 	struct gw_ctrl *ctrl = gw_ctrl_create(ctx);
-	uint64_t hz = rte_get_tsc_hz(), start = rte_rdtsc(), next_tick = start, next_hip = start;
 	struct gw_hip *hip = NULL;
-	unsigned idle = 0;
+	unsigned n_tasks = 0;
 	char err[512];
 	int ret = 0;
 
@@ -517,11 +511,16 @@ gw_run(struct gw_ctx *ctx, const struct gw_run_opts *opts)
 		}
 		gw_telemetry_set_hip(hip);
 	}
+	if (ctx->slow_path)
+		tasks[n_tasks++] = (struct gw_ctrl_task){ .arg = ctx, .poll = task_slow_poll };
+	tasks[n_tasks++] = (struct gw_ctrl_task){ .arg = ctx, .poll = task_sagen_step };
+	if (hip != NULL)
+		tasks[n_tasks++] = (struct gw_ctrl_task){ .arg = hip, .tick = task_hip_tick,
+							  .tick_ms = HIP_TICK_MS,
+							  .close = task_hip_close };
 	if (ctx->cfg->sagen.before_start)
 		while (gw_sagen_step(ctx) > 0)
 			;
-	/* --idle-exit counts from here, not from before that install */
-	start = next_tick = next_hip = rte_rdtsc();
 	for (unsigned w = 0; w < ctx->n_workers; w++) {
 		args[w].ctx = ctx;
 		args[w].idx = w;
@@ -529,61 +528,8 @@ gw_run(struct gw_ctx *ctx, const struct gw_run_opts *opts)
 	}
 	LOG(NOTICE, "hipgw running: %u worker(s), control on lcore %u\n", ctx->n_workers,
 	    rte_lcore_id());
-	while (!*opts->signalled) {
-		uint64_t now;
-		unsigned n = gw_ctrl_poll(ctrl);
-
-		if (ctx->slow_path)
-			n += gw_slow_poll(ctx);
-		n += gw_sagen_step(ctx);      /* [sa-gen]: one batch per pass while workers run */
-
-		now = rte_rdtsc();
-		if (hip != NULL && now >= next_hip) {
-			next_hip = now + hz / 1000 * HIP_TICK_MS;
-			gw_hip_tick(hip);
-		}
-		if (now >= next_tick) {
-			uint64_t last = ctx->last_rx_tsc ? ctx->last_rx_tsc : start;
-			next_tick = now + hz / 1000 * TICK_MS;
-			gw_ctrl_tick(ctrl);
-			for (unsigned i = 0; i < ctx->sadb.n_slots; i++)
-				if (ctx->sadb.owner[i] == NULL && ctx->sadb.out[i] != NULL)
-					gw_seqstate_tick(ctx->sadb.out[i]);
-			gw_sadb_reclaim(&ctx->sadb);
-			if (opts->idle_exit_ms && now > last && (now - last) / (hz / 1000) >= opts->idle_exit_ms) {
-				LOG(NOTICE, "no packet for %" PRIu64 " ms: stopping\n", opts->idle_exit_ms);
-				break;
-			}
-		}
-		if (n)
-			idle = 0;
-		else if (++idle > 64)
-			rte_delay_us_sleep(idle > 1024 ? 500 : 50);
-	}
-	if (hip != NULL) {
-		/* RFC 7401 section 5.3.7: tell the peers (CLOSE), give it time to leave */
-		uint64_t until = rte_rdtsc() + hz / 1000 * 200;
-		gw_hip_close_all(hip);
-		while (rte_rdtsc() < until) {
-			gw_ctrl_poll(ctrl);
-			gw_hip_tick(hip);
-			rte_delay_us_sleep(1000);
-		}
-	}
-	/* let workers send what the control lcore queued last, and the control
-	 * lcore answer what they punted last */
-	{
-		uint64_t until = rte_rdtsc() + hz / 1000 * SHUTDOWN_DRAIN_MS;
-
-		do {
-			gw_ctrl_poll(ctrl);
-			rte_delay_us_sleep(1000);
-		} while (!rings_idle(ctx) && rte_rdtsc() < until);
-	}
-	rte_delay_us_sleep(2000);   /* the workers' last TX flush after their last dequeue */
-	__atomic_store_n(&ctx->stop, true, __ATOMIC_RELEASE);
-	rte_eal_mp_wait_lcore();
-	gw_ctrl_poll(ctrl);   /* drain punted packets */
+	/* --idle-exit counts from here, not from before the [sa-gen] install */
+	gw_ctrl_run(ctrl, ctx, tasks, n_tasks, opts->signalled, opts->idle_exit_ms);
 	for (unsigned w = 0; w < ctx->n_workers; w++) {
 		ring_drain(ctx->from_ctrl[w]);
 		ring_drain(ctx->slow_up[w]);
@@ -593,17 +539,8 @@ gw_run(struct gw_ctx *ctx, const struct gw_run_opts *opts)
 	}
 	for (unsigned i = 0; i < ctx->n_ports; i++)
 		rte_eth_dev_stop(ctx->ports[i].port_id);
-	if (opts->stats_json) {
-		FILE *f = fopen(opts->stats_json, "w");
-		if (f == NULL) {
-			LOG(ERR, "cannot write %s\n", opts->stats_json);
-			ret = -1;
-		} else {
-			gw_stats_write_json_hip(ctx, hip, f);
-			if (fclose(f) != 0)
-				ret = -1;
-		}
-	}
+	if (opts->stats_json && stats_file_write(ctx, hip, opts->stats_json) != 0)
+		ret = -1;
 	gw_telemetry_set_hip(NULL);
 	gw_hip_free(hip);
 	gw_ctrl_free(ctrl);

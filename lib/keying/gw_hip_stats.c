@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause
  * HIP keying's counters out: the "hip" object of the --stats-json file and
- * of telemetry /hipgw/stats, /hipgw/hip and /hipgw/hip_peer (README,
- * "Counters"), and the BEX times of the log line.
+ * of telemetry /hipgw/stats, /hipgw/hip and /hipgw/hip_peer
+ * (docs/counters.md), and the BEX times of the log line.
  */
 #include <ctype.h>
 #include <inttypes.h>

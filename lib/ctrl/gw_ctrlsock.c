@@ -19,7 +19,7 @@
 #include <rte_kvargs.h>
 #include <rte_log.h>
 
-#include "gw_internal.h"
+#include "gw_ctrl.h"
 
 /* The value of devarg `key` of a [port] device string ("net_af_packet0,
  * iface=eth1,qdisc_bypass=0") copied into out (NUL-terminated), or false when

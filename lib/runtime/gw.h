@@ -34,16 +34,4 @@ int gw_run(struct gw_ctx *ctx, const struct gw_run_opts *opts);
 /* Close ports, free tables and SAs (keys wiped). */
 void gw_destroy(struct gw_ctx *ctx);
 
-/* Write all counters as JSON (the shape README.md's counters section gives) to f. */
-void gw_stats_write_json(struct gw_ctx *ctx, FILE *f);
-
-/* Register /hipgw/stats with DPDK telemetry. */
-int gw_telemetry_register(struct gw_ctx *ctx);
-
-/* GCM sequence-number state files (RFC 4106 section 3.1: never reuse a nonce
- * under one key, restarts included): see gw_seqstate.c. */
-int gw_seqstate_open(struct gw_sa *sa, const struct gw_conf_sa *c, uint64_t *seq_first,
-		     uint64_t *seq_limit, char *err, size_t errlen);
-void gw_seqstate_tick(struct gw_sa *sa);
-
 #endif

@@ -10,15 +10,11 @@
  * trigger, lib/tables/gw_peerloc.h).
  *
  * The SAs carry site traffic in tunnel mode (next header 4/41) and the
- * gateways' own HIT-to-HIT packets in BEET (RFC 7402 3.1). Of the latter the
- * control lcore answers ICMPv6 echo requests to its HIT and, on the telemetry
- * command /hipgw/hit_ping, sends echo requests to a peer's HIT; it encrypts
- * them itself (lib/esp with this lcore's manager: an out SA may be used by
- * several lcores at once) and sends the ESP packet with gw_ctrl_send_ip.
+ * gateways' own HIT-to-HIT packets in BEET (RFC 7402 3.1; gw_hip_beet.c).
  *
  * With --keylog, every SA installed (both directions, at the BEX and at each
  * UPDATE rekey) is written as one line of tshark's esp_sa UAT table, so that
- * a capture of the WAN link can be decrypted (README, "--keylog").
+ * a capture of the WAN link can be decrypted (docs/config.md, "--keylog").
  */
 #include <arpa/inet.h>
 #include <inttypes.h>
@@ -40,14 +36,11 @@
 #define LOG(level, ...) RTE_LOG(level, USER1, __VA_ARGS__)
 
 #define GW_HIP_OLD_SA_NS    (2ULL * 1000 * 1000 * 1000)  /* keep a replaced in SA 2 s */
-#define GW_HIP_PING_MAX     16          /* HIT echo requests sent per peer per tick */
-#define GW_HIP_ECHO_ID      0x4847      /* ICMPv6 echo identifier of our HIT pings */
-#define GW_HIP_ECHO_DATA    32          /* bytes of echo payload */
 #define GW_HIP_DROP_LOG_MAX 8           /* dropped HIP packets logged per second, */
 #define GW_HIP_DROP_LOG_NS  (1000ULL * 1000 * 1000)   /* the rest counted (an I1 flood) */
 
-static uint64_t
-now_ns(void)
+uint64_t
+gw_hip_now_ns(void)
 {
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -239,7 +232,7 @@ flush_staged(struct gw_peer *p)
 		gw_ctrl_reinject(p->g->ctrl, p->staged[i], p->staged_port);
 	if (p->n_staged > 0 && p->awaiting_first_esp) {
 		/* sa_up runs inside the engine: tell it after it returned */
-		p->first_esp_ns = now_ns();
+		p->first_esp_ns = gw_hip_now_ns();
 		p->awaiting_first_esp = false;
 	}
 	p->n_staged = 0;
@@ -310,7 +303,7 @@ io_sa_up(void *arg, void *user, const struct hip_sa_keys *out, const struct hip_
 		p->rekeys++;
 		if (g->n_retire < GW_HIP_MAX_RETIRE)
 			g->retire[g->n_retire++] = (struct retire){ old_in_spi,
-								    now_ns() + GW_HIP_OLD_SA_NS, p };
+								    gw_hip_now_ns() + GW_HIP_OLD_SA_NS, p };
 		else
 			gw_sadb_del_in(&g->ctx->sadb, old_in_spi);
 	}
@@ -373,7 +366,8 @@ io_bex_done(void *arg, void *user, bool ok, const struct hip_bex_times *t)
 	LOG(NOTICE, "peer %s: BEX %s:%s\n", p->conf->name, ok ? "done" : "FAILED", txt);
 }
 
-/* The first ESP packets towards a peer left (seed paper: R2 in -> first ESP out). */
+/* The first ESP packets towards a peer left (the published evaluation's step
+ * R2 in -> first ESP out). */
 static void
 report_first_esp(struct gw_hip *g)
 {
@@ -386,172 +380,11 @@ report_first_esp(struct gw_hip *g)
 	}
 }
 
-/* ---- HIT-to-HIT traffic in BEET (RFC 7402 3.1) ---- */
-
-static void
-ctrl_count_drop(struct rte_mbuf *m, enum gw_drop reason)
+void
+gw_hip_count_drop(struct rte_mbuf *m, enum gw_drop reason)
 {
 	gw_stats[rte_lcore_id()].drops[reason]++;
 	rte_pktmbuf_free(m);
-}
-
-/* m holds an IPv6 packet from our HIT to p's: encrypt it in BEET with p's
- * current out SA and send it. Consumes m. 0 or -1 (dropped and counted). */
-static int
-beet_send(struct gw_peer *p, struct rte_mbuf *m)
-{
-	struct gw_sa *out = gw_sadb_out(&p->g->ctx->sadb, p->slot);
-	struct esp_sa *esp;
-	uint8_t d = GW_DROP_NONE;
-
-	if (out == NULL) {
-		ctrl_count_drop(m, GW_DROP_NO_SA);
-		return -1;
-	}
-	/* the control lcore frees replaced SAs itself (RCU reclaim): out stays valid here */
-	esp = out->esp;
-	esp_outbound_beet_burst(&esp, &m, &d, 1);
-	if (d != GW_DROP_NONE) {
-		ctrl_count_drop(m, (enum gw_drop)d);
-		return -1;
-	}
-	gw_ctrl_send_ip(p->g->ctrl, m);
-	return 0;
-}
-
-/* One ICMPv6 echo request (RFC 4443 4.1) from our HIT to p's, in BEET. */
-static void
-hit_ping_send(struct gw_peer *p)
-{
-	struct rte_mbuf *m = rte_pktmbuf_alloc(p->g->ctx->pool);
-	struct rte_ipv6_hdr *ip;
-	uint8_t *ic;
-
-	if (m == NULL)
-		return;
-	ip = (struct rte_ipv6_hdr *)rte_pktmbuf_append(m, sizeof(*ip) + 8 + GW_HIP_ECHO_DATA);
-	if (ip == NULL) {
-		rte_pktmbuf_free(m);
-		return;
-	}
-	memset(ip, 0, sizeof(*ip));
-	ip->vtc_flow = rte_cpu_to_be_32(6u << 28);
-	ip->payload_len = rte_cpu_to_be_16(8 + GW_HIP_ECHO_DATA);
-	ip->proto = GW_IPPROTO_ICMPV6;
-	ip->hop_limits = GW_IP_DEFAULT_TTL;
-	memcpy(ip->src_addr, p->g->hi.hit, 16);
-	memcpy(ip->dst_addr, p->conf->hit, 16);
-	ic = (uint8_t *)(ip + 1);
-	ic[0] = GW_ICMP6_ECHO_REQUEST;
-	ic[1] = 0;
-	ic[2] = ic[3] = 0;
-	ic[4] = GW_HIP_ECHO_ID >> 8;
-	ic[5] = GW_HIP_ECHO_ID & 0xff;
-	p->echo_seq++;
-	ic[6] = (uint8_t)(p->echo_seq >> 8);
-	ic[7] = (uint8_t)p->echo_seq;
-	for (unsigned i = 0; i < GW_HIP_ECHO_DATA; i++)
-		ic[8 + i] = (uint8_t)('a' + i % 26);
-	{
-		uint16_t ck = rte_ipv6_udptcp_cksum(ip, ic);
-		memcpy(ic + 2, &ck, 2);
-	}
-	if (beet_send(p, m) == 0)
-		p->hit_echo_tx++;
-}
-
-/* A BEET packet from a peer's HIT to ours (the ESP layer rebuilt its header
- * from the SA, so the HITs are authenticated): ICMPv6 echo request -> reply in
- * BEET, echo reply -> counted. Anything else is not served here (policy). */
-static void
-hook_beet_input(void *arg, struct rte_mbuf *m)
-{
-	struct gw_hip *g = arg;
-	struct rte_ipv6_hdr *ip = rte_pktmbuf_mtod(m, struct rte_ipv6_hdr *);
-	uint32_t len = rte_pktmbuf_data_len(m);
-	struct gw_peer *p = NULL;
-	uint8_t *ic, a[16];
-	uint32_t plen;
-
-	if (len < sizeof(*ip) + 8 || (ip->vtc_flow & rte_cpu_to_be_32(0xf0000000)) !=
-	    rte_cpu_to_be_32(6u << 28)) {
-		ctrl_count_drop(m, GW_DROP_MALFORMED);
-		return;
-	}
-	plen = rte_be_to_cpu_16(ip->payload_len);
-	for (unsigned i = 0; i < g->n_peers; i++)
-		if (memcmp(g->peers[i].conf->hit, ip->src_addr, 16) == 0)
-			p = &g->peers[i];
-	ic = (uint8_t *)(ip + 1);
-	if (p == NULL || memcmp(ip->dst_addr, g->hi.hit, 16) != 0 ||
-	    ip->proto != GW_IPPROTO_ICMPV6 || sizeof(*ip) + plen > len || plen < 8 ||
-	    rte_ipv6_udptcp_cksum_verify(ip, ic) != 0) {
-		ctrl_count_drop(m, GW_DROP_POLICY);
-		return;
-	}
-	if (ic[0] == GW_ICMP6_ECHO_REPLY && ic[1] == 0) {
-		p->hit_echo_rx++;
-		rte_pktmbuf_free(m);
-		return;
-	}
-	if (ic[0] != GW_ICMP6_ECHO_REQUEST || ic[1] != 0) {
-		ctrl_count_drop(m, GW_DROP_POLICY);
-		return;
-	}
-	ic[0] = GW_ICMP6_ECHO_REPLY;
-	memcpy(a, ip->src_addr, 16);
-	memcpy(ip->src_addr, ip->dst_addr, 16);
-	memcpy(ip->dst_addr, a, 16);
-	ip->hop_limits = GW_IP_DEFAULT_TTL;
-	ic[2] = ic[3] = 0;
-	{
-		uint16_t ck = rte_ipv6_udptcp_cksum(ip, ic);
-		memcpy(ic + 2, &ck, 2);
-	}
-	if (beet_send(p, m) == 0)
-		p->hit_echo_answered++;
-}
-
-int
-gw_hip_hit_ping(struct gw_hip *g, const char *peer)
-{
-	for (unsigned i = 0; i < g->n_peers; i++) {
-		if (strcmp(g->peers[i].conf->name, peer) == 0) {
-			__atomic_fetch_add(&g->peers[i].ping_req, 1, __ATOMIC_RELAXED);
-			return 0;
-		}
-	}
-	return -1;
-}
-
-/* Echo requests the telemetry thread asked for: sent from here, the control
- * lcore. Without an SA yet the request starts a BEX and is dropped (no_sa). */
-static void
-hit_ping_run(struct gw_hip *g, uint64_t now)
-{
-	for (unsigned i = 0; i < g->n_peers; i++) {
-		struct gw_peer *p = &g->peers[i];
-		uint32_t n;
-
-		if (__atomic_load_n(&p->ping_req, __ATOMIC_RELAXED) == 0)
-			continue;
-		n = __atomic_exchange_n(&p->ping_req, 0, __ATOMIC_RELAXED);
-		if (gw_sadb_out(&g->ctx->sadb, p->slot) == NULL) {
-			if (now - p->ping_log_ns >= 1000000000ULL || p->ping_log_ns == 0) {
-				/* at most a line a second, however often it is asked */
-				LOG(INFO, "peer %s: HIT ping without SAs: dropped (no_sa); a BEX "
-				    "starts unless one runs\n", p->conf->name);
-				p->ping_log_ns = now;
-			}
-			gw_stats[rte_lcore_id()].drops[GW_DROP_NO_SA] += n;
-			hip_host_connect(g->host, p, now);
-			continue;
-		}
-		for (uint32_t k = 0; k < n && k < GW_HIP_PING_MAX; k++)
-			hit_ping_send(p);
-		if (n > GW_HIP_PING_MAX)   /* the rest on the next passes, none lost */
-			__atomic_fetch_add(&p->ping_req, n - GW_HIP_PING_MAX, __ATOMIC_RELAXED);
-	}
 }
 
 /* ---- control-lcore hooks ---- */
@@ -575,7 +408,7 @@ drop_log_flush(struct gw_hip *g, uint64_t now)
 static void
 log_drop(struct gw_hip *g, uint32_t len, int rc)
 {
-	drop_log_flush(g, now_ns());
+	drop_log_flush(g, gw_hip_now_ns());
 	if (g->drop_log_n < GW_HIP_DROP_LOG_MAX) {
 		g->drop_log_n++;
 		LOG(INFO, "HIP packet of %u bytes dropped: %s (%d)\n", len, hip_host_strerror(rc), rc);
@@ -614,7 +447,7 @@ hook_hip_input(void *arg, struct rte_mbuf *m, unsigned port)
 		memcpy(src.addr, ip->src_addr, 16);
 		memcpy(dst.addr, ip->dst_addr, 16);
 	}
-	rc = hip_host_input(g->host, &src, &dst, l3 + hl, tl - hl, now_ns());
+	rc = hip_host_input(g->host, &src, &dst, l3 + hl, tl - hl, gw_hip_now_ns());
 	report_first_esp(g);
 	if (rc < 0)
 		log_drop(g, tl - hl, rc);
@@ -645,7 +478,7 @@ hook_no_sa(void *arg, struct rte_mbuf *m, unsigned port, unsigned slot)
 		p->awaiting_first_esp = true;
 	p->staged[p->n_staged++] = m;
 	p->staged_port = port;
-	hip_host_connect(g->host, p, now_ns());
+	hip_host_connect(g->host, p, gw_hip_now_ns());
 }
 
 /* ESP for an SPI we do not know from a locator of peer index `peer` (the
@@ -664,13 +497,13 @@ hook_unknown_spi(void *arg, struct rte_mbuf *m, unsigned port, unsigned peer)
 
 	(void)port;
 	gw_peerloc_src(rte_pktmbuf_mtod(m, const uint8_t *), &src);   /* the worker checked it */
-	ctrl_count_drop(m, GW_DROP_NO_SA);
+	gw_hip_count_drop(m, GW_DROP_NO_SA);
 	if (peer >= g->n_peers || g->closing) {
 		st->unknown_spi_ignored++;
 		return;
 	}
 	p = &g->peers[peer];
-	if (hip_host_connect_to(g->host, p, &src, now_ns()) != 1) {
+	if (hip_host_connect_to(g->host, p, &src, gw_hip_now_ns()) != 1) {
 		st->unknown_spi_ignored++;   /* a BEX runs, or one just failed */
 		return;
 	}
@@ -725,7 +558,7 @@ gw_hip_create(struct gw_ctx *ctx, struct gw_ctrl *ctrl, FILE *keylog, char *err,
 	struct gw_hip *g;
 	struct hip_host_cfg hc = { 0 };
 	struct gw_ctrl_hooks hooks = { .hip_input = hook_hip_input, .no_sa = hook_no_sa,
-				       .beet_input = hook_beet_input,
+				       .beet_input = gw_hip_beet_input,
 				       .unknown_spi = hook_unknown_spi };
 	char hit[64];
 
@@ -786,14 +619,14 @@ fail:
 void
 gw_hip_tick(struct gw_hip *g)
 {
-	uint64_t now = now_ns();
+	uint64_t now = gw_hip_now_ns();
 	const struct gw_config *cfg = g->ctx->cfg;
 
 	hip_host_tick(g->host, now);
 	report_first_esp(g);
 	drop_log_flush(g, now);
 	if (!g->closing)
-		hit_ping_run(g, now);
+		gw_hip_hit_ping_run(g, now);
 	retire_del(g, NULL, now);
 	/* byte lifetime and sequence space (RFC 7402 section 6: rekey before it runs out) */
 	for (unsigned i = 0; i < g->n_peers; i++) {
@@ -813,7 +646,7 @@ void
 gw_hip_close_all(struct gw_hip *g)
 {
 	g->closing = true;
-	hip_host_close_all(g->host, now_ns());
+	hip_host_close_all(g->host, gw_hip_now_ns());
 }
 
 void

@@ -10,7 +10,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "gw_internal.h"
+#include "gw_keying.h"
 #include "hip_host.h"
 
 #define GW_HIP_STAGE_MAX    32          /* packets staged per peer during a BEX */
@@ -62,5 +62,15 @@ struct gw_hip {
 /* " I1->R1 0.221 ms, I2->R2 0.824 ms" (the BEX steps of t this side timed,
  * ns in t) into buf of len bytes, for the log (gw_hip_stats.c). */
 void gw_hip_bex_times_text(const struct hip_bex_times *t, char *buf, size_t len);
+
+/* CLOCK_MONOTONIC in ns (the engine's clock). */
+uint64_t gw_hip_now_ns(void);
+/* Count m as dropped for reason on this lcore and free it. */
+void gw_hip_count_drop(struct rte_mbuf *m, enum gw_drop reason);
+/* BEET (gw_hip_beet.c): the hook for a packet an SA delivered in BEET (m at
+ * its rebuilt IPv6 header, consumed), and the HIT pings telemetry asked for,
+ * sent from the control lcore (now: gw_hip_now_ns). */
+void gw_hip_beet_input(void *arg, struct rte_mbuf *m);
+void gw_hip_hit_ping_run(struct gw_hip *g, uint64_t now);
 
 #endif

@@ -1,0 +1,37 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * HIP keying on the control lcore: the glue between the protocol engine
+ * (lib/hip) and the gateway's tables (SPD slots, SAD, staging of packets
+ * that wait for a Base Exchange, retiring replaced SAs, the --keylog, BEET
+ * packets of the HITs). Its counters out for the stats file and telemetry.
+ */
+#ifndef HIPGW_KEYING_H
+#define HIPGW_KEYING_H
+
+#include <stdbool.h>
+#include <stdio.h>
+#include "gw_ctrl.h"
+
+/* HIP keying on the control lcore (gw_hip.c; its counters out: gw_hip_stats.c).
+ * NULL when the config has no [peer]. */
+struct gw_hip;
+/* keylog: NULL, or a stream that gets one line per new SA in the field order
+ * of tshark's esp_sa UAT table (--keylog; it holds the ESP keys in clear). */
+struct gw_hip *gw_hip_create(struct gw_ctx *ctx, struct gw_ctrl *ctrl, FILE *keylog, char *err,
+			     size_t errlen);
+void gw_hip_tick(struct gw_hip *g);
+void gw_hip_close_all(struct gw_hip *g);
+void gw_hip_free(struct gw_hip *g);
+void gw_hip_stats_json(struct gw_hip *g, FILE *f);
+/* Ask the control lcore to send one ICMPv6 echo request from our HIT to the
+ * HIT of [peer] `peer`, in BEET (any thread: telemetry). 0, or -1 when there
+ * is no such peer. */
+int gw_hip_hit_ping(struct gw_hip *g, const char *peer);
+struct rte_tel_data;
+/* The same figures for DPDK telemetry (times in us: telemetry has no floats here). */
+/* The hip counters as a telemetry dict; with_peers adds "peers" (one dict per
+ * [peer]: with many peers the whole reply can exceed DPDK telemetry's 16 KB). */
+void gw_hip_stats_tel(struct gw_hip *g, struct rte_tel_data *d, bool with_peers);
+/* One [peer]'s counters and last BEX times (telemetry /hipgw/hip_peer,NAME).
+ * 0, or -1 when no [peer] has that name. */
+int gw_hip_peer_tel(struct gw_hip *g, const char *name, struct rte_tel_data *d);
+#endif

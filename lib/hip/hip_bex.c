@@ -279,29 +279,33 @@ hip_bex_send_i1(struct hip_assoc *a, uint64_t now)
 	return hip_send(h, &a->local, &a->remote, a->tx.b, a->tx.len);
 }
 
-int
-hip_bex_in_i1(struct hip_host *h, const struct hip_hdr *hdr, const struct hip_params *p,
-	      const struct gw_addr *src, const struct gw_addr *dst, uint64_t now)
+/* An I1's DH_GROUP_LIST (the I1 counted in i1_rx). 0, or the drop. */
+static int
+i1_parse(struct hip_host *h, const struct hip_params *p, struct hip_dh_group_list *gl)
 {
-	struct hip_assoc *a = hip_peer_by_hit(h, hdr->hit_sender);
-	uint64_t t0 = hip_mono_ns();
-	struct hip_dh_group_list gl;
+	h->st.i1_rx++;
+	if (p->dh_group_list == NULL || hip_dh_group_list_parse(p->dh_group_list, gl) != 0)
+		return hip_drop(h, &h->st.drop_malformed, HIP_E_PARAM_VALUE);
+	return 0;
+}
+
+/* Answer an I1 whose DH_GROUP_LIST is gl with the current R1 of our first
+ * group it lists (ours first when none; RFC 7401 6.7 step 4), its #I and
+ * Opaque for the sender, within the R1 rate limit. t0: when the I1 came
+ * (hip_mono_ns), for the i1_to_r1 statistic. 0, or the drop. */
+static int
+i1_answer(struct hip_assoc *a, const struct hip_rx *rx, const struct hip_dh_group_list *gl,
+	  uint64_t t0)
+{
+	struct hip_host *h = a->h;
+	const struct hip_hdr *hdr = rx->hdr;
 	const struct hip_r1_gen *g = hip_r1_current(h);
 	const struct hip_r1 *r1 = NULL;
 	struct hip_txbuf out;
 	uint8_t group = h->cfg.dh_groups[0];
 
-	h->st.i1_rx++;
-	if (p->dh_group_list == NULL || hip_dh_group_list_parse(p->dh_group_list, &gl) != 0)
-		return hip_drop(h, &h->st.drop_malformed, HIP_E_PARAM_VALUE);
-	/* RFC 7401 6.7: in I1-SENT, the I1 of a greater HIT is dropped (we are
-	 * the initiator then); a smaller one gets an R1 */
-	if (a->state == HIP_STATE_I1_SENT && hip_hit_cmp(hdr->hit_sender, h->hi->hit) > 0) {
-		h->st.sim_init++;
-		return hip_drop(h, &h->st.drop_state, HIP_E_HOST_STATE);
-	}
 	for (unsigned x = 0; x < h->cfg.n_dh_groups; x++) {
-		if (in_list8(gl.ids, gl.n, h->cfg.dh_groups[x])) {
+		if (in_list8(gl->ids, gl->n, h->cfg.dh_groups[x])) {
 			group = h->cfg.dh_groups[x];
 			break;
 		}
@@ -310,19 +314,48 @@ hip_bex_in_i1(struct hip_host *h, const struct hip_hdr *hdr, const struct hip_pa
 	if (g == NULL || r1 == NULL)
 		return hip_drop(h, &h->st.drop_internal, HIP_E_HOST_INTERNAL);
 	/* anti-reflection: at most r1_rate R1s a second (hip_r1.c) */
-	if (!hip_r1_token(h, now))
+	if (!hip_r1_token(h, rx->now))
 		return hip_drop(h, &h->st.drop_r1_ratelimit, HIP_E_HOST_RATE);
 	memcpy(out.b, r1->pkt.b, r1->pkt.len);
 	out.len = r1->pkt.len;
 	memcpy(out.b + HIP_OFF_HIT_RECEIVER, hdr->hit_sender, HIP_HIT_LEN);
 	if (hip_r1_puzzle_i(h, g, hdr->hit_sender, out.b + r1->puzzle_off + HIP_TLV_HDR_LEN + 4,
 			    out.b + r1->puzzle_off + HIP_TLV_HDR_LEN + 2) != 0 ||
-	    hip_send(h, dst, src, out.b, out.len) != 0)
+	    hip_send(h, rx->dst, rx->src, out.b, out.len) != 0)
 		return hip_drop(h, &h->st.drop_internal, HIP_E_HOST_INTERNAL);
 	h->st.r1_tx++;
 	/* a statistic for bex_done, not protocol state */
 	a->i1_to_r1_last = hip_mono_ns() - t0;
 	return 0;
+}
+
+int
+hip_bex_in_i1(struct hip_assoc *a, const struct hip_rx *rx)
+{
+	uint64_t t0 = hip_mono_ns();
+	struct hip_dh_group_list gl;
+	int rc = i1_parse(a->h, rx->p, &gl);
+
+	return rc != 0 ? rc : i1_answer(a, rx, &gl, t0);
+}
+
+int
+hip_bex_in_i1_sent(struct hip_assoc *a, const struct hip_rx *rx)
+{
+	struct hip_host *h = a->h;
+	uint64_t t0 = hip_mono_ns();
+	struct hip_dh_group_list gl;
+	int rc = i1_parse(h, rx->p, &gl);
+
+	if (rc != 0)
+		return rc;
+	/* RFC 7401 6.7 step 3: the I1 of a greater HIT is dropped (we are the
+	 * initiator then); a smaller one gets an R1 */
+	if (hip_hit_cmp(rx->hdr->hit_sender, h->hi->hit) > 0) {
+		h->st.sim_init++;
+		return hip_drop(h, &h->st.drop_state, HIP_E_HOST_STATE);
+	}
+	return i1_answer(a, rx, &gl, t0);
 }
 
 /* ---- R1 ---- */
@@ -446,12 +479,17 @@ r1_choices(const struct hip_host *h, const struct hip_assoc *a, const struct hip
 	       in_list16(tf->types, tf->n, HIP_PARAM_ESP_TRANSFORM) && pz->k <= HIP_PUZZLE_K_ACCEPT ? 0 : -1;
 }
 
-int
-hip_bex_in_r1(struct hip_host *h, const uint8_t *pkt, const struct hip_hdr *hdr,
-	      const struct hip_params *p, const struct gw_addr *src,
-	      const struct gw_addr *dst, uint64_t now)
+/* An R1 for association a (RFC 7401 6.8); newer_only (I2-SENT): only one of
+ * a newer R1 generation than the R1 answered. */
+static int
+r1_in(struct hip_assoc *a, const struct hip_rx *rx, bool newer_only)
 {
-	struct hip_assoc *a = hip_peer_by_hit(h, hdr->hit_sender);
+	struct hip_host *h = a->h;
+	const uint8_t *pkt = rx->pkt;
+	const struct hip_hdr *hdr = rx->hdr;
+	const struct hip_params *p = rx->p;
+	const struct gw_addr *src = rx->src, *dst = rx->dst;
+	uint64_t now = rx->now;
 	uint64_t t0 = hip_mono_ns();
 	struct hip_hi peer = { 0 };
 	struct hip_host_id hid;
@@ -475,8 +513,6 @@ hip_bex_in_r1(struct hip_host *h, const uint8_t *pkt, const struct hip_hdr *hdr,
 	int err = HIP_E_HOST_POLICY, idx;
 	uint64_t *why = &h->st.drop_policy;
 
-	if (a->state != HIP_STATE_I1_SENT && a->state != HIP_STATE_I2_SENT)
-		return hip_drop(h, &h->st.drop_state, HIP_E_HOST_STATE);
 	if (p->puzzle == NULL || p->dh_group_list == NULL || p->dh == NULL || p->hip_cipher == NULL ||
 	    p->host_id == NULL || p->hit_suite_list == NULL || p->tf_list == NULL ||
 	    p->esp_transform == NULL || p->sig2 == NULL ||
@@ -492,7 +528,7 @@ hip_bex_in_r1(struct hip_host *h, const uint8_t *pkt, const struct hip_hdr *hdr,
 	if (p->host_id->total > sizeof(a->peer_host_id))
 		return hip_drop(h, &h->st.drop_malformed, HIP_E_PARAM_LENGTH);
 	/* 6.8 step 10: in I2-SENT only a newer R1 generation restarts */
-	if (a->state == HIP_STATE_I2_SENT &&
+	if (newer_only &&
 	    (p->r1_counter == NULL || !a->have_r1_gen || rc.generation <= a->r1_gen))
 		return hip_drop(h, &h->st.drop_state, HIP_E_HOST_STATE);
 	if ((hdr->controls & HIP_CONTROL_ANONYMOUS) != 0)
@@ -606,6 +642,18 @@ refuse:
 	return hip_drop(h, why, err);
 }
 
+int
+hip_bex_in_r1(struct hip_assoc *a, const struct hip_rx *rx)
+{
+	return r1_in(a, rx, false);
+}
+
+int
+hip_bex_in_r1_newer(struct hip_assoc *a, const struct hip_rx *rx)
+{
+	return r1_in(a, rx, true);
+}
+
 /* ---- I2 ---- */
 
 /* What identifies an I2 for the duplicate check: its SOLUTION and DH value. */
@@ -684,12 +732,22 @@ i2_syntax(const struct hip_params *p, bool et_ok, int keymat_index, struct hip_e
 	return 0;
 }
 
-int
-hip_bex_in_i2(struct hip_host *h, const uint8_t *pkt, const struct hip_hdr *hdr,
-	      const struct hip_params *p, const struct gw_addr *src,
-	      const struct gw_addr *dst, uint64_t now)
+/* The cell an I2 arrived in: what it adds to I2 processing (RFC 7401 6.9). */
+enum i2_cell {
+	I2_NEW,          /* no I2 answered, no I2 of ours out */
+	I2_ANSWERED,     /* R2-SENT, ESTABLISHED: the I2 answered gets its R2 again (step 4) */
+	I2_CROSSED,      /* I2-SENT: both sent I2, the smaller HIT's goes on (step 5) */
+};
+
+static int
+i2_in(struct hip_assoc *a, const struct hip_rx *rx, enum i2_cell cell)
 {
-	struct hip_assoc *a = hip_peer_by_hit(h, hdr->hit_sender);
+	struct hip_host *h = a->h;
+	const uint8_t *pkt = rx->pkt;
+	const struct hip_hdr *hdr = rx->hdr;
+	const struct hip_params *p = rx->p;
+	const struct gw_addr *src = rx->src, *dst = rx->dst;
+	uint64_t now = rx->now;
 	uint64_t t0 = hip_mono_ns();
 	const struct hip_r1_gen *g;
 	const struct hip_r1 *r1 = NULL;
@@ -718,7 +776,7 @@ hip_bex_in_i2(struct hip_host *h, const uint8_t *pkt, const struct hip_hdr *hdr,
 		return hip_drop(h, &h->st.drop_malformed, HIP_E_PARAM_VALUE);
 	/* 6.9 step 4: a duplicate of the I2 we answered gets the same R2 */
 	i2_digest(p, digest);
-	if ((a->state == HIP_STATE_R2_SENT || a->state == HIP_STATE_ESTABLISHED) && a->r2.len != 0 &&
+	if (cell == I2_ANSWERED && a->r2.len != 0 &&
 	    CRYPTO_memcmp(digest, a->i2_digest, sizeof(digest)) == 0) {
 		h->st.i2_dup++;
 		hip_send(h, dst, src, a->r2.b, a->r2.len);
@@ -730,7 +788,7 @@ hip_bex_in_i2(struct hip_host *h, const uint8_t *pkt, const struct hip_hdr *hdr,
 		if (CRYPTO_memcmp(digest, a->i2_old[x], sizeof(digest)) == 0)
 			return hip_drop(h, &h->st.drop_replay, HIP_E_HOST_STATE);
 	/* step 5: both sent I2; the one from the smaller HIT goes on */
-	if (a->state == HIP_STATE_I2_SENT && hip_hit_cmp(h->hi->hit, hdr->hit_sender) < 0) {
+	if (cell == I2_CROSSED && hip_hit_cmp(h->hi->hit, hdr->hit_sender) < 0) {
 		h->st.sim_init++;
 		return hip_drop(h, &h->st.drop_state, HIP_E_HOST_STATE);
 	}
@@ -818,7 +876,7 @@ hip_bex_in_i2(struct hip_host *h, const uint8_t *pkt, const struct hip_hdr *hdr,
 
 	/* commit: a new association (a restarted peer's replaces the old one;
 	 * in I2-SENT our own Kij is dropped, 6.9 step 5) */
-	if (a->state == HIP_STATE_I2_SENT)
+	if (cell == I2_CROSSED)
 		h->st.sim_init++;
 	hip_assoc_sa_down(a);
 	hip_assoc_reset(a);
@@ -889,20 +947,36 @@ fail:
 	return hip_drop(h, why, err);
 }
 
+int
+hip_bex_in_i2(struct hip_assoc *a, const struct hip_rx *rx)
+{
+	return i2_in(a, rx, I2_NEW);
+}
+
+int
+hip_bex_in_i2_answered(struct hip_assoc *a, const struct hip_rx *rx)
+{
+	return i2_in(a, rx, I2_ANSWERED);
+}
+
+int
+hip_bex_in_i2_sent(struct hip_assoc *a, const struct hip_rx *rx)
+{
+	return i2_in(a, rx, I2_CROSSED);
+}
+
 /* ---- R2 ---- */
 
 int
-hip_bex_in_r2(struct hip_host *h, const uint8_t *pkt, const struct hip_hdr *hdr,
-	      const struct hip_params *p, const struct gw_addr *src,
-	      const struct gw_addr *dst, uint64_t now)
+hip_bex_in_r2(struct hip_assoc *a, const struct hip_rx *rx)
 {
-	struct hip_assoc *a = hip_peer_by_hit(h, hdr->hit_sender);
+	struct hip_host *h = a->h;
+	const uint8_t *pkt = rx->pkt;
+	const struct hip_params *p = rx->p;
 	struct hip_esp_info ei;
 	enum hip_dir in;
 	struct hip_sa_keys sin, sout;
 
-	if (a->state != HIP_STATE_I2_SENT)
-		return hip_drop(h, &h->st.drop_state, HIP_E_HOST_STATE);
 	if (p->esp_info == NULL || p->mac2 == NULL || p->sig == NULL ||
 	    hip_esp_info_parse(p->esp_info, &ei) != 0)
 		return hip_drop(h, &h->st.drop_malformed, HIP_E_PARAM_VALUE);
@@ -918,12 +992,12 @@ hip_bex_in_r2(struct hip_host *h, const uint8_t *pkt, const struct hip_hdr *hdr,
 	hip_rtx_stop(a);
 	hip_dh_free(&a->dh);
 	a->spi_out = ei.new_spi;
-	a->remote = *src;
-	a->local = *dst;
-	a->t_r2_in = now;
-	hip_state_set(a, HIP_STATE_ESTABLISHED, now);
+	a->remote = *rx->src;
+	a->local = *rx->dst;
+	a->t_r2_in = rx->now;
+	hip_state_set(a, HIP_STATE_ESTABLISHED, rx->now);
 	hip_bex_sa_keys(a, &a->keys, a->spi_in, a->spi_out, &sin, &sout);
-	hip_assoc_established(a, &sout, &sin, now);
+	hip_assoc_established(a, &sout, &sin, rx->now);
 	OPENSSL_cleanse(&sin, sizeof(sin));
 	OPENSSL_cleanse(&sout, sizeof(sout));
 	return 0;

@@ -11,8 +11,8 @@
 # source-based coverage (-fprofile-instr-generate -fcoverage-mapping, no
 # sanitizer) into build-fuzz-cov/, runs every input once, and prints
 # llvm-cov's report for lib/hip, then per function past verification the
-# lines run / lines (for hip_bex_in_r1, hip_bex_in_i2 and hip_bex_in_r2 only
-# the lines after their signature check), and the total.
+# lines run / lines (for the R1, I2, R2, UPDATE, CLOSE and CLOSE_ACK checks
+# only the lines after their signature check), and the total.
 set -euo pipefail
 cd "$(dirname "$(readlink -f "$0")")/../.."
 REPO=$PWD
@@ -42,13 +42,14 @@ import json, re, sys
 # functions past verification: name -> regex of the line after which they
 # count (None: the whole function)
 PAST = {
-    "hip_bex_in_r1": r"hip_cover_check_sig", "r1_choices": None, "build_i2": None,
-    "hip_bex_in_i2": r"hip_cover_check_sig", "i2_syntax": None,
+    "r1_in": r"hip_cover_check_sig", "r1_choices": None, "build_i2": None,
+    "i2_in": r"hip_cover_check_sig", "i2_syntax": None,
     "hip_bex_in_r2": r"hip_cover_check_sig", "hip_bex_sa_keys": None,
-    "hip_assoc_established": None, "hip_update_in": r"hip_cover_check_sig",
+    "hip_assoc_established": None, "update_verify": r"hip_cover_check_sig",
+    "update_process": None, "rekey_answered": None, "rekey_answer": None,
     "rekey_keys": None, "switch_sas": None, "rekey_done": None, "send_update": None,
-    "hip_close_in": r"rc = check\(", "hip_close_ack_in": r"rc = check\(", "build_close": None,
-    "hip_notify_in": r"hip_cover_check_sig",
+    "close_verify": r"rc = check\(", "close_ack_verify": r"rc = check\(", "build_close": None,
+    "close_answer": None, "hip_notify_in": r"hip_cover_check_sig",
 }
 d = json.load(open(sys.argv[1]))["data"][0]
 # llvm-cov show: per file, "LINE|  COUNT|source" (COUNT blank: no code)

@@ -136,7 +136,7 @@ struct cell {
 		      .moved = "notify_rx sig_verify" }
 
 static const struct cell CELLS[] = {
-	/* ---- UNASSOCIATED (RFC 7401 4.4.3, Table 2) */
+	/* ---- UNASSOCIATED (RFC 7401 4.4.3) */
 	R1_SENT(U),
 	DROPPED(U, HIP_R1, R1),             /* ANYOTHER; 6.8: R1 in no I1/I2-SENT */
 	I2_TAKEN(U, 0, ""),
@@ -146,7 +146,7 @@ static const struct cell CELLS[] = {
 	DROPPED(U, HIP_CLOSE, HAND),        /* "optionally send ICMP": no ICMP */
 	DROPPED(U, HIP_CLOSE_ACK, HAND),    /* 6.15: only in CLOSING or CLOSED */
 
-	/* ---- I1-SENT (Table 3) */
+	/* ---- I1-SENT (4.4.3) */
 	/* I1 from the peer: the local HIT smaller, drop; greater, R1 (6.7 step 3) */
 	{ .st = S1, .type = HIP_I1, .how = HAND, .x_smaller = true, .after = S1, .rc = STATE_DROP,
 	  .moved = "i1_rx sim_init drop_state" },
@@ -160,7 +160,7 @@ static const struct cell CELLS[] = {
 	DROPPED(S1, HIP_CLOSE, HAND),
 	DROPPED(S1, HIP_CLOSE_ACK, HAND),
 
-	/* ---- I2-SENT (Table 4) */
+	/* ---- I2-SENT (4.4.3) */
 	R1_SENT(S2),
 	/* R1: only one of a newer R1 generation restarts (6.8 step 10) */
 	{ .st = S2, .type = HIP_R1, .how = R1_NEWER, .after = S2, .reply = HIP_I2,
@@ -178,7 +178,7 @@ static const struct cell CELLS[] = {
 	DROPPED(S2, HIP_CLOSE, HAND),       /* 4.4.3 processes it; 6.14: no association yet */
 	DROPPED(S2, HIP_CLOSE_ACK, HAND),
 
-	/* ---- R2-SENT (Table 5) */
+	/* ---- R2-SENT (4.4.3) */
 	R1_SENT(RS),
 	DROPPED(RS, HIP_R1, R1),
 	/* I2: the one answered gets the same R2 (6.9 step 4), a new one a new
@@ -197,7 +197,7 @@ static const struct cell CELLS[] = {
 	  .moved = "sig_verify closes", .sa_down = 1 },
 	DROPPED(RS, HIP_CLOSE_ACK, HAND),
 
-	/* ---- ESTABLISHED (Table 6) */
+	/* ---- ESTABLISHED (4.4.3) */
 	R1_SENT(E),
 	DROPPED(E, HIP_R1, R1),
 	{ .st = E, .type = HIP_I2, .how = I2_AGAIN, .after = E, .reply = HIP_R2,
@@ -211,7 +211,7 @@ static const struct cell CELLS[] = {
 	  .moved = "sig_verify closes", .sa_down = 1 },
 	DROPPED(E, HIP_CLOSE_ACK, HAND),
 
-	/* ---- CLOSING (Table 7) */
+	/* ---- CLOSING (4.4.3) */
 	R1_SENT(CG),
 	DROPPED(CG, HIP_R1, R1),            /* 4.4.3 processes it; 6.8: no I1 sent */
 	I2_TAKEN(CG, 1, ""),
@@ -226,7 +226,7 @@ static const struct cell CELLS[] = {
 	{ .st = CG, .type = HIP_CLOSE_ACK, .how = CLOSE_ACK, .after = CD,
 	  .moved = "sig_verify closes", .sa_down = 1 },
 
-	/* ---- CLOSED (Table 8) */
+	/* ---- CLOSED (4.4.3) */
 	R1_SENT(CD),
 	DROPPED(CD, HIP_R1, R1),            /* as in CLOSING */
 	I2_TAKEN(CD, 0, ""),
@@ -240,7 +240,7 @@ static const struct cell CELLS[] = {
 	{ .st = CD, .type = HIP_CLOSE_ACK, .how = CLOSE_ACK_CROSSED, .after = CD,
 	  .moved = "sig_verify" },
 
-	/* ---- E-FAILED (Table 9: only the timeout; the responder's packets as
+	/* ---- E-FAILED (4.4.3: only the timeout; the responder's packets as
 	 * in UNASSOCIATED, 6.7 and 6.9) */
 	R1_SENT(EF),
 	DROPPED(EF, HIP_R1, R1),

@@ -5,7 +5,9 @@
  *   hip_host.c    engine, peers, input checks, timers, stats
  *   hip_fsm.c     the packet-driven state machine: [state][packet type] -> handler
  *   hip_r1.c      precomputed R1s per DH group, generations, puzzle #I, K under load
- *   hip_bex.c     I1, R1, I2, R2: build and process
+ *   hip_bex.c     the Base Exchange's choices and what both sides share (KEYMAT, SAs)
+ *   hip_bex_initiator.c  I1 out, R1 in, I2 out, R2 in
+ *   hip_bex_responder.c  I1 in, R1 out, I2 in, R2 out
  *   hip_cover.c   what HIP_MAC(_2) and HIP_SIGNATURE(_2) cover (RFC 7401 6.4)
  *   hip_state.c   state machine helpers, retransmission with back-off, timers
  *   hip_notify.c  NOTIFY out (rate limited) and in
@@ -19,6 +21,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <openssl/evp.h>
 
 #include "hip_host.h"
 #include "hip_packet.h"
@@ -267,7 +270,7 @@ typedef int (*hip_fsm_fn)(struct hip_assoc *a, const struct hip_rx *rx);
  * result. */
 int hip_fsm_input(struct hip_assoc *a, const struct hip_rx *rx);
 
-/* ---- hip_bex.c ---- */
+/* ---- hip_bex.c, hip_bex_initiator.c, hip_bex_responder.c ---- */
 /* Send our I1 to the peer's locator loc_first, go to I1-SENT (RFC 7401 6.6). */
 int hip_bex_send_i1(struct hip_assoc *a, uint64_t now);
 /* The cells' handlers (hip_fsm.c), by packet and the condition their cells
@@ -288,6 +291,19 @@ int hip_bex_in_i2_answered(struct hip_assoc *a, const struct hip_rx *rx);
 int hip_bex_in_i2_sent(struct hip_assoc *a, const struct hip_rx *rx);
 /* R2 in I2-SENT: ESTABLISHED (6.10) */
 int hip_bex_in_r2(struct hip_assoc *a, const struct hip_rx *rx);
+/* v among the n entries of list l. */
+bool hip_bex_in_list8(const uint8_t *l, unsigned n, uint8_t v);
+bool hip_bex_in_list16(const uint16_t *l, unsigned n, uint16_t v);
+/* The OpenSSL AES-CBC cipher of a HIP_CIPHER ID, NULL for another one
+ * (RFC 7401 5.2.8, 5.2.18). */
+const EVP_CIPHER *hip_bex_cbc_cipher(uint16_t cipher);
+/* KEYMAT of a Base Exchange (RFC 7401 6.5; Kij, #I and #J of ij_len bytes,
+ * HITs hit_a, hit_b) and the keys drawn from it (RFC 7402 7: the ESP keys
+ * from the KEYMAT Index after the HIP keys of `cipher`) into *keys; the
+ * values reported as test vectors. Returns 0 or -1. */
+int hip_bex_keys(struct hip_assoc *a, uint8_t suite, uint16_t cipher, uint16_t esp,
+		 const uint8_t *kij, size_t kij_len, const uint8_t *i, const uint8_t *j,
+		 size_t ij_len, const uint8_t *hit_a, const uint8_t *hit_b, struct hip_keys *keys);
 /* Fill the two SA directions from a's keys and SPIs. */
 void hip_bex_sa_keys(const struct hip_assoc *a, const struct hip_keys *k, uint32_t spi_in,
 		     uint32_t spi_out, struct hip_sa_keys *in, struct hip_sa_keys *out);

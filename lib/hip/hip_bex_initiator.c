@@ -193,39 +193,203 @@ build_i2(struct hip_host *h, const struct hip_assoc *a, const struct i2_plan *pl
 	return 0;
 }
 
+/* An R1 on its way through the steps of r1_in, what one hands the next. */
+struct r1_work {
+	struct hip_r1_counter rc;          /* zero when the R1 has no R1_COUNTER */
+	struct hip_host_id hid;
+	struct hip_puzzle pz;
+	struct hip_dh_group_list gl;
+	struct hip_diffie_hellman dh;
+	struct hip_cipher hc;
+	struct hip_hit_suite_list sl;
+	struct hip_transport_format_list tf;
+	struct hip_esp_transform et;
+	struct hip_hi peer;                /* the responder's HI */
+	uint8_t suite;                     /* its HIT suite: RHASH, HIP_MAC */
+	size_t rl;                         /* RHASH length, bytes */
+	uint8_t group;                     /* the choices (r1_choices) */
+	const struct hip_dh_value *peer_pub;
+	uint16_t cipher, esp;
+	uint8_t j[HIP_RHASH_MAX];          /* the puzzle's solution #J, rl bytes */
+	struct hip_dh mine;                /* our DH key for the I2 */
+	uint8_t pub[HIP_DH_PUB_MAX];       /* its public value, publ bytes */
+	size_t publ;
+	int idx;                           /* KEYMAT Index of the ESP keys, bytes */
+	struct hip_keys keys;
+	uint32_t spi;                      /* our inbound SPI */
+	struct hip_txbuf i2;
+};
+
 /* The R1's choices (RFC 7401 6.8 steps 8, 9; RFC 7402 5.1.2): our HIT suite
  * among the responder's, its DH group the first of ours our I1 listed with a
  * value in DIFFIE_HELLMAN, the first HIP cipher and ESP transform of its lists
  * we support, ESP in its TRANSPORT_FORMAT_LIST, a puzzle we solve. Fills
- * *group, *peer_pub, *cipher, *esp; returns 0, or -1 to refuse the R1. */
+ * w's group, peer_pub, cipher, esp; returns 0, or -1 to refuse the R1. */
 static int
-r1_choices(const struct hip_host *h, const struct hip_assoc *a, const struct hip_hit_suite_list *sl,
-	   const struct hip_dh_group_list *gl, const struct hip_diffie_hellman *dh,
-	   const struct hip_cipher *hc, const struct hip_esp_transform *et,
-	   const struct hip_transport_format_list *tf, const struct hip_puzzle *pz,
-	   uint8_t *group, const struct hip_dh_value **peer_pub, uint16_t *cipher, uint16_t *esp)
+r1_choices(const struct hip_host *h, const struct hip_assoc *a, struct r1_work *w)
 {
 	bool suite_ok = false;
 
-	*group = 0;
-	*peer_pub = NULL;
-	*cipher = *esp = 0;
-	for (unsigned x = 0; x < sl->n; x++)
-		suite_ok |= hip_hit_suite_list_suite(sl->ids[x]) == h->suite;
-	for (unsigned x = 0; x < gl->n && *group == 0; x++)
-		if (hip_bex_in_list8(a->i1_groups, a->n_i1_groups, gl->ids[x]))
-			*group = gl->ids[x];
-	for (unsigned x = 0; x < dh->n; x++)
-		if (dh->v[x].group_id == *group)
-			*peer_pub = &dh->v[x];
-	for (unsigned x = 0; x < hc->n && *cipher == 0; x++)
-		if (hip_bex_in_list16(h->cfg.hip_ciphers, h->cfg.n_hip_ciphers, hc->ids[x]))
-			*cipher = hc->ids[x];
-	for (unsigned x = 0; x < et->n && *esp == 0; x++)
-		if (hip_bex_in_list16(h->cfg.esp_transforms, h->cfg.n_esp_transforms, et->suites[x]))
-			*esp = et->suites[x];
-	return suite_ok && *group != 0 && *peer_pub != NULL && *cipher != 0 && *esp != 0 &&
-	       hip_bex_in_list16(tf->types, tf->n, HIP_PARAM_ESP_TRANSFORM) && pz->k <= HIP_PUZZLE_K_ACCEPT ? 0 : -1;
+	w->group = 0;
+	w->peer_pub = NULL;
+	w->cipher = w->esp = 0;
+	for (unsigned x = 0; x < w->sl.n; x++)
+		suite_ok |= hip_hit_suite_list_suite(w->sl.ids[x]) == h->suite;
+	for (unsigned x = 0; x < w->gl.n && w->group == 0; x++)
+		if (hip_bex_in_list8(a->i1_groups, a->n_i1_groups, w->gl.ids[x]))
+			w->group = w->gl.ids[x];
+	for (unsigned x = 0; x < w->dh.n; x++)
+		if (w->dh.v[x].group_id == w->group)
+			w->peer_pub = &w->dh.v[x];
+	for (unsigned x = 0; x < w->hc.n && w->cipher == 0; x++)
+		if (hip_bex_in_list16(h->cfg.hip_ciphers, h->cfg.n_hip_ciphers, w->hc.ids[x]))
+			w->cipher = w->hc.ids[x];
+	for (unsigned x = 0; x < w->et.n && w->esp == 0; x++)
+		if (hip_bex_in_list16(h->cfg.esp_transforms, h->cfg.n_esp_transforms, w->et.suites[x]))
+			w->esp = w->et.suites[x];
+	return suite_ok && w->group != 0 && w->peer_pub != NULL && w->cipher != 0 && w->esp != 0 &&
+	       hip_bex_in_list16(w->tf.types, w->tf.n, HIP_PARAM_ESP_TRANSFORM) &&
+	       w->pz.k <= HIP_PUZZLE_K_ACCEPT ? 0 : -1;
+}
+
+/* Parse: every parameter R1 must have, each well formed; the HOST_ID TLV,
+ * kept for HIP_MAC_2 (r1_commit), no larger than its copy (a Domain
+ * Identifier the HIT does not cover must not make it outgrow it). */
+static int
+r1_parse(struct hip_assoc *a, const struct hip_params *p, struct r1_work *w)
+{
+	struct hip_host *h = a->h;
+
+	if (p->puzzle == NULL || p->dh_group_list == NULL || p->dh == NULL || p->hip_cipher == NULL ||
+	    p->host_id == NULL || p->hit_suite_list == NULL || p->tf_list == NULL ||
+	    p->esp_transform == NULL || p->sig2 == NULL ||
+	    (p->r1_counter != NULL && hip_r1_counter_parse(p->r1_counter, &w->rc) != 0) ||
+	    hip_host_id_parse(p->host_id, &w->hid) != 0 ||
+	    hip_dh_group_list_parse(p->dh_group_list, &w->gl) != 0 ||
+	    hip_diffie_hellman_parse(p->dh, &w->dh) != 0 || hip_cipher_parse(p->hip_cipher, &w->hc) != 0 ||
+	    hip_hit_suite_list_parse(p->hit_suite_list, &w->sl) != 0 ||
+	    hip_transport_format_list_parse(p->tf_list, &w->tf) != 0 ||
+	    hip_esp_transform_parse(p->esp_transform, &w->et) != 0)
+		return hip_drop(h, &h->st.drop_malformed, HIP_E_PARAM_VALUE);
+	if (p->host_id->total > sizeof(a->peer_host_id))
+		return hip_drop(h, &h->st.drop_malformed, HIP_E_PARAM_LENGTH);
+	return 0;
+}
+
+/* Verify: the A bit refused (step 11, our policy), the responder's HI
+ * hashes to its HIT (step 12), then HIP_SIGNATURE_2 (step 4: before
+ * anything costly); the puzzle parsed with its RHASH length. */
+static int
+r1_verify(struct hip_assoc *a, const struct hip_rx *rx, struct r1_work *w)
+{
+	struct hip_host *h = a->h;
+	const struct hip_params *p = rx->p;
+
+	if ((rx->hdr->controls & HIP_CONTROL_ANONYMOUS) != 0)
+		return hip_drop(h, &h->st.drop_policy, HIP_E_HOST_POLICY);
+	if (hip_peer_hi_decode(a, w->hid.algorithm, w->hid.hi, w->hid.hi_len, &w->peer) != 0)
+		return hip_drop(h, &h->st.drop_malformed, HIP_E_PARAM_VALUE);
+	if (memcmp(w->peer.hit, rx->hdr->hit_sender, HIP_HIT_LEN) != 0)
+		return hip_drop(h, &h->st.drop_hit_mismatch, HIP_E_HOST_AUTH);
+	w->suite = w->peer.suite;
+	w->rl = hip_suite_rhash_len(w->suite);
+	if (hip_puzzle_parse(p->puzzle, w->rl, &w->pz) != 0)
+		return hip_drop(h, &h->st.drop_malformed, HIP_E_PARAM_LENGTH);
+	if (hip_cover_check_sig(h, rx->pkt, p->sig2, &w->peer, p->puzzle) != 0)
+		return hip_drop(h, &h->st.drop_sig, HIP_E_HOST_AUTH);
+	return 0;
+}
+
+/* DH and KEYMAT: our DH key and Kij (step 15), KEYMAT and its keys (RFC
+ * 7401 6.5, RFC 7402 7), our inbound SPI (the one reserved at an earlier
+ * R1, or a new one). */
+static int
+r1_keys(struct hip_assoc *a, struct r1_work *w)
+{
+	struct hip_host *h = a->h;
+	uint8_t kij[HIP_DH_SECRET_MAX];
+	size_t kl = 0;
+	int rc;
+
+	h->st.dh_derive++;
+	if (hip_rand_dh(h, w->group, &w->mine) != 0 ||
+	    hip_dh_derive(&w->mine, w->peer_pub->pub, w->peer_pub->pub_len, kij, sizeof(kij), &kl) != 0 ||
+	    hip_dh_public(&w->mine, w->pub, sizeof(w->pub), &w->publ) != 0) {
+		OPENSSL_cleanse(kij, sizeof(kij));
+		return hip_drop(h, &h->st.drop_malformed, HIP_E_PARAM_VALUE);
+	}
+	w->idx = hip_keymat_esp_index(w->suite, w->cipher);
+	rc = hip_bex_keys(a, w->suite, w->cipher, w->esp, kij, kl, w->pz.i, w->j, w->rl, h->hi->hit,
+			  w->peer.hit, &w->keys);
+	OPENSSL_cleanse(kij, sizeof(kij));
+	if (rc != 0)
+		return hip_drop(h, &h->st.drop_internal, HIP_E_HOST_INTERNAL);
+	w->spi = a->spi_in != 0 ? a->spi_in
+				: (h->cfg.io.spi_alloc ? h->cfg.io.spi_alloc(h->cfg.io.ctx) : 0);
+	if (w->spi == 0)
+		return hip_drop(h, &h->st.drop_internal, HIP_E_HOST_INTERNAL);
+	return 0;
+}
+
+/* The I2 before anything is committed: an R1 it cannot answer in one
+ * packet (echo requests too long) is refused, the association untouched. */
+static int
+r1_build_i2(struct hip_assoc *a, const struct hip_params *p, struct r1_work *w)
+{
+	struct hip_host *h = a->h;
+	struct i2_plan pl = {
+		.r1 = p, .rc = p->r1_counter != NULL ? &w->rc : NULL, .pz = &w->pz, .j = w->j,
+		.rl = w->rl, .suite = w->suite, .group = w->group, .pub = w->pub, .pub_len = w->publ,
+		.cipher = w->cipher, .esp = w->esp, .keymat_index = w->idx, .spi = w->spi,
+		.keys = &w->keys,
+	};
+	int err = build_i2(h, a, &pl, &w->i2);
+
+	if (err == HIP_E_NOSPACE)
+		return hip_drop(h, &h->st.drop_malformed, HIP_E_NOSPACE);
+	if (err != 0)
+		return hip_drop(h, &h->st.drop_internal, HIP_E_HOST_INTERNAL);
+	return 0;
+}
+
+/* Commit: the association now follows this R1 (its HI, HOST_ID for
+ * HIP_MAC_2, choices, #I / #J, keys, SPI, R1 generation, our DH key), I2
+ * out and kept for retransmission, I2-SENT (step 18). t0: when the R1 came
+ * (the r1_to_i2 statistic). */
+static void
+r1_commit(struct hip_assoc *a, const struct hip_rx *rx, struct r1_work *w, uint64_t t0)
+{
+	const struct hip_params *p = rx->p;
+
+	hip_hi_free(&a->peer_hi);
+	a->peer_hi = w->peer;
+	memset(&w->peer, 0, sizeof(w->peer));
+	memcpy(a->peer_host_id, rx->pkt + p->host_id->offset, p->host_id->total);
+	a->peer_host_id_len = p->host_id->total;
+	a->suite = w->suite;
+	a->dh_group = w->group;
+	a->hip_cipher = w->cipher;
+	a->esp_transform = w->esp;
+	memcpy(a->i, w->pz.i, w->rl);
+	memcpy(a->j, w->j, w->rl);
+	a->ij_len = w->rl;
+	hip_keys_wipe(&a->keys);
+	a->keys = w->keys;
+	hip_keys_wipe(&w->keys);
+	a->spi_in = w->spi;
+	a->r1_gen = w->rc.generation;
+	a->have_r1_gen = p->r1_counter != NULL;
+	hip_dh_free(&a->dh);
+	a->dh = w->mine;
+	a->remote = *rx->src;
+	a->t_r1_in = rx->now;
+	memcpy(a->tx.b, w->i2.b, w->i2.len);
+	a->tx.len = w->i2.len;
+	hip_state_set(a, HIP_STATE_I2_SENT, rx->now);
+	hip_rtx_arm(a, HIP_I2_RETRIES_MAX, rx->now);
+	hip_send(a->h, rx->dst, rx->src, a->tx.b, a->tx.len);
+	a->local = *rx->dst;
+	a->times.r1_to_i2 = hip_mono_ns() - t0;
 }
 
 /* An R1 for association a (RFC 7401 6.8); newer_only (I2-SENT): only one of
@@ -234,161 +398,34 @@ static int
 r1_in(struct hip_assoc *a, const struct hip_rx *rx, bool newer_only)
 {
 	struct hip_host *h = a->h;
-	const uint8_t *pkt = rx->pkt;
-	const struct hip_hdr *hdr = rx->hdr;
 	const struct hip_params *p = rx->p;
-	const struct gw_addr *src = rx->src, *dst = rx->dst;
-	uint64_t now = rx->now;
 	uint64_t t0 = hip_mono_ns();
-	struct hip_hi peer = { 0 };
-	struct hip_host_id hid;
-	struct hip_r1_counter rc = { 0 };
-	struct hip_puzzle pz;
-	struct hip_dh_group_list gl;
-	struct hip_diffie_hellman dh;
-	struct hip_cipher hc;
-	struct hip_hit_suite_list sl;
-	struct hip_transport_format_list tf;
-	struct hip_esp_transform et;
-	struct hip_keys keys;
-	struct hip_dh mine = { 0 };
-	struct hip_txbuf i2;
-	struct i2_plan pl = { .r1 = p };
-	uint8_t suite, group = 0, kij[HIP_DH_SECRET_MAX], pub[HIP_DH_PUB_MAX], j[HIP_RHASH_MAX];
-	uint16_t cipher = 0, esp = 0;
-	const struct hip_dh_value *peer_pub = NULL;
-	size_t rl, kl = 0, publ = 0;
-	uint32_t spi;
-	int err = HIP_E_HOST_POLICY, idx;
-	uint64_t *why = &h->st.drop_policy;
+	struct r1_work w = { 0 };
+	int rc = r1_parse(a, p, &w);
 
-	if (p->puzzle == NULL || p->dh_group_list == NULL || p->dh == NULL || p->hip_cipher == NULL ||
-	    p->host_id == NULL || p->hit_suite_list == NULL || p->tf_list == NULL ||
-	    p->esp_transform == NULL || p->sig2 == NULL ||
-	    (p->r1_counter != NULL && hip_r1_counter_parse(p->r1_counter, &rc) != 0) ||
-	    hip_host_id_parse(p->host_id, &hid) != 0 || hip_dh_group_list_parse(p->dh_group_list, &gl) != 0 ||
-	    hip_diffie_hellman_parse(p->dh, &dh) != 0 || hip_cipher_parse(p->hip_cipher, &hc) != 0 ||
-	    hip_hit_suite_list_parse(p->hit_suite_list, &sl) != 0 ||
-	    hip_transport_format_list_parse(p->tf_list, &tf) != 0 ||
-	    hip_esp_transform_parse(p->esp_transform, &et) != 0)
-		return hip_drop(h, &h->st.drop_malformed, HIP_E_PARAM_VALUE);
-	/* the HOST_ID TLV is kept for HIP_MAC_2 (commit below): a Domain
-	 * Identifier the HIT does not cover must not make it outgrow its copy */
-	if (p->host_id->total > sizeof(a->peer_host_id))
-		return hip_drop(h, &h->st.drop_malformed, HIP_E_PARAM_LENGTH);
+	if (rc != 0)
+		return rc;
 	/* 6.8 step 10: in I2-SENT only a newer R1 generation restarts */
-	if (newer_only &&
-	    (p->r1_counter == NULL || !a->have_r1_gen || rc.generation <= a->r1_gen))
+	if (newer_only && (p->r1_counter == NULL || !a->have_r1_gen || w.rc.generation <= a->r1_gen))
 		return hip_drop(h, &h->st.drop_state, HIP_E_HOST_STATE);
-	if ((hdr->controls & HIP_CONTROL_ANONYMOUS) != 0)
-		return hip_drop(h, &h->st.drop_policy, HIP_E_HOST_POLICY);
-	/* the responder's identity: HOST_ID must hash to its HIT */
-	if (hip_peer_hi_decode(a, hid.algorithm, hid.hi, hid.hi_len, &peer) != 0)
-		return hip_drop(h, &h->st.drop_malformed, HIP_E_PARAM_VALUE);
-	if (memcmp(peer.hit, hdr->hit_sender, HIP_HIT_LEN) != 0) {
-		hip_hi_free(&peer);
-		return hip_drop(h, &h->st.drop_hit_mismatch, HIP_E_HOST_AUTH);
+	rc = r1_verify(a, rx, &w);
+	if (rc == 0 && r1_choices(h, a, &w) != 0)
+		rc = hip_drop(h, &h->st.drop_policy, HIP_E_HOST_POLICY);
+	/* step 14: the puzzle */
+	if (rc == 0 && solve_puzzle(h, w.suite, w.pz.k, w.pz.i, w.rl, h->hi->hit, w.peer.hit, w.j) != 0)
+		rc = hip_drop(h, &h->st.drop_internal, HIP_E_HOST_INTERNAL);
+	if (rc == 0)
+		rc = r1_keys(a, &w);
+	if (rc == 0)
+		rc = r1_build_i2(a, p, &w);
+	if (rc != 0) {
+		hip_keys_wipe(&w.keys);
+		hip_dh_free(&w.mine);
+		hip_hi_free(&w.peer);
+		return rc;
 	}
-	suite = peer.suite;
-	rl = hip_suite_rhash_len(suite);
-	if (hip_puzzle_parse(p->puzzle, rl, &pz) != 0) {
-		hip_hi_free(&peer);
-		return hip_drop(h, &h->st.drop_malformed, HIP_E_PARAM_LENGTH);
-	}
-	if (hip_cover_check_sig(h, pkt, p->sig2, &peer, p->puzzle) != 0) {
-		hip_hi_free(&peer);
-		return hip_drop(h, &h->st.drop_sig, HIP_E_HOST_AUTH);
-	}
-	if (r1_choices(h, a, &sl, &gl, &dh, &hc, &et, &tf, &pz, &group, &peer_pub, &cipher, &esp) != 0)
-		goto refuse;
-	/* step 14: the puzzle; step 15: Diffie-Hellman */
-	if (solve_puzzle(h, suite, pz.k, pz.i, rl, h->hi->hit, peer.hit, j) != 0) {
-		err = HIP_E_HOST_INTERNAL;
-		why = &h->st.drop_internal;
-		goto refuse;
-	}
-	h->st.dh_derive++;
-	if (hip_rand_dh(h, group, &mine) != 0 ||
-	    hip_dh_derive(&mine, peer_pub->pub, peer_pub->pub_len, kij, sizeof(kij), &kl) != 0 ||
-	    hip_dh_public(&mine, pub, sizeof(pub), &publ) != 0) {
-		err = HIP_E_PARAM_VALUE;
-		why = &h->st.drop_malformed;
-		goto refuse;
-	}
-	idx = hip_keymat_esp_index(suite, cipher);
-	if (hip_bex_keys(a, suite, cipher, esp, kij, kl, pz.i, j, rl, h->hi->hit, peer.hit, &keys) != 0) {
-		err = HIP_E_HOST_INTERNAL;
-		why = &h->st.drop_internal;
-		goto refuse;
-	}
-	OPENSSL_cleanse(kij, sizeof(kij));
-	spi = a->spi_in != 0 ? a->spi_in : (h->cfg.io.spi_alloc ? h->cfg.io.spi_alloc(h->cfg.io.ctx) : 0);
-	if (spi == 0) {
-		hip_keys_wipe(&keys);
-		err = HIP_E_HOST_INTERNAL;
-		why = &h->st.drop_internal;
-		goto refuse;
-	}
-	/* the I2 before anything is committed: an R1 it cannot answer in one
-	 * packet (echo requests too long) is refused, the association untouched */
-	pl.rc = p->r1_counter != NULL ? &rc : NULL;
-	pl.pz = &pz;
-	pl.j = j;
-	pl.rl = rl;
-	pl.suite = suite;
-	pl.group = group;
-	pl.pub = pub;
-	pl.pub_len = publ;
-	pl.cipher = cipher;
-	pl.esp = esp;
-	pl.keymat_index = idx;
-	pl.spi = spi;
-	pl.keys = &keys;
-	err = build_i2(h, a, &pl, &i2);
-	if (err != 0) {
-		hip_keys_wipe(&keys);
-		why = err == HIP_E_NOSPACE ? &h->st.drop_malformed : &h->st.drop_internal;
-		err = err == HIP_E_NOSPACE ? HIP_E_NOSPACE : HIP_E_HOST_INTERNAL;
-		goto refuse;
-	}
-
-	/* commit: the association now follows this R1 */
-	hip_hi_free(&a->peer_hi);
-	a->peer_hi = peer;
-	memset(&peer, 0, sizeof(peer));
-	memcpy(a->peer_host_id, pkt + p->host_id->offset, p->host_id->total);
-	a->peer_host_id_len = p->host_id->total;
-	a->suite = suite;
-	a->dh_group = group;
-	a->hip_cipher = cipher;
-	a->esp_transform = esp;
-	memcpy(a->i, pz.i, rl);
-	memcpy(a->j, j, rl);
-	a->ij_len = rl;
-	hip_keys_wipe(&a->keys);
-	a->keys = keys;
-	hip_keys_wipe(&keys);
-	a->spi_in = spi;
-	a->r1_gen = rc.generation;
-	a->have_r1_gen = p->r1_counter != NULL;
-	hip_dh_free(&a->dh);
-	a->dh = mine;
-	a->remote = *src;
-	a->t_r1_in = now;
-	memcpy(a->tx.b, i2.b, i2.len);
-	a->tx.len = i2.len;
-	hip_state_set(a, HIP_STATE_I2_SENT, now);
-	hip_rtx_arm(a, HIP_I2_RETRIES_MAX, now);
-	hip_send(h, dst, src, a->tx.b, a->tx.len);
-	a->local = *dst;
-	a->times.r1_to_i2 = hip_mono_ns() - t0;
+	r1_commit(a, rx, &w, t0);
 	return 0;
-
-refuse:
-	hip_dh_free(&mine);
-	hip_hi_free(&peer);
-	OPENSSL_cleanse(kij, sizeof(kij));
-	return hip_drop(h, why, err);
 }
 
 int

@@ -42,8 +42,10 @@ import json, re, sys
 # functions past verification: name -> regex of the line after which they
 # count (None: the whole function)
 PAST = {
-    "r1_in": r"hip_cover_check_sig", "r1_choices": None, "build_i2": None,
-    "i2_in": r"hip_cover_check_sig", "i2_syntax": None,
+    "r1_verify": r"hip_cover_check_sig", "r1_in": r"rc = r1_verify\(", "r1_choices": None,
+    "r1_keys": None, "r1_build_i2": None, "build_i2": None, "r1_commit": None,
+    "i2_verify": r"hip_cover_check_sig", "i2_in": r"rc = i2_verify\(", "i2_syntax": None,
+    "i2_commit": None, "i2_answer": None,
     "hip_bex_in_r2": r"hip_cover_check_sig", "hip_bex_sa_keys": None,
     "hip_assoc_established": None, "update_verify": r"hip_cover_check_sig",
     "update_process": None, "rekey_answered": None, "rekey_answer": None,

@@ -62,6 +62,7 @@
 #ifndef HIPGW_SOURCE_ROOT
 #define HIPGW_SOURCE_ROOT "."
 #endif
+#define KEYS_DIR HIPGW_SOURCE_ROOT "/tests/data/hip/keys"
 
 #define FAIL(...) do { fprintf(stderr, "fuzz_hip_engine: " __VA_ARGS__); fputc('\n', stderr); abort(); } while (0)
 
@@ -83,16 +84,6 @@
 
 static struct hip_hi k_p256, k_p384, k_p384b, k_rsa;
 
-static void
-load_key(const char *name, struct hip_hi *hi)
-{
-	char path[512], err[256];
-
-	snprintf(path, sizeof(path), "%s/tests/data/hip/keys/%s", HIPGW_SOURCE_ROOT, name);
-	if (hh_key_load(path, hi, NULL, NULL, err, sizeof(err)) != 0)
-		FAIL("%s", err);
-}
-
 int LLVMFuzzerInitialize(int *argc, char ***argv);
 
 int
@@ -100,10 +91,10 @@ LLVMFuzzerInitialize(int *argc, char ***argv)
 {
 	(void)argc;
 	(void)argv;
-	load_key("ecdsa-p256.pem", &k_p256);
-	load_key("ecdsa-p384.pem", &k_p384);
-	load_key("ecdsa-p384-b.pem", &k_p384b);
-	load_key("rsa3072.pem", &k_rsa);
+	hh_key(NULL, KEYS_DIR, "ecdsa-p256.pem", &k_p256);
+	hh_key(NULL, KEYS_DIR, "ecdsa-p384.pem", &k_p384);
+	hh_key(NULL, KEYS_DIR, "ecdsa-p384-b.pem", &k_p384b);
+	hh_key(NULL, KEYS_DIR, "rsa3072.pem", &k_rsa);
 	return 0;
 }
 

@@ -95,6 +95,17 @@ hh_key_load(const char *path, struct hip_hi *hi, char **pem, size_t *pem_len,
 }
 
 void
+hh_key(struct hh_world *w, const char *dir, const char *name, struct hip_hi *hi)
+{
+	char path[1024], err[256];
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	memset(hi, 0, sizeof(*hi));
+	if (hh_key_load(path, hi, NULL, NULL, err, sizeof(err)) != 0)
+		hh_fail(w, "%s", err);
+}
+
+void
 hh_addr(struct gw_addr *a, bool v6, int idx)
 {
 	memset(a, 0, sizeof(*a));

@@ -143,6 +143,11 @@ char *hh_read_file(const char *path, size_t *len);
 int hh_key_load(const char *path, struct hip_hi *hi, char **pem, size_t *pem_len,
 		char *err, size_t errlen);
 
+/* hh_key_load of the file `name` in directory `dir` into *hi; a key that
+ * cannot be loaded is w's failure (hh_world.fail; abort() when w is NULL
+ * or has none). */
+void hh_key(struct hh_world *w, const char *dir, const char *name, struct hip_hi *hi);
+
 /* The outer address of side idx: 192.0.2.(idx + 1) (RFC 5737) or
  * 2001:db8::(idx + 1) (RFC 3849). */
 void hh_addr(struct gw_addr *a, bool v6, int idx);

@@ -47,17 +47,6 @@
 
 static struct hip_hi k_p256, k_p384, k_p384b, k_rsa, k_rsa2, k_gen;
 
-static void
-load_key(const char *name, struct hip_hi *hi)
-{
-	char path[512], err[256];
-
-	snprintf(path, sizeof(path), "%s/%s", KEYS_DIR, name);
-	memset(hi, 0, sizeof(*hi));
-	if (hh_key_load(path, hi, NULL, NULL, err, sizeof(err)) != 0)
-		fail_msg("%s", err);
-}
-
 /* --------------------------------------------------------------- harness */
 
 static struct hh_world W;
@@ -98,10 +87,10 @@ setup(void **state)
 
 	(void)state;
 	hh_world_init(&W, &hooks, harness_fail);
-	load_key("ecdsa-p256.pem", &k_p256);
-	load_key("ecdsa-p384.pem", &k_p384);
-	load_key("ecdsa-p384-b.pem", &k_p384b);
-	load_key("rsa3072.pem", &k_rsa);
+	hh_key(&W, KEYS_DIR, "ecdsa-p256.pem", &k_p256);
+	hh_key(&W, KEYS_DIR, "ecdsa-p384.pem", &k_p384);
+	hh_key(&W, KEYS_DIR, "ecdsa-p384-b.pem", &k_p384b);
+	hh_key(&W, KEYS_DIR, "rsa3072.pem", &k_rsa);
 	if (hip_hi_generate(HIP_HI_RSA3072, &k_rsa2, err, sizeof(err)) != 0 ||
 	    hip_hi_generate(HIP_HI_ECDSA_P256, &k_gen, err, sizeof(err)) != 0)
 		return -1;

@@ -76,22 +76,6 @@ enum how {
 	CLOSE_ACK_CROSSED, /* both closed: Y's CLOSE reached X first, then X's reached Y */
 };
 
-static const char *
-type_name(uint8_t t)
-{
-	switch (t) {
-	case HIP_I1: return "I1";
-	case HIP_R1: return "R1";
-	case HIP_I2: return "I2";
-	case HIP_R2: return "R2";
-	case HIP_UPDATE: return "UPDATE";
-	case HIP_NOTIFY: return "NOTIFY";
-	case HIP_CLOSE: return "CLOSE";
-	case HIP_CLOSE_ACK: return "CLOSE_ACK";
-	default: return "?";
-	}
-}
-
 static const char *const how_name[] = {
 	"hand", "R1", "R1 newer generation", "R1 again", "I2", "I2 again", "I2 replayed",
 	"R2", "UPDATE", "NOTIFY", "CLOSE", "CLOSE again", "CLOSE_ACK", "CLOSE_ACK crossed",
@@ -286,17 +270,6 @@ harness_fail(const char *msg)
 	fail_msg("%s", msg);
 }
 
-static void
-load_key(const char *name, struct hip_hi *hi)
-{
-	char path[512], err[256];
-
-	snprintf(path, sizeof(path), "%s/%s", KEYS_DIR, name);
-	memset(hi, 0, sizeof(*hi));
-	if (hh_key_load(path, hi, NULL, NULL, err, sizeof(err)) != 0)
-		fail_msg("%s", err);
-}
-
 static int
 setup(void **state)
 {
@@ -304,8 +277,8 @@ setup(void **state)
 
 	(void)state;
 	hh_world_init(&W, &hooks, harness_fail);
-	load_key("ecdsa-p256.pem", &k_p256);
-	load_key("ecdsa-p384.pem", &k_p384);
+	hh_key(&W, KEYS_DIR, "ecdsa-p256.pem", &k_p256);
+	hh_key(&W, KEYS_DIR, "ecdsa-p384.pem", &k_p384);
 	return 0;
 }
 
@@ -594,7 +567,8 @@ test_every_cell(void **state)
 			for (size_t x = 0; x < N_CELLS && !found; x++)
 				found = (int)CELLS[x].st == st && CELLS[x].type == types[t];
 			if (!found)
-				fail_msg("no row for %s / %s", hip_state_name(st), type_name(types[t]));
+				fail_msg("no row for %s / %s", hip_state_name(st),
+					 hip_packet_type_name(types[t]));
 			seen++;
 		}
 	}
@@ -612,7 +586,8 @@ main(void)
 		const struct cell *c = &CELLS[x];
 
 		snprintf(names[x], sizeof(names[x]), "%s / %s (%s%s)", hip_state_name(c->st),
-			 type_name(c->type), how_name[c->how], c->x_smaller ? ", local HIT smaller" : "");
+			 hip_packet_type_name(c->type), how_name[c->how],
+			 c->x_smaller ? ", local HIT smaller" : "");
 		tests[x + 1] = (struct CMUnitTest){ .name = names[x], .test_func = run_cell,
 						    .initial_state = (void *)c };
 	}

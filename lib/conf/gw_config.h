@@ -11,6 +11,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "gw_types.h"   /* addresses, prefixes, roles, directions, suites */
+
 #define GW_CONF_NAME_MAX     32    /* section names after "port "/"sa ", bytes incl. NUL */
 #define GW_CONF_DEVICE_MAX   256   /* device strings, bytes incl. NUL */
 #define GW_CONF_PATH_MAX     256
@@ -34,19 +36,6 @@
 #define GW_CONF_MAX_DH_GROUPS      6
 #define GW_CONF_MAX_HIP_CIPHERS    4
 
-/* An IPv4 or IPv6 address; IPv4 sits in addr[0..3], network byte order. */
-struct gw_addr {
-	uint8_t family;       /* 4 or 6; 0 = unset */
-	uint8_t addr[16];
-};
-
-/* A prefix: address and length in bits (0..32 or 0..128); host bits are zero
- * except for port addresses, which keep the host part (10.1.0.1/24). */
-struct gw_prefix {
-	struct gw_addr a;
-	uint8_t len;
-};
-
 struct gw_conf_neighbor {
 	struct gw_addr ip;
 	uint8_t mac[6];
@@ -57,19 +46,8 @@ struct gw_conf_route {
 	struct gw_addr via;    /* same family as dst */
 };
 
-enum gw_role { GW_ROLE_INNER = 0, GW_ROLE_OUTER = 1 };
+/* Worker lcores with nothing to do: poll on, or sleep a little ([gateway] idle). */
 enum gw_idle { GW_IDLE_BUSY = 0, GW_IDLE_ADAPTIVE = 1 };
-enum gw_dir { GW_DIR_OUT = 0, GW_DIR_IN = 1 };
-
-/* ESP suites (names as in the config). */
-enum gw_suite {
-	GW_SUITE_AES128_GCM16 = 0,   /* key 16 + salt 4 */
-	GW_SUITE_AES256_GCM16,       /* key 32 + salt 4 */
-	GW_SUITE_AES128_CBC_SHA256,  /* key 16, auth-key 32 */
-	GW_SUITE_AES256_CBC_SHA256,  /* key 32, auth-key 32 */
-	GW_SUITE_NULL_SHA256,        /* no key, auth-key 32 */
-	GW_SUITE_MAX
-};
 
 #define GW_MSS_CLAMP_AUTO (-1)
 #define GW_MSS_CLAMP_OFF  0
@@ -157,17 +135,18 @@ struct gw_config {
 	struct gw_prefix bypass[GW_CONF_MAX_PREFIXES];
 	unsigned n_bypass;
 	/* HIP keying ([gateway] hi, puzzle-k, ... and [peer] sections). The IDs are
-	 * the RFC numbers (the same as lib/hipwire/hip_wire.h's constants). */
+	 * the RFC numbers, lib/hipwire/hip_wire.h's HIP_ESP_*, HIP_DH_GROUP_* and
+	 * HIP_CIPHER_* constants. */
 	char hi_path[GW_CONF_PATH_MAX];        /* Host Identity key file; "" = none */
 	unsigned hi_line;                      /* line of the `hi` key */
 	uint8_t puzzle_k;                      /* initial puzzle difficulty, 0..28; default 10 */
 	uint32_t r1_rate;                      /* R1s per second at most; 0 = no limit; default 20000 */
 	uint16_t esp_transforms[GW_CONF_MAX_ESP_TRANSFORMS];  /* RFC 7402 suite IDs,
-						* preference order; default 13, 9, 8 */
+						* preference order */
 	unsigned n_esp_transforms;
-	uint8_t dh_groups[GW_CONF_MAX_DH_GROUPS];   /* RFC 7401 group IDs; default 7, 8, 4 */
+	uint8_t dh_groups[GW_CONF_MAX_DH_GROUPS];   /* RFC 7401 group IDs */
 	unsigned n_dh_groups;
-	uint16_t hip_ciphers[GW_CONF_MAX_HIP_CIPHERS];  /* RFC 7401 HIP_CIPHER IDs; default 2, 4 */
+	uint16_t hip_ciphers[GW_CONF_MAX_HIP_CIPHERS];  /* RFC 7401 HIP_CIPHER IDs */
 	unsigned n_hip_ciphers;
 	uint64_t sa_lifetime_s;                /* rekey after; 0 = no time limit; default 3600 */
 	uint64_t sa_lifetime_bytes;            /* rekey after; 0 = no byte limit; default 1 GiB */
@@ -197,25 +176,30 @@ int gw_config_load(const char *path, struct gw_config *cfg, char *err, size_t er
 /* Wipe key material in cfg (explicit_bzero). Call when the config is no longer needed. */
 void gw_config_wipe(struct gw_config *cfg);
 
+/* One row of the loader's key table, for tools that document or check the
+ * keys (tests/structure/conf_keys.c against docs/config.md). */
+struct gw_conf_key_info {
+	const char *section;    /* "gateway", "port", "sa", "policy", "peer", "sa-gen" */
+	const char *key;        /* as in the file */
+	const char *def;        /* the default as it would be written; NULL: none, or a
+				 * default the loader or hipgw computes */
+	bool required;
+	const char *doc;        /* one line */
+};
+
+/* Row i (0, 1, ... in table order: section kinds in the order above, keys in
+ * the order of the reference) into *info. Returns false past the last row. */
+bool gw_config_key_info(unsigned i, struct gw_conf_key_info *info);
+
 /* Config names of enums, for logs and stats ("?" for values out of range). */
 const char *gw_suite_name(enum gw_suite s);
 const char *gw_role_name(enum gw_role r);
 const char *gw_dir_name(enum gw_dir d);
 const char *gw_idle_name(enum gw_idle i);
-/* Config names of the HIP algorithm IDs ("aes-gcm16" for ESP transform 13 ...;
+/* Config names of the HIP algorithm IDs ("aes-gcm16" for HIP_ESP_AES_GCM_16 ...;
  * "?" for IDs the config does not know). */
 const char *gw_esp_transform_name(uint16_t id);
 const char *gw_dh_group_name(uint8_t id);
 const char *gw_hip_cipher_name(uint16_t id);
-
-/* Format an address ("10.1.0.1", "fd00:1::1") into buf (>= 46 bytes). Returns buf. */
-char *gw_addr_str(const struct gw_addr *a, char *buf, size_t len);
-
-/* True when `a` lies inside prefix `p` (same family, first p->len bits equal). */
-bool gw_prefix_contains(const struct gw_prefix *p, const struct gw_addr *a);
-
-/* True when the two prefixes share an address (same family; the shorter one
- * contains the network of the longer one). */
-bool gw_prefix_overlap(const struct gw_prefix *p, const struct gw_prefix *q);
 
 #endif

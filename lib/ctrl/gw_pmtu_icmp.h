@@ -10,7 +10,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
-#include "gw_config.h"
+#include "gw_types.h"
 #include "gw_stats.h"
 
 /* What an ICMP error says about one of our ESP packets. */

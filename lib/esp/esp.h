@@ -38,7 +38,7 @@
 #include <rte_mbuf.h>
 
 #include "gw_drop.h"
-#include "gw_config.h"   /* enum gw_suite, struct gw_addr */
+#include "gw_types.h"    /* enum gw_suite, struct gw_addr */
 
 struct esp_sa;   /* opaque; cache-aligned, one per direction and SPI */
 

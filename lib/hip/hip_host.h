@@ -14,7 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "gw_config.h"      /* struct gw_addr */
+#include "gw_types.h"       /* struct gw_addr */
 #include "hip_hi.h"         /* struct hip_hi */
 
 #define HIP_MAX_TRANSFORMS 6

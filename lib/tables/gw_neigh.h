@@ -13,7 +13,7 @@
 #include <rte_common.h>
 #include <rte_hash.h>
 #include <rte_ether.h>
-#include "gw_config.h"
+#include "gw_types.h"
 
 struct gw_neigh_key {
 	uint16_t port;

@@ -22,7 +22,7 @@
 #include <stdint.h>
 #include <rte_common.h>
 #include <rte_hash.h>
-#include "gw_config.h"
+#include "gw_types.h"
 
 #define GW_UNKNOWN_SPI_PEER_GAP_MS  1000  /* ms between two BEX triggers for one peer */
 #define GW_UNKNOWN_SPI_PUNTS_PER_S  16    /* triggers all workers together punt per second */

@@ -13,7 +13,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
-#include "gw_config.h"
+#include "gw_types.h"
 
 #define GW_PMTU_MAX_PATHS  512         /* lowered paths at once; a new one beyond
                                         * replaces the one that ages out first */

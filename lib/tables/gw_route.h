@@ -10,7 +10,7 @@
 #include <rte_lpm.h>
 #include <rte_lpm6.h>
 #include <rte_prefetch.h>
-#include "gw_config.h"
+#include "gw_types.h"
 
 #define GW_ROUTE_MAX_NH 256
 

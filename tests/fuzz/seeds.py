@@ -41,7 +41,7 @@
 It also writes the dictionaries tests/fuzz/dict/NAME.dict: the HIP parameter
 types of lib/hipwire/hip_wire.h as 2-byte big-endian tokens (hip_packet,
 host_id, with the HI algorithm IDs for host_id), the section names, keys
-and named values of lib/conf/gw_config.c's tables (config), and the
+and named values of lib/conf's key table (config), and the
 ethertypes, IP protocol numbers, ICMP types, SPIs, MACs and addresses of the
 worker's gateway (worker).
 
@@ -481,11 +481,12 @@ def hip_dict(name, algos):
 
 
 def config_dict():
-    with open(os.path.join(ROOT, "lib", "conf", "gw_config.c")) as f:
-        src = f.read()
-    m = re.search(r"sec_type_names\[\] = \{(.*?)\};", src, re.S)
-    sections = re.findall(r'"([a-z-]+)"', m.group(1))
-    keys = re.findall(r'\[K_\w+\] = \{ "([a-z0-9-]+)", SEC_', src)
+    src = ""
+    for path in sorted(glob.glob(os.path.join(ROOT, "lib", "conf", "*.c"))):
+        with open(path) as f:
+            src += f.read()
+    sections = re.findall(r'\[SEC_\w+\] = \{ "([a-z-]+)"', src)
+    keys = re.findall(r'\[K_\w+\] = \{ SEC_\w+, "([a-z0-9-]+)"', src)
     values = []
     for table in ("suite_names", "esp_transform_table", "dh_group_table", "hip_cipher_table",
                   "idle_names", "role_names"):

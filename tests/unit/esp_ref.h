@@ -20,7 +20,7 @@
 #include <rte_ip.h>
 
 #include "esp.h"
-#include "gw_config.h"
+#include "gw_types.h"
 #include "hipgw_wire.h"
 
 #define ESP_REF_MAX 9216      /* largest packet esp_ref_build writes, bytes */

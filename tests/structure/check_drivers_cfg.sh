@@ -1,0 +1,23 @@
+#!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
+# Every example config in drivers-cfg/ passes `hipgw --check-config`, so the
+# examples the README and docs/config.md point to keep up with the loader.
+# Usage: check_drivers_cfg.sh HIPGW SOURCE_ROOT. Exits 1 when one fails or
+# there is none.
+hipgw=$1
+n=0
+bad=0
+for f in "$2"/drivers-cfg/*.ini; do
+	[ -e "$f" ] || break
+	n=$((n + 1))
+	if ! "$hipgw" --check-config "$f"; then
+		echo "FAIL: hipgw --check-config $f" >&2
+		bad=$((bad + 1))
+	fi
+done
+if [ "$n" -eq 0 ]; then
+	echo "no drivers-cfg/*.ini under $2" >&2
+	exit 1
+fi
+echo "$n configs, $bad refused"
+[ "$bad" -eq 0 ]

@@ -10,6 +10,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include "gw_ctrl.h"
+#include "gw_statsink.h"
 
 /* HIP keying on the control lcore (gw_hip.c; its counters out: gw_hip_stats.c).
  * NULL when the config has no [peer]. */
@@ -21,17 +22,18 @@ struct gw_hip *gw_hip_create(struct gw_ctx *ctx, struct gw_ctrl *ctrl, FILE *key
 void gw_hip_tick(struct gw_hip *g);
 void gw_hip_close_all(struct gw_hip *g);
 void gw_hip_free(struct gw_hip *g);
-void gw_hip_stats_json(struct gw_hip *g, FILE *f);
 /* Ask the control lcore to send one ICMPv6 echo request from our HIT to the
  * HIT of [peer] `peer`, in BEET (any thread: telemetry). 0, or -1 when there
  * is no such peer. */
 int gw_hip_hit_ping(struct gw_hip *g, const char *peer);
-struct rte_tel_data;
-/* The same figures for DPDK telemetry (times in us: telemetry has no floats here). */
-/* The hip counters as a telemetry dict; with_peers adds "peers" (one dict per
- * [peer]: with many peers the whole reply can exceed DPDK telemetry's 16 KB). */
-void gw_hip_stats_tel(struct gw_hip *g, struct rte_tel_data *d, bool with_peers);
-/* One [peer]'s counters and last BEX times (telemetry /hipgw/hip_peer,NAME).
- * 0, or -1 when no [peer] has that name. */
-int gw_hip_peer_tel(struct gw_hip *g, const char *name, struct rte_tel_data *d);
+/* The hip object's members into the current object of sink s: "hit", the
+ * engine-wide counters and "drops" of gw_hip_counters.h; with_peers adds
+ * "peers", one object per [peer] (with many peers a telemetry reply can
+ * exceed DPDK telemetry's 16 KB). Both outputs (the --stats-json file and
+ * telemetry) take the same walk (docs/counters.md). */
+void gw_hip_stats_emit(struct gw_hip *g, struct gw_stat_sink *s, bool with_peers);
+/* One [peer]'s counters and last BEX times (hip.peers.NAME; telemetry
+ * /hipgw/hip_peer,NAME) into the current object of s. 0, or -1 when no
+ * [peer] has that name. */
+int gw_hip_peer_emit(struct gw_hip *g, const char *name, struct gw_stat_sink *s);
 #endif

@@ -16,7 +16,6 @@
  * queues, pending-neighbour queues...; those in the lcores' pool caches count
  * as free), so that a leak or an exhausted pool shows.
  */
-#include <ctype.h>
 #include <inttypes.h>
 #include <pthread.h>
 #include <string.h>
@@ -24,6 +23,7 @@
 #include <rte_mempool.h>
 #include <rte_telemetry.h>
 
+#include "gw_sinks.h"
 #include "gw_statsout.h"
 
 struct snap_port {
@@ -170,18 +170,6 @@ gw_telemetry_stop(void)
 	pthread_mutex_unlock(&tel_lock);
 }
 
-/* DPDK telemetry accepts only [A-Za-z0-9_/] in names: section names such as
- * "a-to-b" appear there as "a_to_b" (the stats file keeps them as written). */
-static const char *
-tel_name(const char *name, char *buf, size_t len)
-{
-	size_t i;
-	for (i = 0; name[i] && i + 1 < len; i++)
-		buf[i] = (isalnum((unsigned char)name[i]) || name[i] == '_') ? name[i] : '_';
-	buf[i] = 0;
-	return buf;
-}
-
 static void
 snapshot(struct gw_ctx *ctx, struct snap *s)
 {
@@ -248,21 +236,6 @@ snapshot(struct gw_ctx *ctx, struct snap *s)
 	}
 }
 
-static void
-json_str(FILE *f, const char *s)
-{
-	fputc('"', f);
-	for (; *s; s++) {
-		if (*s == '"' || *s == '\\')
-			fputc('\\', f);
-		if ((unsigned char)*s < 0x20)
-			fprintf(f, "\\u%04x", *s);
-		else
-			fputc(*s, f);
-	}
-	fputc('"', f);
-}
-
 void
 gw_stats_write_json(struct gw_ctx *ctx, FILE *f)
 {
@@ -281,7 +254,7 @@ gw_stats_write_json_hip(struct gw_ctx *ctx, struct gw_hip *hip, FILE *f)
 	for (unsigned i = 0; i < s.n_ports; i++) {
 		const struct snap_port *p = &s.ports[i];
 		fputs(i ? ",\n    " : "\n    ", f);
-		json_str(f, p->name);
+		gw_json_str(f, p->name);
 		fprintf(f, ": {\"mac\": \"%s\", \"rx\": %" PRIu64 ", \"tx\": %" PRIu64
 			", \"imissed\": %" PRIu64 ", \"rx_nombuf\": %" PRIu64 ", \"oerrors\": %" PRIu64
 			", \"ctrl_tx\": %" PRIu64 ", \"ctrl_looped\": %" PRIu64 "}",
@@ -292,7 +265,7 @@ gw_stats_write_json_hip(struct gw_ctx *ctx, struct gw_hip *hip, FILE *f)
 	for (unsigned i = 0; i < s.n_sa; i++) {
 		const struct snap_sa *a = &s.sa[i];
 		fputs(i ? ",\n    " : "\n    ", f);
-		json_str(f, a->name);
+		gw_json_str(f, a->name);
 		fprintf(f, ": {\"spi\": %" PRIu32 ", \"packets\": %" PRIu64 ", \"bytes\": %" PRIu64,
 			a->spi, a->packets, a->bytes);
 		if (a->max_inner != 0)
@@ -321,7 +294,7 @@ gw_stats_write_json_hip(struct gw_ctx *ctx, struct gw_hip *hip, FILE *f)
 		sagen_snapshot(ctx, &g);
 		sagen_counters(ctx, &pk, &by);
 		fputs(",\n  \"sa_gen\": {\"name\": ", f);
-		json_str(f, ctx->cfg->sagen.name);
+		gw_json_str(f, ctx->cfg->sagen.name);
 		fprintf(f, ", \"count\": %" PRIu32 ", \"directions\": %" PRIu32 ", \"installed\": %"
 			PRIu32 ", \"done\": %d, \"failed\": %d, \"elapsed_ns\": %" PRIu64
 			", \"sas_per_s\": %" PRIu64 ", \"heap_bytes\": %" PRIu64 ", \"tables_bytes\": %"
@@ -331,8 +304,12 @@ gw_stats_write_json_hip(struct gw_ctx *ctx, struct gw_hip *hip, FILE *f)
 			g.heap_bytes, g.tables_bytes, g.sad_bytes, g.bytes_per_sa, pk, by);
 	}
 	if (hip != NULL) {
+		struct gw_json_sink js;
+
 		fputs(",\n  \"hip\": ", f);
-		gw_hip_stats_json(hip, f);
+		gw_json_sink_open(&js, f);
+		gw_hip_stats_emit(hip, &js.sink, true);
+		gw_json_sink_close(&js);
 	}
 	fputs("\n}\n", f);
 }
@@ -374,7 +351,7 @@ tel_stats(const char *cmd __rte_unused, const char *params __rte_unused, struct 
 		rte_tel_data_add_dict_u64(pd, "oerrors", p->oerrors);
 		rte_tel_data_add_dict_u64(pd, "ctrl_tx", p->ctrl_tx);
 		rte_tel_data_add_dict_u64(pd, "ctrl_looped", p->ctrl_looped);
-		rte_tel_data_add_dict_container(ports, tel_name(p->name, nb, sizeof(nb)), pd, 0);
+		rte_tel_data_add_dict_container(ports, gw_tel_name(p->name, nb, sizeof(nb)), pd, 0);
 	}
 	rte_tel_data_add_dict_container(d, "ports", ports, 0);
 
@@ -389,7 +366,7 @@ tel_stats(const char *cmd __rte_unused, const char *params __rte_unused, struct 
 		rte_tel_data_add_dict_u64(sd, "bytes", a->bytes);
 		if (a->max_inner != 0)
 			rte_tel_data_add_dict_u64(sd, "max_inner", a->max_inner);
-		rte_tel_data_add_dict_container(sas, tel_name(a->name, nb, sizeof(nb)), sd, 0);
+		rte_tel_data_add_dict_container(sas, gw_tel_name(a->name, nb, sizeof(nb)), sd, 0);
 	}
 	rte_tel_data_add_dict_container(d, "sa", sas, 0);
 	{
@@ -434,14 +411,18 @@ tel_stats(const char *cmd __rte_unused, const char *params __rte_unused, struct 
 		if (gd != NULL) {
 			sagen_snapshot(tel_ctx, &g);
 			rte_tel_data_start_dict(gd);
-			sagen_tel(&g, tel_name(tel_ctx->cfg->sagen.name, nb, sizeof(nb)), gd);
+			sagen_tel(&g, gw_tel_name(tel_ctx->cfg->sagen.name, nb, sizeof(nb)), gd);
 			rte_tel_data_add_dict_container(d, "sa_gen", gd, 0);
 		}
 	}
 	if (tel_hip != NULL) {
 		struct rte_tel_data *hd = rte_tel_data_alloc();
+		struct gw_tel_sink ts;
+
 		if (hd != NULL) {
-			gw_hip_stats_tel(tel_hip, hd, true);
+			gw_tel_sink_open(&ts, hd);
+			gw_hip_stats_emit(tel_hip, &ts.sink, true);
+			gw_tel_sink_close(&ts);
 			rte_tel_data_add_dict_container(d, "hip", hd, 0);
 		}
 	}
@@ -481,7 +462,11 @@ tel_hip_counters(const char *cmd, const char *params, struct rte_tel_data *d)
 	(void)params;
 	pthread_mutex_lock(&tel_lock);
 	if (tel_hip != NULL) {
-		gw_hip_stats_tel(tel_hip, d, false);
+		struct gw_tel_sink ts;
+
+		gw_tel_sink_open(&ts, d);
+		gw_hip_stats_emit(tel_hip, &ts.sink, false);
+		gw_tel_sink_close(&ts);
 		rc = 0;
 	}
 	pthread_mutex_unlock(&tel_lock);
@@ -496,8 +481,13 @@ tel_hip_peer(const char *cmd, const char *params, struct rte_tel_data *d)
 
 	(void)cmd;
 	pthread_mutex_lock(&tel_lock);
-	if (tel_hip != NULL && params != NULL && params[0] != '\0')
-		rc = gw_hip_peer_tel(tel_hip, params, d);
+	if (tel_hip != NULL && params != NULL && params[0] != '\0') {
+		struct gw_tel_sink ts;
+
+		gw_tel_sink_open(&ts, d);
+		rc = gw_hip_peer_emit(tel_hip, params, &ts.sink);
+		gw_tel_sink_close(&ts);
+	}
 	pthread_mutex_unlock(&tel_lock);
 	return rc;
 }
@@ -521,7 +511,7 @@ tel_sagen(const char *cmd __rte_unused, const char *params __rte_unused, struct 
 	}
 	sagen_snapshot(tel_ctx, &g);
 	rte_tel_data_start_dict(d);
-	sagen_tel(&g, tel_name(tel_ctx->cfg->sagen.name, nb, sizeof(nb)), d);
+	sagen_tel(&g, gw_tel_name(tel_ctx->cfg->sagen.name, nb, sizeof(nb)), d);
 	pthread_mutex_unlock(&tel_lock);
 	return 0;
 }

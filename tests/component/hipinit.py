@@ -25,6 +25,7 @@ flipped after computing it). take_notify() checks a NOTIFY's signature with
 the responder's HI and returns its Notify Message Type and data.
 """
 
+import contextlib
 import ctypes
 import hmac
 import os
@@ -32,12 +33,14 @@ import socket
 import struct
 import sys
 
+import pytest
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.ciphers import Cipher, algorithms, modes
 from scapy.layers.inet import IP
 from scapy.packet import Raw
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "hip"))
+import gwlib  # noqa: E402
 import hipref  # noqa: E402
 from hipref import (I1, R1, I2, R2, NOTIFY, ESP_INFO, R1_COUNTER, PUZZLE,  # noqa: E402
                     SOLUTION, DH_GROUP_LIST, DIFFIE_HELLMAN, HIP_CIPHER, ENCRYPTED, HOST_ID,
@@ -302,3 +305,39 @@ class RawHip:
 
     def close(self):
         self.sock.close()
+
+
+# ---- the real hipgw as the responder, over a veth (component tests)
+
+@contextlib.contextmanager
+def responder_netns(ns, gw_if, ini_if, ini4):
+    """Network namespaces ns-gw and ns-ini, made here and removed afterwards,
+    with a veth between them (gw_if, ini_if) and ini4/24 on ini_if: yields
+    the two namespaces' names."""
+    with gwlib.namespaces(ns + "-gw", ns + "-ini") as (gw, ini):
+        gwlib.veth(gw, gw_if, ini, ini_if)
+        gwlib.sh("ip", "-n", ini, "addr", "add", f"{ini4}/24", "dev", ini_if)
+        yield gw, ini
+
+
+def responder_config(path, key, peer, peer_hit, gw_if, gw4, ini4, gateway=()):
+    """hipgw's config at path: Host Identity key, the inner port on net_null
+    (nothing comes in), the outer port on net_af_packet over gw_if with
+    address gw4, one [peer] named peer of HIT peer_hit at locator ini4;
+    gateway: more lines of [gateway]."""
+    path.write_text("\n".join([
+        "[gateway]", "workers = 1", f"hi = {key}", *gateway, "",
+        "[port lan]", "device = net_null0,no-rx=1", "role = inner", "address = 10.2.0.1/24", "",
+        "[port wan]", f"device = net_af_packet0,iface={gw_if}", "role = outer",
+        f"address = {gw4}/24", "",
+        f"[peer {peer}]", f"hit = {peer_hit}", f"locator = {ini4}", "prefixes = 10.128.0.0/24",
+        ""]))
+
+
+def answer(net, what):
+    """The gateway's next HIP packet on RawHip net; fails the test when none
+    comes within 10 s."""
+    try:
+        return net.recv(timeout=10.0)
+    except socket.timeout:
+        pytest.fail(f"no answer from the gateway to the {what}")

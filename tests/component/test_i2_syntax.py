@@ -29,7 +29,6 @@ counters. Once with HIP_CIPHER NULL (HOST_ID in clear), once AES-128-CBC
 
 import json
 import os
-import socket
 
 import pytest
 
@@ -56,28 +55,8 @@ CIPHERS = {"null": hipinit.CIPHER_NULL, "aes128-cbc": hipinit.CIPHER_AES128_CBC}
 
 @pytest.fixture
 def netns():
-    with gwlib.namespaces(NS + "-gw", NS + "-ini") as (gw, ini):
-        gwlib.veth(gw, GW_IF, ini, INI_IF)
-        gwlib.sh("ip", "-n", ini, "addr", "add", f"{INI4}/24", "dev", INI_IF)
-        yield gw, ini
-
-
-def config(path, key, ini_hit, cipher):
-    path.write_text("\n".join([
-        "[gateway]", "workers = 1", f"hi = {key}", f"hip-ciphers = {cipher}", "",
-        "[port lan]", "device = net_null0,no-rx=1", "role = inner", "address = 10.2.0.1/24", "",
-        "[port wan]", f"device = net_af_packet0,iface={GW_IF}", "role = outer",
-        f"address = {GW4}/24", "",
-        f"[peer {PEER}]", f"hit = {ini_hit}", f"locator = {INI4}", "prefixes = 10.128.0.0/24",
-        ""]))
-
-
-def answer(net, what):
-    """The gateway's next HIP packet; fails the test when none comes."""
-    try:
-        return net.recv(timeout=10.0)
-    except socket.timeout:
-        pytest.fail(f"no answer from the gateway to the {what}")
+    with hipinit.responder_netns(NS, GW_IF, INI_IF, INI4) as nss:
+        yield nss
 
 
 def wrong_j(ini, r1, j):
@@ -94,7 +73,7 @@ def exchange(net, ini, r_hit, cipher, prefix):
     """I1, R1, the refused I2s, the correct one. Returns (bex, ESP_INFO of
     the R2, telemetry /hipgw/stats after the refused I2s)."""
     net.send(ini.i1(r_hit))
-    r1 = ini.take_r1(answer(net, "I1"), r_hit)
+    r1 = ini.take_r1(hipinit.answer(net, "I1"), r_hit)
     assert CIPHERS[cipher] in r1.ciphers, r1.ciphers
     bex = ini.plan(r1, cipher=CIPHERS[cipher])
 
@@ -102,7 +81,7 @@ def exchange(net, ini, r_hit, cipher, prefix):
     for name, change in BAD.items():
         for auth in AUTH:
             net.send(ini.i2(bex, change=change, mac_ok=auth != "bad_mac", sig_ok=auth != "bad_sig"))
-            pkt = answer(net, f"I2 {name} {auth}")
+            pkt = hipinit.answer(net, f"I2 {name} {auth}")
             assert pkt[2] == hipref.NOTIFY, f"I2 {name} {auth}: packet type {pkt[2]}, not NOTIFY"
             got[name, auth] = ini.take_notify(r1, pkt)
     assert got == {(n, a): (t, b"") for n in BAD for a, t in AUTH.items()}
@@ -111,7 +90,7 @@ def exchange(net, ini, r_hit, cipher, prefix):
     # a wrong #J: dropped without an answer, so the next answer is the R2
     net.send(ini.i2(bex, change=BAD["esp_info_14"], j=wrong_j(ini, r1, bex.j)))
     net.send(ini.i2(bex))
-    pkt = answer(net, "correct I2")
+    pkt = hipinit.answer(net, "correct I2")
     assert pkt[2] == hipref.R2, f"correct I2: packet type {pkt[2]}, not R2"
     return bex, ini.take_r2(bex, pkt), tel
 
@@ -125,7 +104,8 @@ def test_i2_invalid_syntax(netns, tmp_path, cipher):
     r_hit_b = hipref.pem_hit(rkey)[0]
     assert hipref.hit_str(ini.hit) == i_hit and hipref.hit_str(r_hit_b) == r_hit
     cfg, stats, logf = tmp_path / "gw.ini", tmp_path / "stats.json", tmp_path / "gw.log"
-    config(cfg, rkey, i_hit, cipher)
+    hipinit.responder_config(cfg, rkey, PEER, i_hit, GW_IF, GW4, INI4,
+                             gateway=[f"hip-ciphers = {cipher}"])
     prefix = f"hgi2t{os.getpid()}{len(cipher)}"
     net = hipinit.RawHip(ini_ns, INI4, GW4)
     gw = gwlib.start_gateway(gw_ns, prefix, cfg, stats, logf)

@@ -40,6 +40,7 @@
 #include "hip_puzzle.h"
 #include "hip_sig.h"
 #include "hip_cli.h"
+#include "unit_file.h"
 
 #ifndef HIPGW_TEST_DATA
 #define HIPGW_TEST_DATA "tests/data"
@@ -76,27 +77,6 @@ tmp_path(char *buf, size_t len, const char *name)
 	snprintf(buf, len, "%s/%s", tmpdir, name);
 }
 
-static uint8_t *
-read_file(const char *path, size_t *len)
-{
-	FILE *f = fopen(path, "rb");
-	uint8_t *b;
-	long n;
-
-	assert_non_null(f);
-	assert_int_equal(fseek(f, 0, SEEK_END), 0);
-	n = ftell(f);
-	assert_true(n >= 0);
-	rewind(f);
-	b = malloc((size_t)n + 1);
-	assert_non_null(b);
-	assert_int_equal(fread(b, 1, (size_t)n, f), (size_t)n);
-	b[n] = 0;
-	fclose(f);
-	*len = (size_t)n;
-	return b;
-}
-
 static void
 write_file(const char *path, const void *data, size_t len, mode_t mode)
 {
@@ -119,7 +99,7 @@ key_copy(const char *name, char *out, size_t outlen)
 	uint8_t *b;
 
 	snprintf(src, sizeof(src), "%s/%s", KEYS_DIR, name);
-	b = read_file(src, &len);
+	b = unit_read_file(src, &len);
 	tmp_path(out, outlen, name);
 	write_file(out, b, len, 0600);
 	free(b);
@@ -175,7 +155,7 @@ load_capture(void)
 
 	if (ncap > 0)
 		return;
-	f = read_file(CAPTURE, &len);
+	f = unit_read_file(CAPTURE, &len);
 	while (off + 12 <= len) {
 		uint32_t type = le32(f + off), blen = le32(f + off + 4);
 
@@ -287,7 +267,7 @@ capture_keys(struct hip_keys *keys)
 {
 	uint8_t i[48], j[48], hit_i[16], hit_r[16], kij[384], km[512];
 	size_t len;
-	char *txt = (char *)read_file(CAPTURE_KEYS, &len), *p;
+	char *txt = (char *)unit_read_file(CAPTURE_KEYS, &len), *p;
 	BIGNUM *bn = NULL;
 	long need;
 
@@ -354,7 +334,7 @@ static void
 test_hit_known_keys(void **state)
 {
 	size_t len;
-	char *txt = (char *)read_file(KEYS_DIR "/expected.txt", &len), *line, *save = NULL;
+	char *txt = (char *)unit_read_file(KEYS_DIR "/expected.txt", &len), *line, *save = NULL;
 	unsigned int n = 0;
 
 	(void)state;
@@ -1121,7 +1101,7 @@ static void
 test_keymat_vectors(void **state)
 {
 	size_t len;
-	char *txt = (char *)read_file(HIPGW_TEST_DATA "/hip/keymat-vectors.txt", &len), *line, *save = NULL;
+	char *txt = (char *)unit_read_file(HIPGW_TEST_DATA "/hip/keymat-vectors.txt", &len), *line, *save = NULL;
 	struct kv_vec *v = calloc(1, sizeof(*v));
 	int have = 0, n = 0;
 

@@ -49,6 +49,7 @@
 #include <openssl/evp.h>
 #include <openssl/rand.h>
 
+#include "hip_harness.h"
 #include "hip_host.h"
 #include "hip_hi.h"
 #include "hip_hit.h"
@@ -312,20 +313,15 @@ static int
 init_setup(struct init *in, char *err, size_t errlen)
 {
 	struct hip_host_cfg c = { 0 };
+	struct hh_params p = { .k = 1, .esp = { 13 }, .ne = 1, .groups = { (uint8_t)O.group }, .ng = 1,
+			       .ciph = { HIP_CIPHER_AES_128_CBC }, .nc = 1 };
 	struct gw_addr loc = { .family = 4 }, local = { .family = 4 };
 	char path[512];
 
 	key_path(path, sizeof(path), in->idx);
 	if (hip_hi_load(path, &in->hi, err, errlen) != 0)
 		return -1;
-	c.hi = &in->hi;
-	c.puzzle_k = 1;
-	c.esp_transforms[0] = 13;
-	c.n_esp_transforms = 1;
-	c.dh_groups[0] = (uint8_t)O.group;
-	c.n_dh_groups = 1;
-	c.hip_ciphers[0] = HIP_CIPHER_AES_128_CBC;
-	c.n_hip_ciphers = 1;
+	hh_cfg_fill(&c, &in->hi, &p);
 	c.io = (struct hip_io){ .ctx = in, .send = io_send, .spi_alloc = io_spi_alloc,
 				.sa_up = io_sa_up, .sa_down = io_sa_down, .bex_done = io_bex_done };
 	in->h = hip_host_create(&c, err, errlen);

@@ -72,68 +72,107 @@ check(struct hip_host *h, struct hip_assoc *a, const uint8_t *pkt, const struct 
 	return 0;
 }
 
-int
-hip_close_in(struct hip_host *h, const uint8_t *pkt, const struct hip_hdr *hdr,
-	     const struct hip_params *p, const struct gw_addr *src, uint64_t now)
+/* A CLOSE's echo request, authenticated, and the CLOSE_ACK that echoes it
+ * built into *ack first: a CLOSE whose echo it cannot carry back in one
+ * packet is refused before anything changes. 0, or the drop. */
+static int
+close_verify(struct hip_assoc *a, const struct hip_rx *rx, struct hip_txbuf *ack)
 {
-	struct hip_assoc *a = hip_peer_by_hit(h, hdr->hit_sender);
+	struct hip_host *h = a->h;
+	const struct hip_params *p = rx->p;
 	struct hip_echo e;
-	struct hip_txbuf ack;
 	int rc;
 
-	if (a->state != HIP_STATE_ESTABLISHED && a->state != HIP_STATE_R2_SENT &&
-	    a->state != HIP_STATE_CLOSING && a->state != HIP_STATE_CLOSED)
-		return hip_drop(h, &h->st.drop_state, HIP_E_HOST_STATE);
 	if (p->echo_req_signed == NULL || p->mac == NULL || p->sig == NULL ||
 	    hip_echo_parse(p->echo_req_signed, &e) != 0)
 		return hip_drop(h, &h->st.drop_malformed, HIP_E_PARAM_VALUE);
-	rc = check(h, a, pkt, p);
+	rc = check(h, a, rx->pkt, p);
 	if (rc != 0)
 		return rc;
-	/* the CLOSE_ACK first: a CLOSE whose echo it cannot carry back in one
-	 * packet is refused before anything changes */
-	rc = build_close(a, &ack, HIP_CLOSE_ACK, HIP_PARAM_ECHO_RESPONSE_SIGNED, e.data, e.len);
+	rc = build_close(a, ack, HIP_CLOSE_ACK, HIP_PARAM_ECHO_RESPONSE_SIGNED, e.data, e.len);
 	if (rc != 0)
 		return hip_drop(h, rc == HIP_E_NOSPACE ? &h->st.drop_malformed : &h->st.drop_internal, rc);
-	a->remote = *src;
-	if (a->state != HIP_STATE_CLOSED) {
-		hip_update_abort(a);
-		hip_assoc_sa_down(a);
-		hip_rtx_stop(a);
-		h->st.closes++;
-		hip_state_set(a, HIP_STATE_CLOSED, now);
-	}
-	/* (again) the CLOSE_ACK for this echo */
-	memcpy(a->tx.b, ack.b, ack.len);
-	a->tx.len = ack.len;
-	hip_send(h, &a->local, &a->remote, a->tx.b, a->tx.len);
+	return 0;
+}
+
+/* Send the CLOSE_ACK *ack to the peer's address in use (kept in a.tx). */
+static void
+close_answer(struct hip_assoc *a, const struct hip_txbuf *ack)
+{
+	memcpy(a->tx.b, ack->b, ack->len);
+	a->tx.len = ack->len;
+	hip_send(a->h, &a->local, &a->remote, a->tx.b, a->tx.len);
+}
+
+int
+hip_close_in(struct hip_assoc *a, const struct hip_rx *rx)
+{
+	struct hip_txbuf ack;
+	int rc = close_verify(a, rx, &ack);
+
+	if (rc != 0)
+		return rc;
+	a->remote = *rx->src;
+	hip_update_abort(a);
+	hip_assoc_sa_down(a);
+	hip_rtx_stop(a);
+	a->h->st.closes++;
+	hip_state_set(a, HIP_STATE_CLOSED, rx->now);
+	close_answer(a, &ack);
 	return 0;
 }
 
 int
-hip_close_ack_in(struct hip_host *h, const uint8_t *pkt, const struct hip_hdr *hdr,
-		 const struct hip_params *p, uint64_t now)
+hip_close_in_closed(struct hip_assoc *a, const struct hip_rx *rx)
 {
-	struct hip_assoc *a = hip_peer_by_hit(h, hdr->hit_sender);
+	struct hip_txbuf ack;
+	int rc = close_verify(a, rx, &ack);
+
+	if (rc != 0)
+		return rc;
+	a->remote = *rx->src;
+	close_answer(a, &ack);   /* again, for this echo */
+	return 0;
+}
+
+/* A CLOSE_ACK, authenticated, that echoes our CLOSE's nonce. 0, or the drop. */
+static int
+close_ack_verify(struct hip_assoc *a, const struct hip_rx *rx)
+{
+	struct hip_host *h = a->h;
+	const struct hip_params *p = rx->p;
 	struct hip_echo e;
 	int rc;
 
-	if (a->state != HIP_STATE_CLOSING && a->state != HIP_STATE_CLOSED)
-		return hip_drop(h, &h->st.drop_state, HIP_E_HOST_STATE);
 	if (p->echo_resp_signed == NULL || p->mac == NULL || p->sig == NULL ||
 	    hip_echo_parse(p->echo_resp_signed, &e) != 0)
 		return hip_drop(h, &h->st.drop_malformed, HIP_E_PARAM_VALUE);
-	rc = check(h, a, pkt, p);
+	rc = check(h, a, rx->pkt, p);
 	if (rc != 0)
 		return rc;
 	if (e.len != sizeof(a->echo) || CRYPTO_memcmp(e.data, a->echo, sizeof(a->echo)) != 0)
 		return hip_drop(h, &h->st.drop_replay, HIP_E_HOST_AUTH);
-	if (a->state == HIP_STATE_CLOSED)
-		return 0;      /* both closed at once: the answer to our CLOSE, after we
-		                * answered theirs (and went to CLOSED then) */
+	return 0;
+}
+
+int
+hip_close_ack_in(struct hip_assoc *a, const struct hip_rx *rx)
+{
+	int rc = close_ack_verify(a, rx);
+
+	if (rc != 0)
+		return rc;
 	hip_rtx_stop(a);
 	hip_assoc_sa_down(a);
-	h->st.closes++;
-	hip_state_set(a, HIP_STATE_CLOSED, now);
+	a->h->st.closes++;
+	hip_state_set(a, HIP_STATE_CLOSED, rx->now);
 	return 0;
+}
+
+int
+hip_close_ack_in_closed(struct hip_assoc *a, const struct hip_rx *rx)
+{
+	/* both closed at once: the answer to our CLOSE, after we answered
+	 * theirs (and went to CLOSED then) */
+	return close_ack_verify(a, rx);
 }

@@ -8,7 +8,8 @@
  * header of the given addresses, the parameters located by type, the
  * Receiver's HIT is ours, the Sender's HIT is a declared peer, no unknown
  * critical parameter (NOTIFY UNSUPPORTED_CRITICAL_PARAMETER_TYPE with the
- * type). Then the packet type's handler (hip_bex.c, hip_update.c, ...).
+ * type). Then the cell of the association's state and the packet type
+ * (hip_fsm.c).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -345,6 +346,7 @@ hip_host_input(struct hip_host *h, const struct gw_addr *src, const struct gw_ad
 	static const uint8_t null_hit[HIP_HIT_LEN];
 	struct hip_hdr hdr;
 	struct hip_params p;
+	struct hip_rx rx;
 	struct hip_assoc *a;
 	int rc;
 
@@ -376,17 +378,13 @@ hip_host_input(struct hip_host *h, const struct gw_addr *src, const struct gw_ad
 				HIP_NOTIFY_UNSUPPORTED_CRITICAL_PARAMETER_TYPE, d, sizeof(d), now_ns);
 		return hip_drop(h, &h->st.drop_critical, HIP_E_HOST_CRITICAL);
 	}
-	switch (hdr.packet_type) {
-	case HIP_I1: return hip_bex_in_i1(h, &hdr, &p, src, dst, now_ns);
-	case HIP_R1: return hip_bex_in_r1(h, pkt, &hdr, &p, src, dst, now_ns);
-	case HIP_I2: return hip_bex_in_i2(h, pkt, &hdr, &p, src, dst, now_ns);
-	case HIP_R2: return hip_bex_in_r2(h, pkt, &hdr, &p, src, dst, now_ns);
-	case HIP_UPDATE: return hip_update_in(h, pkt, &hdr, &p, src, now_ns);
-	case HIP_NOTIFY: return hip_notify_in(h, pkt, &hdr, &p, now_ns);
-	case HIP_CLOSE: return hip_close_in(h, pkt, &hdr, &p, src, now_ns);
-	case HIP_CLOSE_ACK: return hip_close_ack_in(h, pkt, &hdr, &p, now_ns);
-	default: return hip_drop(h, &h->st.drop_malformed, HIP_E_HOST_STATE);
-	}
+	rx.pkt = pkt;
+	rx.hdr = &hdr;
+	rx.p = &p;
+	rx.src = src;
+	rx.dst = dst;
+	rx.now = now_ns;
+	return hip_fsm_input(a, &rx);
 }
 
 /* ---- driving ---- */

@@ -2,9 +2,12 @@
  * Inside the HIP engine (not installed API): the host, its associations, the
  * R1 sets, and the functions the role files (hip_*.c) share.
  *
- *   hip_host.c    engine, peers, input checks and dispatch, timers, stats
+ *   hip_host.c    engine, peers, input checks, timers, stats
+ *   hip_fsm.c     the packet-driven state machine: [state][packet type] -> handler
  *   hip_r1.c      precomputed R1s per DH group, generations, puzzle #I, K under load
- *   hip_bex.c     I1, R1, I2, R2: build and process
+ *   hip_bex.c     the Base Exchange's choices and what both sides share (KEYMAT, SAs)
+ *   hip_bex_initiator.c  I1 out, R1 in, I2 out, R2 in
+ *   hip_bex_responder.c  I1 in, R1 out, I2 in, R2 out
  *   hip_cover.c   what HIP_MAC(_2) and HIP_SIGNATURE(_2) cover (RFC 7401 6.4)
  *   hip_state.c   state machine helpers, retransmission with back-off, timers
  *   hip_notify.c  NOTIFY out (rate limited) and in
@@ -18,6 +21,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <openssl/evp.h>
 
 #include "hip_host.h"
 #include "hip_packet.h"
@@ -65,6 +69,16 @@ struct hip_params {
 	struct hip_tlv tlv[32];     /* storage the pointers above point into */
 	unsigned n;
 	uint16_t unknown_critical;  /* first unknown critical type, 0 none */
+};
+
+/* A received packet past hip_host_input's checks (hip_fsm.c hands it to
+ * the handler of its cell). */
+struct hip_rx {
+	const uint8_t *pkt;                /* from the HIP header on, hdr->pkt_len bytes */
+	const struct hip_hdr *hdr;
+	const struct hip_params *p;
+	const struct gw_addr *src, *dst;   /* its outer addresses (locators) */
+	uint64_t now;                      /* ns */
 };
 
 /* A packet we keep to retransmit it (I1, I2, UPDATE, CLOSE) or to answer a
@@ -255,19 +269,50 @@ const struct hip_r1_gen *hip_r1_gen_by_opaque(const struct hip_host *h, const ui
 int hip_r1_puzzle_i(const struct hip_host *h, const struct hip_r1_gen *g,
 		    const uint8_t hit_i[HIP_HIT_LEN], uint8_t *i_out, uint8_t opaque[2]);
 
-/* ---- hip_bex.c ---- */
+/* ---- hip_fsm.c ---- */
+/* What a cell of the state machine does with a packet of its type for
+ * association a (RFC 7401 4.4.3): 0 when it was taken, or a negative
+ * hip_err with the packet dropped and counted (hip_drop). */
+typedef int (*hip_fsm_fn)(struct hip_assoc *a, const struct hip_rx *rx);
+/* Hand rx to the cell [a->state][rx->hdr->packet_type] (hip_fsm.c's table).
+ * A packet type no cell knows is dropped as malformed. Returns the cell's
+ * result. */
+int hip_fsm_input(struct hip_assoc *a, const struct hip_rx *rx);
+
+/* ---- hip_bex.c, hip_bex_initiator.c, hip_bex_responder.c ---- */
+/* Send our I1 to the peer's locator loc_first, go to I1-SENT (RFC 7401 6.6). */
 int hip_bex_send_i1(struct hip_assoc *a, uint64_t now);
-int hip_bex_in_i1(struct hip_host *h, const struct hip_hdr *hdr, const struct hip_params *p,
-		  const struct gw_addr *src, const struct gw_addr *dst, uint64_t now);
-int hip_bex_in_r1(struct hip_host *h, const uint8_t *pkt, const struct hip_hdr *hdr,
-		  const struct hip_params *p, const struct gw_addr *src,
-		  const struct gw_addr *dst, uint64_t now);
-int hip_bex_in_i2(struct hip_host *h, const uint8_t *pkt, const struct hip_hdr *hdr,
-		  const struct hip_params *p, const struct gw_addr *src,
-		  const struct gw_addr *dst, uint64_t now);
-int hip_bex_in_r2(struct hip_host *h, const uint8_t *pkt, const struct hip_hdr *hdr,
-		  const struct hip_params *p, const struct gw_addr *src,
-		  const struct gw_addr *dst, uint64_t now);
+/* The cells' handlers (hip_fsm.c), by packet and the condition their cells
+ * add (RFC 7401 sections 6.7 - 6.10): */
+/* I1: answer with R1 (6.7) */
+int hip_bex_in_i1(struct hip_assoc *a, const struct hip_rx *rx);
+/* I1 in I1-SENT: dropped when the sender's HIT is greater (6.7 step 3) */
+int hip_bex_in_i1_sent(struct hip_assoc *a, const struct hip_rx *rx);
+/* R1 in I1-SENT: answer with I2, go to I2-SENT (6.8) */
+int hip_bex_in_r1(struct hip_assoc *a, const struct hip_rx *rx);
+/* R1 in I2-SENT: only one of a newer R1 generation, answered again (6.8 step 10) */
+int hip_bex_in_r1_newer(struct hip_assoc *a, const struct hip_rx *rx);
+/* I2: a new association, R2, R2-SENT (6.9) */
+int hip_bex_in_i2(struct hip_assoc *a, const struct hip_rx *rx);
+/* I2 in R2-SENT or ESTABLISHED: the I2 answered gets its R2 again (6.9 step 4) */
+int hip_bex_in_i2_answered(struct hip_assoc *a, const struct hip_rx *rx);
+/* I2 in I2-SENT: dropped when our HIT is smaller (6.9 step 5) */
+int hip_bex_in_i2_sent(struct hip_assoc *a, const struct hip_rx *rx);
+/* R2 in I2-SENT: ESTABLISHED (6.10) */
+int hip_bex_in_r2(struct hip_assoc *a, const struct hip_rx *rx);
+/* v among the n entries of list l. */
+bool hip_bex_in_list8(const uint8_t *l, unsigned n, uint8_t v);
+bool hip_bex_in_list16(const uint16_t *l, unsigned n, uint16_t v);
+/* The OpenSSL AES-CBC cipher of a HIP_CIPHER ID, NULL for another one
+ * (RFC 7401 5.2.8, 5.2.18). */
+const EVP_CIPHER *hip_bex_cbc_cipher(uint16_t cipher);
+/* KEYMAT of a Base Exchange (RFC 7401 6.5; Kij, #I and #J of ij_len bytes,
+ * HITs hit_a, hit_b) and the keys drawn from it (RFC 7402 7: the ESP keys
+ * from the KEYMAT Index after the HIP keys of `cipher`) into *keys; the
+ * values reported as test vectors. Returns 0 or -1. */
+int hip_bex_keys(struct hip_assoc *a, uint8_t suite, uint16_t cipher, uint16_t esp,
+		 const uint8_t *kij, size_t kij_len, const uint8_t *i, const uint8_t *j,
+		 size_t ij_len, const uint8_t *hit_a, const uint8_t *hit_b, struct hip_keys *keys);
 /* Fill the two SA directions from a's keys and SPIs. */
 void hip_bex_sa_keys(const struct hip_assoc *a, const struct hip_keys *k, uint32_t spi_in,
 		     uint32_t spi_out, struct hip_sa_keys *in, struct hip_sa_keys *out);
@@ -327,23 +372,29 @@ void hip_assoc_sa_down(struct hip_assoc *a);
 void hip_notify_send(struct hip_host *h, const uint8_t peer_hit[HIP_HIT_LEN],
 		     const struct gw_addr *src, const struct gw_addr *dst, uint16_t type,
 		     const void *data, size_t data_len, uint64_t now);
-int hip_notify_in(struct hip_host *h, const uint8_t *pkt, const struct hip_hdr *hdr,
-		  const struct hip_params *p, uint64_t now);
+/* NOTIFY, in every state: verified and counted, no state change (6.13) */
+int hip_notify_in(struct hip_assoc *a, const struct hip_rx *rx);
 
 /* ---- hip_update.c ---- */
 int hip_update_start(struct hip_assoc *a, uint64_t now);
-int hip_update_in(struct hip_host *h, const uint8_t *pkt, const struct hip_hdr *hdr,
-		  const struct hip_params *p, const struct gw_addr *src, uint64_t now);
+/* UPDATE in ESTABLISHED (RFC 7401 6.12, RFC 7402 6.9) */
+int hip_update_in(struct hip_assoc *a, const struct hip_rx *rx);
+/* UPDATE in R2-SENT: once authenticated, ESTABLISHED, then as there (4.4.3) */
+int hip_update_in_r2_sent(struct hip_assoc *a, const struct hip_rx *rx);
 /* Retransmissions ran out. */
 void hip_update_give_up(struct hip_assoc *a, uint64_t now);
 void hip_update_abort(struct hip_assoc *a);
 
 /* ---- hip_close.c ---- */
 int hip_close_start(struct hip_assoc *a, uint64_t now);
-int hip_close_in(struct hip_host *h, const uint8_t *pkt, const struct hip_hdr *hdr,
-		 const struct hip_params *p, const struct gw_addr *src, uint64_t now);
-int hip_close_ack_in(struct hip_host *h, const uint8_t *pkt, const struct hip_hdr *hdr,
-		     const struct hip_params *p, uint64_t now);
+/* CLOSE in R2-SENT, ESTABLISHED or CLOSING: CLOSE_ACK, CLOSED (6.14) */
+int hip_close_in(struct hip_assoc *a, const struct hip_rx *rx);
+/* CLOSE in CLOSED: the CLOSE_ACK again, no transition (4.4.3) */
+int hip_close_in_closed(struct hip_assoc *a, const struct hip_rx *rx);
+/* CLOSE_ACK in CLOSING: CLOSED (6.15) */
+int hip_close_ack_in(struct hip_assoc *a, const struct hip_rx *rx);
+/* CLOSE_ACK in CLOSED (both closed at once): taken, no transition */
+int hip_close_ack_in_closed(struct hip_assoc *a, const struct hip_rx *rx);
 
 /* ---- hip_rand.c ---- */
 int hip_rand(struct hip_host *h, uint8_t *buf, size_t len);

@@ -50,16 +50,15 @@ hip_notify_send(struct hip_host *h, const uint8_t peer_hit[HIP_HIT_LEN],
 }
 
 int
-hip_notify_in(struct hip_host *h, const uint8_t *pkt, const struct hip_hdr *hdr,
-	      const struct hip_params *p, uint64_t now)
+hip_notify_in(struct hip_assoc *a, const struct hip_rx *rx)
 {
-	struct hip_assoc *a = hip_peer_by_hit(h, hdr->hit_sender);
+	struct hip_host *h = a->h;
+	const struct hip_params *p = rx->p;
 	struct hip_notification n;
 	struct hip_hi tmp = { 0 };
 	const struct hip_hi *hi = a->peer_hi.pkey != NULL ? &a->peer_hi : NULL;
 	int rc;
 
-	(void)now;
 	if (p->notification == NULL || p->sig == NULL || hip_notification_parse(p->notification, &n) != 0)
 		return hip_drop(h, &h->st.drop_malformed, HIP_E_PARAM_VALUE);
 	if (hi == NULL) {
@@ -68,13 +67,13 @@ hip_notify_in(struct hip_host *h, const uint8_t *pkt, const struct hip_hdr *hdr,
 		if (p->host_id == NULL || hip_host_id_parse(p->host_id, &hid) != 0 ||
 		    hip_hi_decode(hid.algorithm, hid.hi, hid.hi_len, &tmp) != 0)
 			return hip_drop(h, &h->st.drop_malformed, HIP_E_PARAM_VALUE);
-		if (memcmp(tmp.hit, hdr->hit_sender, HIP_HIT_LEN) != 0) {
+		if (memcmp(tmp.hit, rx->hdr->hit_sender, HIP_HIT_LEN) != 0) {
 			hip_hi_free(&tmp);
 			return hip_drop(h, &h->st.drop_hit_mismatch, HIP_E_HOST_AUTH);
 		}
 		hi = &tmp;
 	}
-	rc = hip_cover_check_sig(h, pkt, p->sig, hi, NULL);
+	rc = hip_cover_check_sig(h, rx->pkt, p->sig, hi, NULL);
 	hip_hi_free(&tmp);
 	if (rc != 0)
 		return hip_drop(h, &h->st.drop_sig, HIP_E_HOST_AUTH);

@@ -11,11 +11,10 @@
  *   CLOSED             HIP_CLOSED_HOLD_NS         -> UNASSOCIATED
  *   E-FAILED           HIP_E_FAILED_HOLD_NS       -> UNASSOCIATED
  *
- * Transitions on packets live with the packets (hip_bex.c, hip_update.c,
- * hip_close.c). Lifetime rekeys are staggered so that the two ends do not
- * start one at the same time: the host with the greater HIT rekeys at the
- * configured lifetime, the other 1/16 later (it only does when the first did
- * not).
+ * Transitions on packets are the table of hip_fsm.c. Lifetime rekeys are
+ * staggered so that the two ends do not start one at the same time: the
+ * host with the greater HIT rekeys at the configured lifetime, the other
+ * 1/16 later (it only does when the first did not).
  */
 #include <string.h>
 #include <openssl/crypto.h>

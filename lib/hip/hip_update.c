@@ -211,43 +211,122 @@ acks(const struct hip_ack *ak, uint32_t id)
 	return false;
 }
 
-int
-hip_update_in(struct hip_host *h, const uint8_t *pkt, const struct hip_hdr *hdr,
-	      const struct hip_params *p, const struct gw_addr *src, uint64_t now)
-{
-	struct hip_assoc *a = hip_peer_by_hit(h, hdr->hit_sender);
+/* The parameters of a received UPDATE, parsed when present. */
+struct upd_in {
 	struct hip_esp_info ei;
 	struct hip_seq sq;
-	struct hip_ack ak = { 0 };
+	struct hip_ack ak;
 	struct hip_diffie_hellman dh;
-	struct hip_keys k;
-	bool rekey_req;
+};
 
-	if (a->state != HIP_STATE_ESTABLISHED && a->state != HIP_STATE_R2_SENT)
-		return hip_drop(h, &h->st.drop_state, HIP_E_HOST_STATE);
+/* HIP_MAC and HIP_SIGNATURE of an UPDATE (RFC 7401 6.12.1 steps 3, 4), then
+ * its parameters into *u: a parameter of the wrong length is now
+ * INVALID_SYNTAX (5.2.19), and changes nothing. 0, or the drop. */
+static int
+update_verify(struct hip_assoc *a, const struct hip_rx *rx, struct upd_in *u)
+{
+	struct hip_host *h = a->h;
+	const struct hip_params *p = rx->p;
+
+	memset(u, 0, sizeof(*u));
 	if (p->mac == NULL || p->sig == NULL)
 		return hip_drop(h, &h->st.drop_malformed, HIP_E_PARAM_VALUE);
-	if (hip_cover_check_mac(h, pkt, p->mac, a->suite,
+	if (hip_cover_check_mac(h, rx->pkt, p->mac, a->suite,
 				&a->keys.hip_int[hip_dir_in(h->hi->hit, a->peer_hit)], NULL, 0) != 0)
 		return hip_drop(h, &h->st.drop_mac, HIP_E_HOST_AUTH);
-	if (hip_cover_check_sig(h, pkt, p->sig, &a->peer_hi, NULL) != 0)
+	if (hip_cover_check_sig(h, rx->pkt, p->sig, &a->peer_hi, NULL) != 0)
 		return hip_drop(h, &h->st.drop_sig, HIP_E_HOST_AUTH);
-	/* authenticated: a parameter of the wrong length is INVALID_SYNTAX
-	 * (RFC 7401 5.2.19), and changes nothing */
-	if ((p->esp_info != NULL && hip_esp_info_parse(p->esp_info, &ei) != 0) ||
-	    (p->seq != NULL && hip_seq_parse(p->seq, &sq) != 0) ||
-	    (p->ack != NULL && hip_ack_parse(p->ack, &ak) != 0) ||
-	    (p->dh != NULL && hip_diffie_hellman_parse(p->dh, &dh) != 0)) {
-		hip_notify_send(h, a->peer_hit, &a->local, src, HIP_NOTIFY_INVALID_SYNTAX, NULL, 0, now);
+	if ((p->esp_info != NULL && hip_esp_info_parse(p->esp_info, &u->ei) != 0) ||
+	    (p->seq != NULL && hip_seq_parse(p->seq, &u->sq) != 0) ||
+	    (p->ack != NULL && hip_ack_parse(p->ack, &u->ak) != 0) ||
+	    (p->dh != NULL && hip_diffie_hellman_parse(p->dh, &u->dh) != 0)) {
+		hip_notify_send(h, a->peer_hit, &a->local, rx->src, HIP_NOTIFY_INVALID_SYNTAX, NULL, 0,
+				rx->now);
 		return hip_drop(h, &h->st.drop_malformed, HIP_E_PARAM_VALUE);
 	}
-	if (a->state == HIP_STATE_R2_SENT)
-		hip_state_set(a, HIP_STATE_ESTABLISHED, now);
-	a->remote = *src;
+	return 0;
+}
 
+/* The peer's answer to our rekey (we are A): new SAs, ACK. 0, or the drop. */
+static int
+rekey_answered(struct hip_assoc *a, const struct upd_in *u, bool rekey_req, uint64_t now)
+{
+	struct hip_host *h = a->h;
+	struct upd out = { .ack = &u->sq.update_id };
+	struct hip_keys k;
+
+	if (!rekey_req)
+		return hip_drop(h, &h->st.drop_malformed, HIP_E_PARAM_VALUE);
+	if (rekey_keys(a, &a->rekey_dh, &u->dh.v[0], &k) != 0)
+		return hip_drop(h, &h->st.drop_malformed, HIP_E_PARAM_VALUE);
+	hip_bex_sa_keys(a, &k, a->rekey_spi_in, u->ei.new_spi, &a->rk_in, &a->rk_out);
+	hip_keys_wipe(&k);
+	switch_sas(a);
+	a->peer_update_seen = true;
+	a->peer_update_id = u->sq.update_id;
+	rekey_done(a, now);
+	send_update(a, &a->update_reply, &out);
+	return 0;
+}
+
+/* The peer's rekey (we are B): our new DH and inbound SA (installed early,
+ * io.sa_in_up), answered with UPDATE(ESP_INFO, SEQ, ACK, DH). Both started:
+ * the greater HIT's goes on. 0, or the drop. */
+static int
+rekey_answer(struct hip_assoc *a, const struct upd_in *u, uint64_t now)
+{
+	struct hip_host *h = a->h;
+	const struct hip_io *io = &h->cfg.io;
+	struct hip_esp_info mine = { .keymat_index = 0 };
+	struct upd out = { .ei = &mine, .seq = &a->rekey_seq, .ack = &u->sq.update_id,
+			   .dh = &a->rekey_dh };
+	struct hip_keys k;
+
+	if (a->rekey == HIP_REKEY_SENT) {
+		if (hip_hit_cmp(h->hi->hit, a->peer_hit) > 0)
+			return hip_drop(h, &h->st.drop_state, HIP_E_HOST_STATE);
+		hip_rtx_stop(a);
+		hip_dh_free(&a->rekey_dh);
+		a->rekey = HIP_REKEY_NONE;
+	} else if (a->rekey == HIP_REKEY_REPLIED) {
+		return hip_drop(h, &h->st.drop_state, HIP_E_HOST_STATE);
+	}
+	if (hip_rand_dh(h, a->dh_group, &a->rekey_dh) != 0 || new_spi(a) == 0)
+		return hip_drop(h, &h->st.drop_internal, HIP_E_HOST_INTERNAL);
+	if (rekey_keys(a, &a->rekey_dh, &u->dh.v[0], &k) != 0) {
+		hip_dh_free(&a->rekey_dh);
+		return hip_drop(h, &h->st.drop_malformed, HIP_E_PARAM_VALUE);
+	}
+	hip_bex_sa_keys(a, &k, a->rekey_spi_in, u->ei.new_spi, &a->rk_in, &a->rk_out);
+	hip_keys_wipe(&k);
+	if (io->sa_in_up != NULL)
+		io->sa_in_up(io->ctx, a->user, &a->rk_in);
+	mine.old_spi = a->spi_in;
+	mine.new_spi = a->rekey_spi_in;
+	a->rekey_seq = a->update_id++;
+	a->peer_update_seen = true;
+	a->peer_update_id = u->sq.update_id;
+	a->rekey = HIP_REKEY_REPLIED;
+	if (send_update(a, &a->tx, &out) != 0)
+		return hip_drop(h, &h->st.drop_internal, HIP_E_HOST_INTERNAL);
+	a->update_reply = a->tx;
+	hip_rtx_arm(a, HIP_UPDATE_RETRIES_MAX, now);
+	return 0;
+}
+
+/* An authenticated UPDATE in ESTABLISHED: SEQ and ACK (RFC 7401 6.12.1,
+ * 6.12.2), a rekey (RFC 7402 6.9, 6.10). 0, or the drop. */
+static int
+update_process(struct hip_assoc *a, const struct hip_rx *rx, const struct upd_in *u)
+{
+	struct hip_host *h = a->h;
+	const struct hip_params *p = rx->p;
+	bool rekey_req;
+
+	a->remote = *rx->src;
 	/* a retransmitted UPDATE: the same answer; an older one: a replay */
 	if (p->seq != NULL && a->peer_update_seen) {
-		int32_t d = (int32_t)(sq.update_id - a->peer_update_id);
+		int32_t d = (int32_t)(u->sq.update_id - a->peer_update_id);
 
 		if (d == 0) {
 			if (a->update_reply.len != 0)
@@ -258,85 +337,55 @@ hip_update_in(struct hip_host *h, const uint8_t *pkt, const struct hip_hdr *hdr,
 			return hip_drop(h, &h->st.drop_replay, HIP_E_HOST_STATE);
 	}
 	rekey_req = p->seq != NULL && p->esp_info != NULL && p->dh != NULL;
-	if (rekey_req && (ei.keymat_index != 0 || ei.new_spi == 0 || ei.old_spi != a->spi_out ||
-			  dh.n != 1 || dh.v[0].group_id != a->dh_group)) {
+	if (rekey_req && (u->ei.keymat_index != 0 || u->ei.new_spi == 0 ||
+			  u->ei.old_spi != a->spi_out || u->dh.n != 1 ||
+			  u->dh.v[0].group_id != a->dh_group)) {
 		hip_notify_send(h, a->peer_hit, &a->local, &a->remote, HIP_NOTIFY_INVALID_SYNTAX,
-				NULL, 0, now);
+				NULL, 0, rx->now);
 		return hip_drop(h, &h->st.drop_malformed, HIP_E_PARAM_VALUE);
 	}
-
 	/* the answer to our rekey (A) */
-	if (a->rekey == HIP_REKEY_SENT && p->ack != NULL && acks(&ak, a->rekey_seq)) {
-		struct upd u = { .ack = &sq.update_id };
-
-		if (!rekey_req)
-			return hip_drop(h, &h->st.drop_malformed, HIP_E_PARAM_VALUE);
-		if (rekey_keys(a, &a->rekey_dh, &dh.v[0], &k) != 0)
-			return hip_drop(h, &h->st.drop_malformed, HIP_E_PARAM_VALUE);
-		hip_bex_sa_keys(a, &k, a->rekey_spi_in, ei.new_spi, &a->rk_in, &a->rk_out);
-		hip_keys_wipe(&k);
-		switch_sas(a);
-		a->peer_update_seen = true;
-		a->peer_update_id = sq.update_id;
-		rekey_done(a, now);
-		send_update(a, &a->update_reply, &u);
-		return 0;
-	}
+	if (a->rekey == HIP_REKEY_SENT && p->ack != NULL && acks(&u->ak, a->rekey_seq))
+		return rekey_answered(a, u, rekey_req, rx->now);
 	/* the ACK of our answer (B) */
-	if (a->rekey == HIP_REKEY_REPLIED && p->ack != NULL && acks(&ak, a->rekey_seq)) {
+	if (a->rekey == HIP_REKEY_REPLIED && p->ack != NULL && acks(&u->ak, a->rekey_seq)) {
 		switch_sas(a);
-		rekey_done(a, now);
+		rekey_done(a, rx->now);
 		if (p->seq == NULL)
 			return 0;
 	}
 	if (p->seq == NULL)
 		return 0;   /* an ACK for nothing in flight: nothing to do */
-
-	if (rekey_req) {
-		const struct hip_io *io = &h->cfg.io;
-		struct hip_esp_info mine = { .keymat_index = 0 };
-		struct upd u = { .ei = &mine, .seq = &a->rekey_seq, .ack = &sq.update_id,
-				 .dh = &a->rekey_dh };
-
-		if (a->rekey == HIP_REKEY_SENT) {
-			/* both started: the greater HIT's rekey goes on */
-			if (hip_hit_cmp(h->hi->hit, a->peer_hit) > 0)
-				return hip_drop(h, &h->st.drop_state, HIP_E_HOST_STATE);
-			hip_rtx_stop(a);
-			hip_dh_free(&a->rekey_dh);
-			a->rekey = HIP_REKEY_NONE;
-		} else if (a->rekey == HIP_REKEY_REPLIED) {
-			return hip_drop(h, &h->st.drop_state, HIP_E_HOST_STATE);
-		}
-		if (hip_rand_dh(h, a->dh_group, &a->rekey_dh) != 0 || new_spi(a) == 0)
-			return hip_drop(h, &h->st.drop_internal, HIP_E_HOST_INTERNAL);
-		if (rekey_keys(a, &a->rekey_dh, &dh.v[0], &k) != 0) {
-			hip_dh_free(&a->rekey_dh);
-			return hip_drop(h, &h->st.drop_malformed, HIP_E_PARAM_VALUE);
-		}
-		hip_bex_sa_keys(a, &k, a->rekey_spi_in, ei.new_spi, &a->rk_in, &a->rk_out);
-		hip_keys_wipe(&k);
-		if (io->sa_in_up != NULL)
-			io->sa_in_up(io->ctx, a->user, &a->rk_in);
-		mine.old_spi = a->spi_in;
-		mine.new_spi = a->rekey_spi_in;
-		a->rekey_seq = a->update_id++;
-		a->peer_update_seen = true;
-		a->peer_update_id = sq.update_id;
-		a->rekey = HIP_REKEY_REPLIED;
-		if (send_update(a, &a->tx, &u) != 0)
-			return hip_drop(h, &h->st.drop_internal, HIP_E_HOST_INTERNAL);
-		a->update_reply = a->tx;
-		hip_rtx_arm(a, HIP_UPDATE_RETRIES_MAX, now);
-		return 0;
-	}
+	if (rekey_req)
+		return rekey_answer(a, u, rx->now);
 	/* SEQ without a rekey: acknowledge it */
 	{
-		struct upd u = { .ack = &sq.update_id };
+		struct upd out = { .ack = &u->sq.update_id };
 
 		a->peer_update_seen = true;
-		a->peer_update_id = sq.update_id;
-		send_update(a, &a->update_reply, &u);
+		a->peer_update_id = u->sq.update_id;
+		send_update(a, &a->update_reply, &out);
 	}
 	return 0;
+}
+
+int
+hip_update_in(struct hip_assoc *a, const struct hip_rx *rx)
+{
+	struct upd_in u;
+	int rc = update_verify(a, rx, &u);
+
+	return rc != 0 ? rc : update_process(a, rx, &u);
+}
+
+int
+hip_update_in_r2_sent(struct hip_assoc *a, const struct hip_rx *rx)
+{
+	struct upd_in u;
+	int rc = update_verify(a, rx, &u);
+
+	if (rc != 0)
+		return rc;
+	hip_state_set(a, HIP_STATE_ESTABLISHED, rx->now);
+	return update_process(a, rx, &u);
 }

@@ -11,8 +11,8 @@
 # source-based coverage (-fprofile-instr-generate -fcoverage-mapping, no
 # sanitizer) into build-fuzz-cov/, runs every input once, and prints
 # llvm-cov's report for lib/hip, then per function past verification the
-# lines run / lines (for hip_bex_in_r1, hip_bex_in_i2 and hip_bex_in_r2 only
-# the lines after their signature check), and the total.
+# lines run / lines (for the R1, I2, R2, UPDATE, CLOSE and CLOSE_ACK checks
+# only the lines after their signature check), and the total.
 set -euo pipefail
 cd "$(dirname "$(readlink -f "$0")")/../.."
 REPO=$PWD
@@ -22,9 +22,9 @@ inputs=("$@")
 [ ${#inputs[@]} -gt 0 ] || inputs=(tests/fuzz/corpus/hip_engine tests/fuzz/regress/hip_engine)
 
 srcs=(lib/hip/*.c lib/hipwire/hip_packet.c lib/hipwire/hip_param_bex.c lib/hipwire/hip_param_update.c
-      $(ls lib/hipcrypto/*.c | grep -v hip_cli.c) tests/fuzz/fuzz_hip_engine.c)
+      $(ls lib/hipcrypto/*.c | grep -v hip_cli.c) tests/lib/hip_harness.c tests/fuzz/fuzz_hip_engine.c)
 clang -O1 -g -fsanitize=fuzzer -fprofile-instr-generate -fcoverage-mapping \
-	-DHIPGW_SOURCE_ROOT="\"$REPO\"" -Ilib/hip -Ilib/hipwire -Ilib/hipcrypto -Ilib/conf -Ilib/core \
+	-DHIPGW_SOURCE_ROOT="\"$REPO\"" -Ilib/hip -Ilib/hipwire -Ilib/hipcrypto -Ilib/conf -Ilib/core -Itests/lib \
 	"${srcs[@]}" -lcrypto -o "$OUT/fuzz_hip_engine"
 rm -f "$OUT"/*.profraw
 files=$(find "${inputs[@]}" -type f 2>/dev/null | sort)
@@ -42,13 +42,16 @@ import json, re, sys
 # functions past verification: name -> regex of the line after which they
 # count (None: the whole function)
 PAST = {
-    "hip_bex_in_r1": r"hip_cover_check_sig", "r1_choices": None, "build_i2": None,
-    "hip_bex_in_i2": r"hip_cover_check_sig", "i2_syntax": None,
+    "r1_verify": r"hip_cover_check_sig", "r1_in": r"rc = r1_verify\(", "r1_choices": None,
+    "r1_keys": None, "r1_build_i2": None, "build_i2": None, "r1_commit": None,
+    "i2_verify": r"hip_cover_check_sig", "i2_in": r"rc = i2_verify\(", "i2_syntax": None,
+    "i2_commit": None, "i2_answer": None,
     "hip_bex_in_r2": r"hip_cover_check_sig", "hip_bex_sa_keys": None,
-    "hip_assoc_established": None, "hip_update_in": r"hip_cover_check_sig",
+    "hip_assoc_established": None, "update_verify": r"hip_cover_check_sig",
+    "update_process": None, "rekey_answered": None, "rekey_answer": None,
     "rekey_keys": None, "switch_sas": None, "rekey_done": None, "send_update": None,
-    "hip_close_in": r"rc = check\(", "hip_close_ack_in": r"rc = check\(", "build_close": None,
-    "hip_notify_in": r"hip_cover_check_sig",
+    "close_verify": r"rc = check\(", "close_ack_verify": r"rc = check\(", "build_close": None,
+    "close_answer": None, "hip_notify_in": r"hip_cover_check_sig",
 }
 d = json.load(open(sys.argv[1]))["data"][0]
 # llvm-cov show: per file, "LINE|  COUNT|source" (COUNT blank: no code)

@@ -33,25 +33,25 @@
  * verification. When the steps run out the wire is drained for a while of
  * virtual time (exchanges complete, timers fire).
  *
- * Invariants (abort() when broken): every packet an engine sends is a valid
- * HIP packet (hip_packet_validate, checksum for its addresses); every SA
- * handed over has a non-zero SPI and the key lengths of its ESP transform;
- * sa_down only for an SPI handed over and not yet taken back; at the end,
- * after hip_host_forget, no inbound SA of E0 is left; vectors and bex_done
- * arguments sane. ASan, UBSan and LSan (leaks) watch the rest.
+ * Invariants (abort() when broken; the engine test harness's,
+ * tests/lib/hip_harness.h, and the end check): every packet an engine sends
+ * is a valid HIP packet (hip_packet_validate, checksum for its addresses);
+ * every SA handed over has a non-zero SPI and the key lengths of its ESP
+ * transform; sa_down only for an SPI handed over and not yet taken back; at
+ * the end, after hip_host_forget, no inbound SA of E0 is left; vectors and
+ * bex_done arguments sane. ASan, UBSan and LSan (leaks) watch the rest.
  *
  * HIPGW_FUZZ_WRITE_RAW=DIR: each structure-aware input also writes, into DIR,
  * the raw-mode input of the packets E0 received (seeds for the raw mode).
  */
-#include <fcntl.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
+#include "hip_harness.h"
 #include "hip_host.h"
 #include "hip_keymat.h"
 #include "hip_mac.h"
@@ -62,6 +62,7 @@
 #ifndef HIPGW_SOURCE_ROOT
 #define HIPGW_SOURCE_ROOT "."
 #endif
+#define KEYS_DIR HIPGW_SOURCE_ROOT "/tests/data/hip/keys"
 
 #define FAIL(...) do { fprintf(stderr, "fuzz_hip_engine: " __VA_ARGS__); fputc('\n', stderr); abort(); } while (0)
 
@@ -73,10 +74,8 @@
 #define MODE_TWO_GROUPS 0x80
 
 #define NS_MS        (1000ull * 1000)
-#define T0_NS        (1000ull * NS_MS)
 #define WIRE_MAX     64            /* packets queued on the wire */
 #define HIST_MAX     16            /* packets of E1 kept for replays */
-#define SPI_MAX      64            /* inbound SPIs of E0 tracked */
 #define DRAIN_STEPS  400           /* 10 ms steps when the input ends: 4 s */
 #define MAX_PARAMS   40
 #define MAX_STEPS    64            /* structure-aware steps per input */
@@ -85,106 +84,32 @@
 
 static struct hip_hi k_p256, k_p384, k_p384b, k_rsa;
 
-static void
-load_key(const char *dir, const char *name, struct hip_hi *hi)
-{
-	char src[512], dst[512], err[256], buf[4096];
-	FILE *f;
-	size_t n;
-	int fd;
-
-	snprintf(src, sizeof(src), "%s/tests/data/hip/keys/%s", HIPGW_SOURCE_ROOT, name);
-	snprintf(dst, sizeof(dst), "%s/%s", dir, name);
-	f = fopen(src, "rb");
-	if (f == NULL)
-		FAIL("cannot open %s", src);
-	n = fread(buf, 1, sizeof(buf), f);
-	fclose(f);
-	/* hip_hi_load wants mode 0600 */
-	fd = open(dst, O_WRONLY | O_CREAT | O_EXCL, 0600);
-	if (fd < 0 || write(fd, buf, n) != (ssize_t)n)
-		FAIL("cannot write %s", dst);
-	close(fd);
-	if (hip_hi_load(dst, hi, err, sizeof(err)) != 0)
-		FAIL("%s", err);
-	unlink(dst);
-}
-
 int LLVMFuzzerInitialize(int *argc, char ***argv);
 
 int
 LLVMFuzzerInitialize(int *argc, char ***argv)
 {
-	char dir[] = "/tmp/fuzz_hip_engine.XXXXXX";
-
 	(void)argc;
 	(void)argv;
-	if (mkdtemp(dir) == NULL)
-		FAIL("mkdtemp");
-	load_key(dir, "ecdsa-p256.pem", &k_p256);
-	load_key(dir, "ecdsa-p384.pem", &k_p384);
-	load_key(dir, "ecdsa-p384-b.pem", &k_p384b);
-	load_key(dir, "rsa3072.pem", &k_rsa);
-	rmdir(dir);
+	hh_key(NULL, KEYS_DIR, "ecdsa-p256.pem", &k_p256);
+	hh_key(NULL, KEYS_DIR, "ecdsa-p384.pem", &k_p384);
+	hh_key(NULL, KEYS_DIR, "ecdsa-p384-b.pem", &k_p384b);
+	hh_key(NULL, KEYS_DIR, "rsa3072.pem", &k_rsa);
 	return 0;
 }
 
-/* ---- the world: two engines and a wire ---- */
-
-struct wpkt {
-	int from;
-	size_t len;
-	uint8_t b[HIP_PACKET_MAX];
-};
-
-struct side {
-	int idx;
-	struct hip_host *h;
-	struct hip_hi *hi;
-	struct gw_addr addr;
-	uint64_t rng;
-	uint32_t next_spi;
-	uint32_t spis[SPI_MAX];       /* inbound SPIs handed over, not taken back */
-	unsigned n_spis;
-	uint8_t keymat[1024];         /* last "keymat" vector */
-	size_t keymat_len;
-	uint8_t host_id[1100];        /* its HOST_ID TLV as its R1 carried it */
-	size_t host_id_len;
-};
+/* ---- the world: two engines and a wire (tests/lib/hip_harness.h) ---- */
 
 static struct {
-	struct side s[2];
-	struct wpkt wire[WIRE_MAX];
-	unsigned nw;
-	struct wpkt hist[HIST_MAX];   /* packets E1 sent, for replays */
+	struct hh_world w;            /* E0 = w.s[0], E1 = w.s[1] */
+	struct hh_pkt hist[HIST_MAX]; /* packets E1 sent, for replays */
 	unsigned nh;
-	uint64_t now;
+	uint8_t host_id[1100];        /* E1's HOST_ID TLV as its R1 carried it */
+	size_t host_id_len;
 	bool structured;
 	FILE *raw_out;                /* HIPGW_FUZZ_WRITE_RAW */
 	uint64_t raw_last;
 } W;
-
-static int
-det_rng(void *ctx, uint8_t *buf, size_t len)
-{
-	uint64_t *st = ctx;
-
-	for (size_t x = 0; x < len; x++) {
-		*st ^= *st >> 12;
-		*st ^= *st << 25;
-		*st ^= *st >> 27;
-		buf[x] = (uint8_t)((*st * 0x2545F4914F6CDD1Dull) >> 56);
-	}
-	return 0;
-}
-
-static bool
-checksum_ok(const uint8_t *pkt, size_t len, const struct gw_addr *src, const struct gw_addr *dst)
-{
-	if (src->family == 4)
-		return hip_checksum_verify_ipv4(pkt, len, src->addr, dst->addr) == 0;
-	return hip_checksum_verify_ipv6(pkt, len, src->addr, dst->addr) == 0;
-}
 
 static void
 set_checksum(uint8_t *pkt, size_t len, const struct gw_addr *src, const struct gw_addr *dst)
@@ -195,145 +120,36 @@ set_checksum(uint8_t *pkt, size_t len, const struct gw_addr *src, const struct g
 		hip_checksum_set_ipv6(pkt, len, src->addr, dst->addr);
 }
 
-static void
-cb_send(void *ctx, const struct gw_addr *src, const struct gw_addr *dst, const uint8_t *pkt, size_t len)
+/* The harness checked the packet (valid, from the engine's address and
+ * HIT, good checksum); only the structure-aware mode has a wire. */
+static bool
+on_send(struct hh_side *s, const struct hh_pkt *p)
 {
-	struct side *s = ctx;
-	struct hip_hdr h;
-	struct wpkt *w;
-
-	if (len < HIP_HDR_LEN || len > HIP_PACKET_MAX || len % 8 != 0 ||
-	    hip_packet_validate(pkt, len, 0, &h, NULL) < 0 || h.pkt_len != len ||
-	    memcmp(src, &s->addr, sizeof(*src)) != 0 || !checksum_ok(pkt, len, src, dst))
-		FAIL("engine %d sent a malformed packet (%zu bytes)", s->idx, len);
-	if (memcmp(h.hit_sender, s->hi->hit, HIP_HIT_LEN) != 0)
-		FAIL("engine %d sent with another sender HIT", s->idx);
-	if (!W.structured || W.nw == WIRE_MAX)
-		return;
-	w = &W.wire[W.nw++];
-	w->from = s->idx;
-	w->len = len;
-	memcpy(w->b, pkt, len);
+	if (!W.structured || W.w.qn == W.w.cap)
+		return false;
 	if (s->idx == 1) {
 		if (W.nh == HIST_MAX) {
 			memmove(&W.hist[0], &W.hist[1], (HIST_MAX - 1) * sizeof(W.hist[0]));
 			W.nh--;
 		}
-		W.hist[W.nh++] = *w;
-		if ((pkt[2] & 0x7f) == HIP_R1) {   /* the responder's HOST_ID, for HIP_MAC_2 */
+		W.hist[W.nh++] = *p;
+		if (hh_ptype(p) == HIP_R1) {   /* the responder's HOST_ID, for HIP_MAC_2 */
 			struct hip_tlv t;
 
-			if (hip_param_find(pkt, len, HIP_PARAM_HOST_ID, &t) == 1 && t.total <= sizeof(s->host_id)) {
-				memcpy(s->host_id, pkt + t.offset, t.total);
-				s->host_id_len = t.total;
+			if (hip_param_find(p->b, p->len, HIP_PARAM_HOST_ID, &t) == 1 &&
+			    t.total <= sizeof(W.host_id)) {
+				memcpy(W.host_id, p->b + t.offset, t.total);
+				W.host_id_len = t.total;
 			}
 		}
 	}
-}
-
-static uint32_t
-cb_spi(void *ctx)
-{
-	struct side *s = ctx;
-
-	return s->next_spi++;
+	return true;
 }
 
 static void
-check_sa(const struct side *s, const struct hip_sa_keys *k)
+harness_fail(const char *msg)
 {
-	uint8_t el = 0, al = 0;
-
-	if (k->spi == 0 || hip_esp_key_lens(k->esp_transform, &el, &al) != 0 ||
-	    k->enc_key_len != el || k->auth_key_len != al ||
-	    k->enc_key_len > HIP_ESP_KEY_MAX || k->auth_key_len > HIP_ESP_KEY_MAX)
-		FAIL("engine %d: SA %u with transform %u, keys %u / %u bytes", s->idx, k->spi,
-		     k->esp_transform, k->enc_key_len, k->auth_key_len);
-}
-
-static int
-spi_find(const struct side *s, uint32_t spi)
-{
-	for (unsigned x = 0; x < s->n_spis; x++)
-		if (s->spis[x] == spi)
-			return (int)x;
-	return -1;
-}
-
-static void
-spi_add(struct side *s, uint32_t spi)
-{
-	if (spi_find(s, spi) >= 0)
-		return;   /* sa_in_up then sa_up of the same inbound SA */
-	if (s->n_spis == SPI_MAX)
-		FAIL("engine %d: more than %d inbound SAs at once", s->idx, SPI_MAX);
-	s->spis[s->n_spis++] = spi;
-}
-
-static void
-spi_del(struct side *s, uint32_t spi, const char *why)
-{
-	int x = spi_find(s, spi);
-
-	if (x < 0)
-		FAIL("engine %d: %s of inbound SPI %u, not handed over or taken back already", s->idx, why, spi);
-	s->spis[x] = s->spis[--s->n_spis];
-}
-
-static void
-cb_sa_up(void *ctx, void *peer_user, const struct hip_sa_keys *out, const struct hip_sa_keys *in,
-	 uint32_t old_in_spi)
-{
-	struct side *s = ctx;
-
-	if (peer_user == NULL)
-		FAIL("sa_up without peer");
-	check_sa(s, out);
-	check_sa(s, in);
-	spi_add(s, in->spi);
-	if (old_in_spi != 0)
-		spi_del(s, old_in_spi, "sa_up's old_in_spi");
-}
-
-static void
-cb_sa_in_up(void *ctx, void *peer_user, const struct hip_sa_keys *in)
-{
-	struct side *s = ctx;
-
-	if (peer_user == NULL)
-		FAIL("sa_in_up without peer");
-	check_sa(s, in);
-	spi_add(s, in->spi);
-}
-
-static void
-cb_sa_down(void *ctx, void *peer_user, uint32_t in_spi)
-{
-	if (peer_user == NULL)
-		FAIL("sa_down without peer");
-	spi_del(ctx, in_spi, "sa_down");
-}
-
-static void
-cb_bex_done(void *ctx, void *peer_user, bool ok, const struct hip_bex_times *t)
-{
-	(void)ctx;
-	(void)ok;
-	if (peer_user == NULL || t == NULL)
-		FAIL("bex_done arguments");
-}
-
-static void
-cb_vector(void *ctx, void *peer_user, const char *name, const uint8_t *v, size_t len)
-{
-	struct side *s = ctx;
-
-	if (peer_user == NULL || name == NULL || v == NULL || len == 0 || len > sizeof(s->keymat))
-		FAIL("vector %s of %zu bytes", name != NULL ? name : "?", len);
-	if (strcmp(name, "keymat") == 0) {
-		memcpy(s->keymat, v, len);
-		s->keymat_len = len;
-	}
+	FAIL("%s", msg);
 }
 
 static void
@@ -346,64 +162,20 @@ side_up(int idx, struct hip_hi *hi, uint8_t mode)
 		{ HIP_CIPHER_AES_256_CBC, HIP_CIPHER_AES_128_CBC, HIP_CIPHER_NULL_ENCRYPT },
 	};
 	static const unsigned n_ciphers[4] = { 2, 1, 1, 3 };
-	struct side *s = &W.s[idx];
-	struct hip_host_cfg c = { 0 };
 	unsigned cs = (mode >> MODE_CIPH_SHIFT) & 3;
-	char err[128];
+	struct hh_params p = {
+		.k = 2,
+		.esp = { HIP_ESP_AES_GCM16, HIP_ESP_AES128_CBC_SHA256, HIP_ESP_NULL_SHA256 }, .ne = 3,
+		.groups = { HIP_DH_GROUP_NIST_P256, HIP_DH_GROUP_NIST_P384 },
+		.ng = (mode & MODE_TWO_GROUPS) ? 2 : 1,
+		.nc = n_ciphers[cs],
+		.life = 20000 * NS_MS,
+		.v6 = (mode & MODE_IPV6) != 0,
+		.det = true,
+	};
 
-	memset(s, 0, sizeof(*s));
-	s->idx = idx;
-	s->hi = hi;
-	s->rng = 0x9e3779b97f4a7c15ull * (uint64_t)(idx + 1);
-	s->next_spi = 0x1000u * (uint32_t)(idx + 1);
-	if (mode & MODE_IPV6) {
-		s->addr.family = 6;
-		s->addr.addr[0] = 0x20;
-		s->addr.addr[1] = 0x01;
-		s->addr.addr[2] = 0x0d;
-		s->addr.addr[3] = 0xb8;
-		s->addr.addr[15] = (uint8_t)(idx + 1);
-	} else {
-		s->addr.family = 4;
-		s->addr.addr[0] = 192;
-		s->addr.addr[2] = 2;
-		s->addr.addr[3] = (uint8_t)(idx + 1);
-	}
-	c.hi = hi;
-	c.puzzle_k = 2;
-	c.esp_transforms[0] = HIP_ESP_AES_GCM16;
-	c.esp_transforms[1] = HIP_ESP_AES128_CBC_SHA256;
-	c.esp_transforms[2] = HIP_ESP_NULL_SHA256;
-	c.n_esp_transforms = 3;
-	c.dh_groups[0] = HIP_DH_GROUP_NIST_P256;
-	c.dh_groups[1] = HIP_DH_GROUP_NIST_P384;
-	c.n_dh_groups = (mode & MODE_TWO_GROUPS) ? 2 : 1;
-	memcpy(c.hip_ciphers, ciphers[cs], sizeof(ciphers[cs]));
-	c.n_hip_ciphers = n_ciphers[cs];
-	c.sa_lifetime_ns = 20000 * NS_MS;
-	c.io.ctx = s;
-	c.io.send = cb_send;
-	c.io.spi_alloc = cb_spi;
-	c.io.sa_up = cb_sa_up;
-	c.io.sa_in_up = cb_sa_in_up;
-	c.io.sa_down = cb_sa_down;
-	c.io.bex_done = cb_bex_done;
-	c.rng = det_rng;
-	c.rng_ctx = &s->rng;
-	c.vector = cb_vector;
-	c.vector_ctx = s;
-	s->h = hip_host_create(&c, err, sizeof(err));
-	if (s->h == NULL)
-		FAIL("create: %s", err);
-}
-
-static void
-tick(uint64_t ns)
-{
-	W.now += ns;
-	for (int x = 0; x < 2; x++)
-		if (W.s[x].h != NULL)
-			hip_host_tick(W.s[x].h, W.now);
+	memcpy(p.ciph, ciphers[cs], sizeof(ciphers[cs]));
+	hh_side_up(&W.w, idx, hi, &p);
 }
 
 /* ---- raw mode input recording (HIPGW_FUZZ_WRITE_RAW) ---- */
@@ -411,7 +183,7 @@ tick(uint64_t ns)
 static void
 raw_record(const uint8_t *pkt, size_t len)
 {
-	uint64_t dt = (W.now - W.raw_last) / (10 * NS_MS);
+	uint64_t dt = (W.w.now - W.raw_last) / (10 * NS_MS);
 	uint8_t hdr[3] = { (uint8_t)(len >> 8), (uint8_t)len, 0 };
 
 	if (W.raw_out == NULL)
@@ -430,7 +202,7 @@ raw_record(const uint8_t *pkt, size_t len)
 	}
 	fwrite(hdr, 1, 3, W.raw_out);
 	fwrite(pkt, 1, len, W.raw_out);
-	W.raw_last = W.now;
+	W.raw_last = W.w.now;
 }
 
 /* ---- the input ---- */
@@ -666,7 +438,7 @@ cover(const uint8_t *pkt, size_t upto, uint16_t type, const uint8_t *host_id, si
 static size_t
 rebuild(uint8_t *pkt, const uint8_t *hdr, bool fix)
 {
-	struct side *e1 = &W.s[1], *e0 = &W.s[0];
+	struct hh_side *e1 = &W.w.s[1], *e0 = &W.w.s[0];
 	struct hip_peer_info pi;
 	struct hip_keys k;
 	uint8_t scratch[2 * HIP_PACKET_MAX];
@@ -692,7 +464,7 @@ rebuild(uint8_t *pkt, const uint8_t *hdr, bool fix)
 
 			hip_host_peer_info(e1->h, e0, &pi);
 			suite = (pi.initiator ? e0->hi : e1->hi)->suite;
-			n = cover(pkt, len, p->type, e1->host_id, e1->host_id_len, scratch);
+			n = cover(pkt, len, p->type, W.host_id, W.host_id_len, scratch);
 			if (hip_mac_compute(suite, k.hip_int[hip_dir_out(e1->hi->hit, e0->hi->hit)].b,
 					    k.hip_int[hip_dir_out(e1->hi->hit, e0->hi->hit)].len, scratch, n,
 					    p->v, sizeof(p->v), &ml) == 0)
@@ -722,7 +494,7 @@ rebuild(uint8_t *pkt, const uint8_t *hdr, bool fix)
 
 /* Mutate the packet w (from E1) with the input's mutation list, then fix it. */
 static void
-mutate(struct wpkt *w, struct in *in)
+mutate(struct hh_pkt *w, struct in *in)
 {
 	uint8_t hdr[HIP_HDR_LEN], spec = in_u8(in);
 	unsigned n = 1 + (spec & 3);
@@ -744,28 +516,23 @@ mutate(struct wpkt *w, struct in *in)
 /* ---- delivering ---- */
 
 static void
-deliver(struct wpkt *w)
+deliver(struct hh_pkt *w)
 {
-	struct side *from = &W.s[w->from], *to = &W.s[1 - w->from];
+	struct hh_side *from = &W.w.s[w->from], *to = &W.w.s[1 - w->from];
 
 	if (to->h == NULL)
 		return;
 	set_checksum(w->b, w->len, &from->addr, &to->addr);
 	if (to->idx == 0)
 		raw_record(w->b, w->len);
-	hip_host_input(to->h, &from->addr, &to->addr, w->b, w->len, W.now);
+	hip_host_input(to->h, &from->addr, &to->addr, w->b, w->len, W.w.now);
 }
 
 /* Take the first packet off the wire into *w; false when there is none. */
 static bool
-take(struct wpkt *w)
+take(struct hh_pkt *w)
 {
-	if (W.nw == 0)
-		return false;
-	*w = W.wire[0];
-	memmove(&W.wire[0], &W.wire[1], (W.nw - 1) * sizeof(W.wire[0]));
-	W.nw--;
-	return true;
+	return hh_take(&W.w, 0, w);
 }
 
 /* One step of the input on the wire (structure-aware mode). */
@@ -773,7 +540,7 @@ static void
 step(struct in *in)
 {
 	uint8_t op = in_u8(in);
-	struct wpkt w;
+	struct hh_pkt w;
 
 	switch (op & 7) {
 	case 0:   /* deliver */
@@ -792,7 +559,7 @@ step(struct in *in)
 		break;
 	case 3:   /* deliver twice */
 		if (take(&w)) {
-			struct wpkt copy = w;
+			struct hh_pkt copy = w;
 
 			deliver(&w);
 			deliver(&copy);
@@ -807,16 +574,16 @@ step(struct in *in)
 		}
 		break;
 	case 5:   /* time */
-		tick((uint64_t)(1 + in_u8(in)) * 20 * NS_MS);
+		hh_advance(&W.w, (uint64_t)(1 + in_u8(in)) * 20 * NS_MS);
 		break;
 	case 6:   /* rekey, from either side */
-		hip_host_rekey(W.s[(op >> 3) & 1].h, &W.s[1 - ((op >> 3) & 1)], W.now);
+		hip_host_rekey(W.w.s[(op >> 3) & 1].h, &W.w.s[1 - ((op >> 3) & 1)], W.w.now);
 		break;
 	default:  /* close, or a new Base Exchange, from either side */
 		if (op & 0x10)
-			hip_host_connect(W.s[(op >> 3) & 1].h, &W.s[1 - ((op >> 3) & 1)], W.now);
+			hip_host_connect(W.w.s[(op >> 3) & 1].h, &W.w.s[1 - ((op >> 3) & 1)], W.w.now);
 		else
-			hip_host_close_all(W.s[(op >> 3) & 1].h, W.now);
+			hip_host_close_all(W.w.s[(op >> 3) & 1].h, W.w.now);
 		break;
 	}
 }
@@ -838,14 +605,14 @@ pick_keys(uint8_t mode, struct hip_hi **mine, struct hip_hi **peer)
 static void
 end_checks(void)
 {
-	struct side *e0 = &W.s[0];
+	struct hh_side *e0 = &W.w.s[0];
 
 	if (getenv("HIPGW_FUZZ_VERBOSE") != NULL) {
 		struct hip_host_stats st;
 		struct hip_peer_info pi;
 
 		hip_host_stats(e0->h, &st);
-		hip_host_peer_info(e0->h, &W.s[1], &pi);
+		hip_host_peer_info(e0->h, &W.w.s[1], &pi);
 		fprintf(stderr, "E0 %s: rx %lu tx %lu dropped %lu (malformed %lu mac %lu sig %lu state %lu) "
 			"bex_ok %lu failed %lu updates %lu closes %lu notify_rx %lu rekeys %lu\n",
 			hip_state_name(pi.state), (unsigned long)st.rx, (unsigned long)st.tx,
@@ -856,7 +623,7 @@ end_checks(void)
 	}
 
 	/* every inbound SA handed over comes back once */
-	hip_host_forget(e0->h, &W.s[1], W.now);
+	hip_host_forget(e0->h, &W.w.s[1], W.w.now);
 	if (e0->n_spis != 0)
 		FAIL("%u inbound SA(s) of E0 never taken back (first SPI %u)", e0->n_spis, e0->spis[0]);
 }
@@ -879,11 +646,11 @@ run_raw(struct in *in)
 			memcpy(pkt, in->d + in->off, len);
 			in->off += len;
 			if ((st & 0x80) && len >= HIP_HDR_LEN && len % 8 == 0 && len <= HIP_PACKET_MAX)
-				set_checksum(pkt, len, &W.s[1].addr, &W.s[0].addr);
-			hip_host_input(W.s[0].h, &W.s[1].addr, &W.s[0].addr, pkt, len, W.now);
+				set_checksum(pkt, len, &W.w.s[1].addr, &W.w.s[0].addr);
+			hip_host_input(W.w.s[0].h, &W.w.s[1].addr, &W.w.s[0].addr, pkt, len, W.w.now);
 			free(pkt);
 		}
-		tick((uint64_t)(st & 0x7f) * 10 * NS_MS);
+		hh_advance(&W.w, (uint64_t)(st & 0x7f) * 10 * NS_MS);
 	}
 }
 
@@ -895,11 +662,11 @@ run_structured(struct in *in)
 	while (in_more(in) && n++ < MAX_STEPS)
 		step(in);
 	for (unsigned x = 0; x < DRAIN_STEPS; x++) {
-		struct wpkt w;
+		struct hh_pkt w;
 
 		while (take(&w))
 			deliver(&w);
-		tick(10 * NS_MS);
+		hh_advance(&W.w, 10 * NS_MS);
 	}
 }
 
@@ -917,24 +684,19 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	mode = data[0];
 	memset(&W, 0, sizeof(W));
-	W.now = T0_NS;
-	W.raw_last = T0_NS;
+	hh_world_init(&W.w, &(struct hh_hooks){ .send = on_send }, harness_fail);
+	W.w.cap = WIRE_MAX;
+	W.raw_last = W.w.now;
 	W.structured = (mode & MODE_STRUCT) != 0;
 	pick_keys(mode, &mine, &peer);
 	side_up(0, mine, mode);
-	W.s[1].hi = peer;
-	W.s[1].idx = 1;
 	if (W.structured) {
 		side_up(1, peer, mode);
-		if (hip_host_add_peer(W.s[1].h, mine->hit, &W.s[0].addr, 1, &W.s[1].addr, &W.s[0]) != 0)
-			FAIL("add_peer");
+		hh_know(&W.w, 1, 0);
 	} else {
-		/* only the peer's address and HIT */
-		W.s[1].addr = W.s[0].addr;
-		W.s[1].addr.addr[W.s[0].addr.family == 4 ? 3 : 15] = 2;
+		hh_side_hand(&W.w, 1, peer, (mode & MODE_IPV6) != 0);   /* only its address and HIT */
 	}
-	if (hip_host_add_peer(W.s[0].h, peer->hit, &W.s[1].addr, 1, &W.s[0].addr, &W.s[1]) != 0)
-		FAIL("add_peer");
+	hh_know(&W.w, 0, 1);
 	if (W.structured && raw_dir != NULL) {
 		char path[600];
 
@@ -943,13 +705,13 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (W.raw_out != NULL)
 			fputc(mode & ~MODE_STRUCT, W.raw_out);
 	}
-	hip_host_tick(W.s[0].h, W.now);
-	if (W.s[1].h != NULL)
-		hip_host_tick(W.s[1].h, W.now);
+	hip_host_tick(W.w.s[0].h, W.w.now);
+	if (W.w.s[1].h != NULL)
+		hip_host_tick(W.w.s[1].h, W.w.now);
 	if (mode & MODE_INITIATOR)
-		hip_host_connect(W.s[0].h, &W.s[1], W.now);
+		hip_host_connect(W.w.s[0].h, &W.w.s[1], W.w.now);
 	else if (W.structured)
-		hip_host_connect(W.s[1].h, &W.s[0], W.now);
+		hip_host_connect(W.w.s[1].h, &W.w.s[0], W.w.now);
 	if (W.structured)
 		run_structured(&in);
 	else
@@ -957,8 +719,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	end_checks();
 	if (W.raw_out != NULL)
 		fclose(W.raw_out);
-	hip_host_free(W.s[0].h);
-	hip_host_free(W.s[1].h);
+	hh_down(&W.w);
 	memset(&W, 0, sizeof(W));
 	return 0;
 }

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause
  * Unit tests of lib/hip, the HIP protocol engine (cmocka, no EAL): two or
- * three engines in one process, wired back to back through their send
- * callbacks into an in-memory queue that the test delivers, drops, reorders
- * or corrupts. Time is virtual (hip_host_tick with a test clock).
+ * three engines in one process, wired back to back by the shared harness
+ * (tests/lib/hip_harness.h) into an in-memory queue that the test delivers,
+ * drops, reorders or corrupts. Time is virtual (hip_host_tick with a test
+ * clock).
  *
  * Identities are hipcrypto's fixed test keys (tests/data/hip/keys), plus
  * generated ones where a second RSA or a third host is needed. HIT order of
@@ -24,6 +25,7 @@
 #include <openssl/evp.h>
 #include <openssl/rand.h>
 
+#include "hip_harness.h"
 #include "hip_host.h"
 #include "hip_packet.h"
 #include "hip_param.h"
@@ -43,46 +45,52 @@
 
 /* ------------------------------------------------------------------ keys */
 
-static char tmpdir[256];
+static struct hip_hi k_p256, k_p384, k_p384b, k_rsa, k_rsa2, k_gen;
 
-static void
-load_key(const char *name, struct hip_hi *hi)
+/* --------------------------------------------------------------- harness */
+
+static struct hh_world W;
+static struct hh_side *const S = W.s;
+
+/* every packet sent, for the determinism test */
+static uint8_t *trace;
+static size_t trace_len, trace_cap;
+
+static bool
+on_send(struct hh_side *s, const struct hh_pkt *p)
 {
-	char src[512], dst[512], err[256], buf[4096];
-	FILE *f;
-	size_t n;
-	int fd;
-
-	snprintf(src, sizeof(src), "%s/%s", KEYS_DIR, name);
-	snprintf(dst, sizeof(dst), "%s/%s", tmpdir, name);
-	f = fopen(src, "rb");
-	assert_non_null(f);
-	n = fread(buf, 1, sizeof(buf), f);
-	fclose(f);
-	unlink(dst);
-	fd = open(dst, O_WRONLY | O_CREAT | O_EXCL, 0600);
-	assert_true(fd >= 0);
-	assert_int_equal(write(fd, buf, n), (ssize_t)n);
-	close(fd);
-	memset(hi, 0, sizeof(*hi));
-	assert_int_equal(hip_hi_load(dst, hi, err, sizeof(err)), 0);
+	(void)s;
+	if (trace != NULL) {
+		if (trace_len + p->len + 8 > trace_cap) {
+			trace_cap = 2 * (trace_len + p->len + 8);
+			trace = realloc(trace, trace_cap);
+			assert_non_null(trace);
+		}
+		memcpy(trace + trace_len, &p->len, sizeof(p->len));
+		memcpy(trace + trace_len + sizeof(p->len), p->b, p->len);
+		trace_len += p->len + sizeof(p->len);
+	}
+	return true;
 }
 
-static struct hip_hi k_p256, k_p384, k_p384b, k_rsa, k_rsa2, k_gen;
+static void
+harness_fail(const char *msg)
+{
+	fail_msg("%s", msg);
+}
 
 static int
 setup(void **state)
 {
+	static const struct hh_hooks hooks = { .send = on_send };
 	char err[128];
 
 	(void)state;
-	snprintf(tmpdir, sizeof(tmpdir), "/tmp/test_hip_bex.XXXXXX");
-	if (mkdtemp(tmpdir) == NULL)
-		return -1;
-	load_key("ecdsa-p256.pem", &k_p256);
-	load_key("ecdsa-p384.pem", &k_p384);
-	load_key("ecdsa-p384-b.pem", &k_p384b);
-	load_key("rsa3072.pem", &k_rsa);
+	hh_world_init(&W, &hooks, harness_fail);
+	hh_key(&W, KEYS_DIR, "ecdsa-p256.pem", &k_p256);
+	hh_key(&W, KEYS_DIR, "ecdsa-p384.pem", &k_p384);
+	hh_key(&W, KEYS_DIR, "ecdsa-p384-b.pem", &k_p384b);
+	hh_key(&W, KEYS_DIR, "rsa3072.pem", &k_rsa);
 	if (hip_hi_generate(HIP_HI_RSA3072, &k_rsa2, err, sizeof(err)) != 0 ||
 	    hip_hi_generate(HIP_HI_ECDSA_P256, &k_gen, err, sizeof(err)) != 0)
 		return -1;
@@ -92,8 +100,6 @@ setup(void **state)
 static int
 teardown(void **state)
 {
-	char cmd[300];
-
 	(void)state;
 	hip_hi_free(&k_p256);
 	hip_hi_free(&k_p384);
@@ -101,390 +107,17 @@ teardown(void **state)
 	hip_hi_free(&k_rsa);
 	hip_hi_free(&k_rsa2);
 	hip_hi_free(&k_gen);
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmpdir);
-	return system(cmd) == 0 ? 0 : -1;
-}
-
-/* --------------------------------------------------------------- harness */
-
-struct pkt {
-	int to;
-	struct gw_addr src, dst;
-	size_t len;
-	uint8_t b[2048];
-};
-
-#define MAXQ 256
-static struct pkt q[MAXQ];
-static unsigned qn;
-static uint64_t now;
-static unsigned ev;
-static int (*filter)(struct pkt *p);   /* 1 = drop; may change the packet */
-
-/* every packet sent, for the determinism test */
-static uint8_t *trace;
-static size_t trace_len, trace_cap;
-
-struct side {
-	int idx;
-	struct hip_hi *hi;
-	struct hip_host *h;
-	struct gw_addr addr;
-	uint32_t next_spi;
-	uint64_t rng;
-	unsigned sa_up_n, sa_in_up_n, sa_down_n, bex_ok_n, bex_fail_n, sent;
-	unsigned sa_up_at_r2;            /* sa_up calls before the last R2 we sent */
-	struct hip_sa_keys out, in, early_in;
-	uint32_t old_in, down_spi[4];
-	unsigned sa_up_ev, sa_in_up_ev;
-	struct hip_bex_times t;
-	/* test-vector values reported by the engine */
-	unsigned nvec;
-	uint8_t kij[384], keymat[1024], vi[48], vj[48], ukij[384], ukeymat[1024];
-	size_t kij_len, keymat_len, ij_len, ukij_len, ukeymat_len;
-};
-static struct side S[3];
-
-static void assert_key(const struct hip_key *k, const uint8_t *b, uint8_t len);
-
-static struct side *
-side_of_addr(const struct gw_addr *a)
-{
-	for (int x = 0; x < 3; x++)
-		if (S[x].addr.family != 0 && memcmp(&S[x].addr, a, sizeof(*a)) == 0)
-			return &S[x];
-	return NULL;
-}
-
-static void
-cb_send(void *ctx, const struct gw_addr *src, const struct gw_addr *dst, const uint8_t *pkt, size_t len)
-{
-	struct side *s = ctx, *to = side_of_addr(dst);
-
-	s->sent++;
-	assert_true(len >= 40 && len <= 2048 && len % 8 == 0);
-	if ((pkt[2] & 0x7f) == HIP_R2)
-		s->sa_up_at_r2 = s->sa_up_n;
-	assert_memory_equal(src, &s->addr, sizeof(*src));
-	if (trace != NULL) {
-		if (trace_len + len + 8 > trace_cap) {
-			trace_cap = 2 * (trace_len + len + 8);
-			trace = realloc(trace, trace_cap);
-			assert_non_null(trace);
-		}
-		memcpy(trace + trace_len, &len, sizeof(len));
-		memcpy(trace + trace_len + sizeof(len), pkt, len);
-		trace_len += len + sizeof(len);
-	}
-	if (to == NULL || qn == MAXQ)
-		return;   /* nobody there: lost */
-	q[qn].to = to->idx;
-	q[qn].src = *src;
-	q[qn].dst = *dst;
-	q[qn].len = len;
-	memcpy(q[qn].b, pkt, len);
-	qn++;
-}
-
-static uint32_t
-cb_spi(void *ctx)
-{
-	struct side *s = ctx;
-
-	return s->next_spi++;
-}
-
-static void
-cb_sa_up(void *ctx, void *peer_user, const struct hip_sa_keys *out, const struct hip_sa_keys *in,
-	 uint32_t old_in_spi)
-{
-	struct side *s = ctx;
-
-	assert_non_null(peer_user);
-	s->sa_up_n++;
-	s->out = *out;
-	s->in = *in;
-	s->old_in = old_in_spi;
-	s->sa_up_ev = ++ev;
-}
-
-static void
-cb_sa_in_up(void *ctx, void *peer_user, const struct hip_sa_keys *in)
-{
-	struct side *s = ctx;
-
-	assert_non_null(peer_user);
-	s->sa_in_up_n++;
-	s->early_in = *in;
-	s->sa_in_up_ev = ++ev;
-}
-
-static void
-cb_sa_down(void *ctx, void *peer_user, uint32_t in_spi)
-{
-	struct side *s = ctx;
-
-	(void)peer_user;
-	if (s->sa_down_n < 4)
-		s->down_spi[s->sa_down_n] = in_spi;
-	s->sa_down_n++;
-}
-
-static void
-cb_bex_done(void *ctx, void *peer_user, bool ok, const struct hip_bex_times *t)
-{
-	struct side *s = ctx;
-
-	(void)peer_user;
-	if (ok)
-		s->bex_ok_n++;
-	else
-		s->bex_fail_n++;
-	s->t = *t;
-}
-
-static void
-cb_vector(void *ctx, void *peer_user, const char *name, const uint8_t *v, size_t len)
-{
-	struct side *s = ctx;
-	uint8_t *dst = NULL;
-	size_t *dl = NULL;
-
-	assert_non_null(peer_user);
-	s->nvec++;
-	if (strcmp(name, "kij") == 0) {
-		dst = s->kij;
-		dl = &s->kij_len;
-	} else if (strcmp(name, "keymat") == 0) {
-		dst = s->keymat;
-		dl = &s->keymat_len;
-	} else if (strcmp(name, "puzzle_i") == 0) {
-		dst = s->vi;
-		dl = &s->ij_len;
-	} else if (strcmp(name, "puzzle_j") == 0) {
-		dst = s->vj;
-		dl = &s->ij_len;
-	} else if (strcmp(name, "update_kij") == 0) {
-		dst = s->ukij;
-		dl = &s->ukij_len;
-	} else if (strcmp(name, "update_keymat") == 0) {
-		dst = s->ukeymat;
-		dl = &s->ukeymat_len;
-	} else {
-		fail_msg("vector %s", name);
-	}
-	assert_true(len <= 1024);
-	memcpy(dst, v, len);
-	*dl = len;
-}
-
-/* xorshift64*: the deterministic RNG of the test-vector mode */
-static int
-det_rng(void *ctx, uint8_t *buf, size_t len)
-{
-	uint64_t *st = ctx;
-
-	for (size_t x = 0; x < len; x++) {
-		*st ^= *st >> 12;
-		*st ^= *st << 25;
-		*st ^= *st >> 27;
-		buf[x] = (uint8_t)((*st * 0x2545F4914F6CDD1Dull) >> 56);
-	}
 	return 0;
 }
 
-struct params {
-	uint8_t groups[4];
-	unsigned ng;
-	uint16_t esp[4];
-	unsigned ne;
-	uint16_t ciph[4];
-	unsigned nc;
-	uint8_t k;
-	bool det;
-	bool v6;
-	bool no_in_up;
-	uint64_t life;
-	uint32_t r1_rate;
-};
+static void assert_key(const struct hip_key *k, const uint8_t *b, uint8_t len);
 
-static const struct params P_DEFAULT = {
+static const struct hh_params P_DEFAULT = {
 	.groups = { HIP_DH_GROUP_NIST_P256, HIP_DH_GROUP_NIST_P384 }, .ng = 2,
 	.esp = { 13, 8, 9, 7 }, .ne = 4,
 	.ciph = { HIP_CIPHER_AES_128_CBC, HIP_CIPHER_AES_256_CBC, HIP_CIPHER_NULL_ENCRYPT }, .nc = 3,
 	.k = 4,
 };
-
-static void
-side_up(int idx, struct hip_hi *hi, const struct params *p)
-{
-	struct side *s = &S[idx];
-	struct hip_host_cfg c = { 0 };
-	char err[128] = "";
-
-	memset(s, 0, sizeof(*s));
-	s->idx = idx;
-	s->hi = hi;
-	s->next_spi = 0x1000u * (unsigned)(idx + 1);
-	s->rng = 0x9e3779b97f4a7c15ull * (uint64_t)(idx + 1);
-	if (p->v6) {
-		s->addr.family = 6;
-		s->addr.addr[0] = 0x20;
-		s->addr.addr[1] = 0x01;
-		s->addr.addr[2] = 0x0d;
-		s->addr.addr[3] = 0xb8;
-		s->addr.addr[15] = (uint8_t)(idx + 1);
-	} else {
-		s->addr.family = 4;
-		s->addr.addr[0] = 192;
-		s->addr.addr[1] = 0;
-		s->addr.addr[2] = 2;
-		s->addr.addr[3] = (uint8_t)(idx + 1);
-	}
-	c.hi = hi;
-	c.puzzle_k = p->k;
-	memcpy(c.esp_transforms, p->esp, sizeof(p->esp));
-	c.n_esp_transforms = p->ne;
-	memcpy(c.dh_groups, p->groups, sizeof(p->groups));
-	c.n_dh_groups = p->ng;
-	memcpy(c.hip_ciphers, p->ciph, sizeof(p->ciph));
-	c.n_hip_ciphers = p->nc;
-	c.sa_lifetime_ns = p->life;
-	c.r1_rate = p->r1_rate;
-	c.io.ctx = s;
-	c.io.send = cb_send;
-	c.io.spi_alloc = cb_spi;
-	c.io.sa_up = cb_sa_up;
-	c.io.sa_down = cb_sa_down;
-	c.io.bex_done = cb_bex_done;
-	c.io.sa_in_up = p->no_in_up ? NULL : cb_sa_in_up;
-	c.vector = cb_vector;
-	c.vector_ctx = s;
-	if (p->det) {
-		c.rng = det_rng;
-		c.rng_ctx = &s->rng;
-	}
-	s->h = hip_host_create(&c, err, sizeof(err));
-	if (s->h == NULL)
-		fail_msg("create: %s", err);
-}
-
-/* a knows b (user handle: &S[b]) */
-static void
-know(int a, int b)
-{
-	assert_int_equal(hip_host_add_peer(S[a].h, S[b].hi->hit, &S[b].addr, 1, &S[a].addr, &S[b]), 0);
-}
-
-static void
-reset_net(void)
-{
-	qn = 0;
-	now = 1000 * MS;
-	ev = 0;
-	filter = NULL;
-}
-
-static void
-pair_up(struct hip_hi *a, struct hip_hi *b, const struct params *p)
-{
-	reset_net();
-	side_up(0, a, p);
-	side_up(1, b, p);
-	know(0, 1);
-	know(1, 0);
-}
-
-static void
-sides_down(void)
-{
-	for (int x = 0; x < 3; x++) {
-		hip_host_free(S[x].h);
-		memset(&S[x], 0, sizeof(S[x]));
-	}
-	qn = 0;
-	filter = NULL;
-}
-
-static uint8_t
-ptype(const struct pkt *p)
-{
-	return p->b[2] & 0x7f;
-}
-
-static int last_rc;
-
-static void
-deliver_at(unsigned i)
-{
-	struct pkt p = q[i];
-
-	memmove(&q[i], &q[i + 1], (qn - i - 1) * sizeof(q[0]));
-	qn--;
-	if (filter != NULL && filter(&p))
-		return;
-	if (S[p.to].h == NULL)
-		return;   /* a hand-made peer: the test reads q[] itself */
-	last_rc = hip_host_input(S[p.to].h, &p.src, &p.dst, p.b, p.len, now);
-}
-
-static void
-deliver_all(void)
-{
-	for (int n = 0; qn > 0 && n < 1000; n++)
-		deliver_at(0);
-}
-
-/* deliver the first queued packet of `type`; returns false if none */
-static bool
-deliver_type(uint8_t type)
-{
-	for (unsigned i = 0; i < qn; i++) {
-		if (ptype(&q[i]) == type) {
-			deliver_at(i);
-			return true;
-		}
-	}
-	return false;
-}
-
-static void
-advance(uint64_t ns)
-{
-	now += ns;
-	for (int x = 0; x < 3; x++)
-		if (S[x].h != NULL)
-			hip_host_tick(S[x].h, now);
-}
-
-/* deliver and tick for `ms` of virtual time */
-static void
-run(unsigned ms)
-{
-	for (unsigned t = 0; t < ms; t += 10) {
-		deliver_all();
-		advance(10 * MS);
-	}
-	deliver_all();
-}
-
-static enum hip_state
-state_of(int a, int b)
-{
-	struct hip_peer_info pi;
-
-	assert_int_equal(hip_host_peer_info(S[a].h, &S[b], &pi), 0);
-	return pi.state;
-}
-
-static struct hip_host_stats
-stats(int a)
-{
-	struct hip_host_stats st;
-
-	hip_host_stats(S[a].h, &st);
-	return st;
-}
 
 static void
 assert_sa_eq(const struct hip_sa_keys *x, const struct hip_sa_keys *y)
@@ -553,36 +186,16 @@ dump_stats(void)
 static void
 bex(int a, int b)
 {
-	assert_int_equal(hip_host_connect(S[a].h, &S[b], now), 0);
-	run(100);
-	if (state_of(a, b) != HIP_STATE_ESTABLISHED)
+	assert_int_equal(hip_host_connect(S[a].h, &S[b], W.now), 0);
+	hh_run(&W, 100);
+	if (hh_state(&W, a, b) != HIP_STATE_ESTABLISHED)
 		dump_stats();
-	assert_int_equal(state_of(a, b), HIP_STATE_ESTABLISHED);
-	assert_true(state_of(b, a) == HIP_STATE_R2_SENT || state_of(b, a) == HIP_STATE_ESTABLISHED);
-	hip_host_first_esp(S[a].h, &S[b], now);
+	assert_int_equal(hh_state(&W, a, b), HIP_STATE_ESTABLISHED);
+	assert_true(hh_state(&W, b, a) == HIP_STATE_R2_SENT || hh_state(&W, b, a) == HIP_STATE_ESTABLISHED);
+	hip_host_first_esp(S[a].h, &S[b], W.now);
 }
 
 /* offset of parameter `type` in a packet, 0 when absent */
-static size_t
-find_param(const uint8_t *b, size_t len, uint16_t type)
-{
-	struct hip_tlv t;
-
-	if (hip_param_find(b, len, type, &t) == 1)
-		return t.offset;
-	return 0;
-}
-
-static void
-fix_cksum(struct pkt *p)
-{
-	hip_put16(p->b + 4, 0);
-	if (p->src.family == 4)
-		assert_int_equal(hip_checksum_set_ipv4(p->b, p->len, p->src.addr, p->dst.addr), 0);
-	else
-		assert_int_equal(hip_checksum_set_ipv6(p->b, p->len, p->src.addr, p->dst.addr), 0);
-}
-
 /* ------------------------------------------------- mutation filters */
 
 static uint8_t m_type;       /* packet type to act on */
@@ -590,12 +203,12 @@ static uint16_t m_param;     /* parameter in it (0: the header) */
 static size_t m_at;          /* byte after the parameter's T/L */
 static uint8_t m_xor;
 static int m_left;           /* how many packets to act on */
-static struct pkt m_copy;    /* last packet of m_type seen */
+static struct hh_pkt m_copy;    /* last packet of m_type seen */
 
 static int
-f_drop(struct pkt *p)
+f_drop(struct hh_pkt *p)
 {
-	if (ptype(p) == m_type && m_left > 0) {
+	if (hh_ptype(p) == m_type && m_left > 0) {
 		m_left--;
 		return 1;
 	}
@@ -603,23 +216,23 @@ f_drop(struct pkt *p)
 }
 
 static int
-f_mutate(struct pkt *p)
+f_mutate(struct hh_pkt *p)
 {
-	if (ptype(p) == m_type && m_left > 0) {
-		size_t off = m_param != 0 ? find_param(p->b, p->len, m_param) : 0;
+	if (hh_ptype(p) == m_type && m_left > 0) {
+		size_t off = m_param != 0 ? hh_find_param(p->b, p->len, m_param) : 0;
 
 		assert_true(m_param == 0 || off != 0);
 		m_left--;
 		p->b[off + (m_param != 0 ? 4 : 0) + m_at] ^= m_xor;
-		fix_cksum(p);
+		assert_int_equal(hh_fix_cksum(p), 0);
 	}
 	return 0;
 }
 
 static int
-f_copy(struct pkt *p)
+f_copy(struct hh_pkt *p)
 {
-	if (ptype(p) == m_type)
+	if (hh_ptype(p) == m_type)
 		m_copy = *p;
 	return 0;
 }
@@ -632,7 +245,7 @@ mutate(uint8_t type, uint16_t param, size_t at, uint8_t x)
 	m_at = at;
 	m_xor = x;
 	m_left = 1;
-	filter = f_mutate;
+	W.filter = f_mutate;
 }
 
 /* ------------------------------------------------------------------ tests */
@@ -640,7 +253,7 @@ mutate(uint8_t type, uint16_t param, size_t at, uint8_t x)
 static void
 one_suite(struct hip_hi *a, struct hip_hi *b, uint8_t group, uint16_t esp, uint16_t cipher, bool v6)
 {
-	struct params p = P_DEFAULT;
+	struct hh_params p = P_DEFAULT;
 	struct hip_peer_info pa, pb;
 
 	p.groups[0] = group;
@@ -650,7 +263,7 @@ one_suite(struct hip_hi *a, struct hip_hi *b, uint8_t group, uint16_t esp, uint1
 	p.ciph[0] = cipher;
 	p.nc = 1;
 	p.v6 = v6;
-	pair_up(a, b, &p);
+	hh_pair_up(&W, a, b, &p);
 	bex(0, 1);
 	assert_int_equal(S[0].sa_up_n, 1);
 	assert_int_equal(S[1].sa_up_n, 1);
@@ -674,14 +287,14 @@ one_suite(struct hip_hi *a, struct hip_hi *b, uint8_t group, uint16_t esp, uint1
 	assert_true(S[0].t.tbe > 0);
 	assert_true(S[1].t.i1_to_r1 > 0);
 	assert_true(S[1].t.i2_to_r2 > 0);
-	assert_int_equal(stats(0).dropped, 0);
-	assert_int_equal(stats(1).dropped, 0);
-	assert_int_equal(stats(1).r1_tx, 1);
-	assert_int_equal(stats(1).r2_tx, 1);
+	assert_int_equal(hh_stats(&W, 0).dropped, 0);
+	assert_int_equal(hh_stats(&W, 1).dropped, 0);
+	assert_int_equal(hh_stats(&W, 1).r1_tx, 1);
+	assert_int_equal(hh_stats(&W, 1).r2_tx, 1);
 	assert_int_equal(S[0].nvec + S[1].nvec, 0);   /* vectors only in deterministic mode */
 	/* the responder's SAs were up before its R2 left: ESP sent on R2 finds them */
 	assert_int_equal(S[1].sa_up_at_r2, 1);
-	sides_down();
+	hh_down(&W);
 }
 
 /* ECDSA-P256 initiator, ECDSA-P384 responder, NIST P-256: every ESP transform */
@@ -721,10 +334,10 @@ test_bex_rsa(void **state)
 static void
 test_negotiation(void **state)
 {
-	struct params pa = P_DEFAULT, pb = P_DEFAULT;
+	struct hh_params pa = P_DEFAULT, pb = P_DEFAULT;
 
 	(void)state;
-	reset_net();
+	hh_reset(&W);
 	pa.groups[0] = HIP_DH_GROUP_NIST_P384;
 	pa.groups[1] = HIP_DH_GROUP_NIST_P256;
 	pb.groups[0] = HIP_DH_GROUP_NIST_P256;
@@ -738,10 +351,10 @@ test_negotiation(void **state)
 	pb.ne = 3;
 	pa.ciph[0] = HIP_CIPHER_AES_256_CBC;
 	pa.nc = 1;
-	side_up(0, &k_p256, &pa);
-	side_up(1, &k_p384, &pb);
-	know(0, 1);
-	know(1, 0);
+	hh_side_up(&W, 0, &k_p256, &pa);
+	hh_side_up(&W, 1, &k_p384, &pb);
+	hh_know(&W, 0, 1);
+	hh_know(&W, 1, 0);
 	bex(0, 1);
 	assert_mirror(0, 1, 13);
 	{
@@ -751,23 +364,23 @@ test_negotiation(void **state)
 		assert_int_equal(i.dh_group, HIP_DH_GROUP_NIST_P256);
 		assert_int_equal(i.hip_cipher, HIP_CIPHER_AES_256_CBC);
 	}
-	sides_down();
+	hh_down(&W);
 
 	/* nothing in common: no association, E-FAILED after the retries */
-	reset_net();
+	hh_reset(&W);
 	pb.esp[0] = 9;
 	pb.ne = 1;
-	side_up(0, &k_p256, &pa);
-	side_up(1, &k_p384, &pb);
-	know(0, 1);
-	know(1, 0);
-	assert_int_equal(hip_host_connect(S[0].h, &S[1], now), 0);
-	run(60000);
-	assert_int_equal(state_of(0, 1), HIP_STATE_UNASSOCIATED);   /* E-FAILED, then its hold */
+	hh_side_up(&W, 0, &k_p256, &pa);
+	hh_side_up(&W, 1, &k_p384, &pb);
+	hh_know(&W, 0, 1);
+	hh_know(&W, 1, 0);
+	assert_int_equal(hip_host_connect(S[0].h, &S[1], W.now), 0);
+	hh_run(&W, 60000);
+	assert_int_equal(hh_state(&W, 0, 1), HIP_STATE_UNASSOCIATED);   /* E-FAILED, then its hold */
 	assert_int_equal(S[0].bex_fail_n, 1);
 	assert_int_equal(S[0].sa_up_n + S[1].sa_up_n, 0);
-	assert_true(stats(0).drop_policy > 0);
-	sides_down();
+	assert_true(hh_stats(&W, 0).drop_policy > 0);
+	hh_down(&W);
 }
 
 /* a lost I1, R1, I2 or R2: the retransmission completes the BEX */
@@ -778,36 +391,36 @@ test_lost_packets(void **state)
 
 	(void)state;
 	for (unsigned x = 0; x < 4; x++) {
-		pair_up(&k_p256, &k_p384, &P_DEFAULT);
+		hh_pair_up(&W, &k_p256, &k_p384, &P_DEFAULT);
 		m_type = types[x];
 		m_left = 2;   /* lose it twice */
-		filter = f_drop;
-		assert_int_equal(hip_host_connect(S[0].h, &S[1], now), 0);
-		run(5000);
+		W.filter = f_drop;
+		assert_int_equal(hip_host_connect(S[0].h, &S[1], W.now), 0);
+		hh_run(&W, 5000);
 		assert_int_equal(m_left, 0);
-		assert_int_equal(state_of(0, 1), HIP_STATE_ESTABLISHED);
+		assert_int_equal(hh_state(&W, 0, 1), HIP_STATE_ESTABLISHED);
 		assert_int_equal(S[0].sa_up_n, 1);
 		assert_int_equal(S[1].sa_up_n, 1);
 		assert_mirror(0, 1, 13);
-		assert_true(stats(0).retransmits >= 2);
+		assert_true(hh_stats(&W, 0).retransmits >= 2);
 		if (types[x] == HIP_R2)
-			assert_int_equal(stats(1).i2_dup, 2);   /* answered with the same R2 */
+			assert_int_equal(hh_stats(&W, 1).i2_dup, 2);   /* answered with the same R2 */
 		if (types[x] == HIP_I1 || types[x] == HIP_R1)
-			assert_int_equal(stats(1).r1_tx, types[x] == HIP_R1 ? 3 : 1);
-		sides_down();
+			assert_int_equal(hh_stats(&W, 1).r1_tx, types[x] == HIP_R1 ? 3 : 1);
+		hh_down(&W);
 	}
 	/* nobody answers: E-FAILED after HIP_I1_RETRIES_MAX retries, once */
-	pair_up(&k_p256, &k_p384, &P_DEFAULT);
+	hh_pair_up(&W, &k_p256, &k_p384, &P_DEFAULT);
 	m_type = HIP_I1;
 	m_left = 100;
-	filter = f_drop;
-	assert_int_equal(hip_host_connect(S[0].h, &S[1], now), 0);
-	run(120000);
-	assert_int_equal(state_of(0, 1), HIP_STATE_UNASSOCIATED);   /* E-FAILED, then its hold */
+	W.filter = f_drop;
+	assert_int_equal(hip_host_connect(S[0].h, &S[1], W.now), 0);
+	hh_run(&W, 120000);
+	assert_int_equal(hh_state(&W, 0, 1), HIP_STATE_UNASSOCIATED);   /* E-FAILED, then its hold */
 	assert_int_equal(S[0].bex_fail_n, 1);
-	assert_int_equal(stats(0).retransmits, HIP_I1_RETRIES_MAX);
-	assert_int_equal(stats(0).bex_failed, 1);
-	sides_down();
+	assert_int_equal(hh_stats(&W, 0).retransmits, HIP_I1_RETRIES_MAX);
+	assert_int_equal(hh_stats(&W, 0).bex_failed, 1);
+	hh_down(&W);
 }
 
 /* both sides start at once: one association, mirrored, the smaller HIT as
@@ -819,12 +432,12 @@ test_simultaneous(void **state)
 
 	(void)state;
 	/* crossing I1s. S0 = P-384 (smaller HIT), S1 = P-256 */
-	pair_up(&k_p384, &k_p256, &P_DEFAULT);
-	assert_int_equal(hip_host_connect(S[0].h, &S[1], now), 0);
-	assert_int_equal(hip_host_connect(S[1].h, &S[0], now), 0);
-	run(200);
-	assert_int_equal(state_of(0, 1), HIP_STATE_ESTABLISHED);
-	assert_true(state_of(1, 0) == HIP_STATE_R2_SENT || state_of(1, 0) == HIP_STATE_ESTABLISHED);
+	hh_pair_up(&W, &k_p384, &k_p256, &P_DEFAULT);
+	assert_int_equal(hip_host_connect(S[0].h, &S[1], W.now), 0);
+	assert_int_equal(hip_host_connect(S[1].h, &S[0], W.now), 0);
+	hh_run(&W, 200);
+	assert_int_equal(hh_state(&W, 0, 1), HIP_STATE_ESTABLISHED);
+	assert_true(hh_state(&W, 1, 0) == HIP_STATE_R2_SENT || hh_state(&W, 1, 0) == HIP_STATE_ESTABLISHED);
 	assert_int_equal(S[0].sa_up_n, 1);
 	assert_int_equal(S[1].sa_up_n, 1);
 	assert_mirror(0, 1, 13);
@@ -832,39 +445,39 @@ test_simultaneous(void **state)
 	assert_int_equal(hip_host_peer_info(S[1].h, &S[0], &pb), 0);
 	assert_true(pa.initiator);
 	assert_false(pb.initiator);
-	assert_true(stats(0).sim_init + stats(1).sim_init >= 1);
-	run(15000);
-	assert_int_equal(state_of(1, 0), HIP_STATE_ESTABLISHED);
+	assert_true(hh_stats(&W, 0).sim_init + hh_stats(&W, 1).sim_init >= 1);
+	hh_run(&W, 15000);
+	assert_int_equal(hh_state(&W, 1, 0), HIP_STATE_ESTABLISHED);
 	assert_int_equal(S[0].sa_up_n + S[1].sa_up_n, 2);
-	sides_down();
+	hh_down(&W);
 
 	/* crossing I2s: both in I2-SENT; either delivery order */
 	for (int order = 0; order < 2; order++) {
-		pair_up(&k_p384, &k_p256, &P_DEFAULT);
-		assert_int_equal(hip_host_connect(S[0].h, &S[1], now), 0);   /* I1 0->1 */
-		assert_true(deliver_type(HIP_I1));                           /* R1 1->0 */
-		assert_int_equal(hip_host_connect(S[1].h, &S[0], now), 0);   /* I1 1->0 */
-		assert_true(deliver_type(HIP_R1));                           /* S0: I2 0->1, I2-SENT */
-		assert_true(deliver_type(HIP_I1));                           /* S0 answers R1 0->1 */
-		assert_true(deliver_type(HIP_R1));                           /* S1: I2 1->0, I2-SENT */
-		assert_int_equal(state_of(0, 1), HIP_STATE_I2_SENT);
-		assert_int_equal(state_of(1, 0), HIP_STATE_I2_SENT);
-		assert_int_equal(qn, 2);
+		hh_pair_up(&W, &k_p384, &k_p256, &P_DEFAULT);
+		assert_int_equal(hip_host_connect(S[0].h, &S[1], W.now), 0);   /* I1 0->1 */
+		assert_true(hh_deliver_type(&W, HIP_I1));                           /* R1 1->0 */
+		assert_int_equal(hip_host_connect(S[1].h, &S[0], W.now), 0);   /* I1 1->0 */
+		assert_true(hh_deliver_type(&W, HIP_R1));                           /* S0: I2 0->1, I2-SENT */
+		assert_true(hh_deliver_type(&W, HIP_I1));                           /* S0 answers R1 0->1 */
+		assert_true(hh_deliver_type(&W, HIP_R1));                           /* S1: I2 1->0, I2-SENT */
+		assert_int_equal(hh_state(&W, 0, 1), HIP_STATE_I2_SENT);
+		assert_int_equal(hh_state(&W, 1, 0), HIP_STATE_I2_SENT);
+		assert_int_equal(W.qn, 2);
 		if (order == 1) {   /* the I2 from S1 first */
-			struct pkt t = q[0];
+			struct hh_pkt t = W.q[0];
 
-			q[0] = q[1];
-			q[1] = t;
+			W.q[0] = W.q[1];
+			W.q[1] = t;
 		}
-		run(3000);
-		assert_int_equal(state_of(0, 1), HIP_STATE_ESTABLISHED);
+		hh_run(&W, 3000);
+		assert_int_equal(hh_state(&W, 0, 1), HIP_STATE_ESTABLISHED);
 		assert_int_equal(S[0].sa_up_n, 1);
 		assert_int_equal(S[1].sa_up_n, 1);
 		assert_mirror(0, 1, 13);
 		assert_int_equal(hip_host_peer_info(S[0].h, &S[1], &pa), 0);
 		assert_true(pa.initiator);   /* the smaller HIT's I2 went on */
-		assert_true(stats(0).sim_init >= 1);
-		sides_down();
+		assert_true(hh_stats(&W, 0).sim_init >= 1);
+		hh_down(&W);
 	}
 }
 
@@ -872,56 +485,56 @@ test_simultaneous(void **state)
 static void
 test_duplicate_i2(void **state)
 {
-	struct pkt i2, r2;
+	struct hh_pkt i2, r2;
 	struct hip_host_stats before;
 
 	(void)state;
-	pair_up(&k_p256, &k_p384, &P_DEFAULT);
+	hh_pair_up(&W, &k_p256, &k_p384, &P_DEFAULT);
 	m_type = HIP_I2;
-	filter = f_copy;
+	W.filter = f_copy;
 	bex(0, 1);
 	i2 = m_copy;
-	filter = NULL;
-	before = stats(1);
-	q[0] = i2;
-	qn = 1;
-	deliver_at(0);
-	assert_int_equal(qn, 1);   /* an R2 to S0 */
-	assert_int_equal(ptype(&q[0]), HIP_R2);
-	r2 = q[0];
-	deliver_all();
-	assert_int_equal(stats(1).i2_dup, before.i2_dup + 1);
+	W.filter = NULL;
+	before = hh_stats(&W, 1);
+	W.q[0] = i2;
+	W.qn = 1;
+	hh_deliver_at(&W, 0);
+	assert_int_equal(W.qn, 1);   /* an R2 to S0 */
+	assert_int_equal(hh_ptype(&W.q[0]), HIP_R2);
+	r2 = W.q[0];
+	hh_deliver_all(&W);
+	assert_int_equal(hh_stats(&W, 1).i2_dup, before.i2_dup + 1);
 	assert_int_equal(S[1].sa_up_n, 1);
 	assert_int_equal(S[0].sa_up_n, 1);
-	assert_int_equal(stats(0).drop_state, 1);   /* S0 established: R2 dropped */
+	assert_int_equal(hh_stats(&W, 0).drop_state, 1);   /* S0 established: R2 dropped */
 	/* again: byte for byte the same R2 */
-	q[0] = i2;
-	qn = 1;
-	deliver_at(0);
-	assert_int_equal(qn, 1);
-	assert_int_equal(q[0].len, r2.len);
-	assert_memory_equal(q[0].b, r2.b, r2.len);
+	W.q[0] = i2;
+	W.qn = 1;
+	hh_deliver_at(&W, 0);
+	assert_int_equal(W.qn, 1);
+	assert_int_equal(W.q[0].len, r2.len);
+	assert_memory_equal(W.q[0].b, r2.b, r2.len);
 	/* and after R2-SENT turned ESTABLISHED too */
-	qn = 0;
-	run(11000);
-	assert_int_equal(state_of(1, 0), HIP_STATE_ESTABLISHED);
-	q[0] = i2;
-	qn = 1;
-	deliver_at(0);
-	assert_int_equal(qn, 1);
-	assert_memory_equal(q[0].b, r2.b, r2.len);
+	W.qn = 0;
+	hh_run(&W, 11000);
+	assert_int_equal(hh_state(&W, 1, 0), HIP_STATE_ESTABLISHED);
+	W.q[0] = i2;
+	W.qn = 1;
+	hh_deliver_at(&W, 0);
+	assert_int_equal(W.qn, 1);
+	assert_memory_equal(W.q[0].b, r2.b, r2.len);
 	assert_int_equal(S[1].sa_up_n, 1);
 	assert_int_equal(S[1].sa_down_n, 0);
-	sides_down();
+	hh_down(&W);
 }
 
 /* make the I2's J wrong: a changed J can still hold with probability 2^-K,
  * so change it until hip_puzzle_verify says it does not */
 static int
-f_bad_j(struct pkt *p)
+f_bad_j(struct hh_pkt *p)
 {
-	if (ptype(p) == HIP_I2 && m_left > 0) {
-		size_t off = find_param(p->b, p->len, HIP_PARAM_SOLUTION);
+	if (hh_ptype(p) == HIP_I2 && m_left > 0) {
+		size_t off = hh_find_param(p->b, p->len, HIP_PARAM_SOLUTION);
 		uint8_t *sol = p->b + off + 4;
 		size_t rl = hip_suite_rhash_len(S[1].hi->suite);
 
@@ -934,7 +547,7 @@ f_bad_j(struct pkt *p)
 				break;
 			sol[4 + 2 * rl - 1] ^= (uint8_t)x;
 		}
-		fix_cksum(p);
+		assert_int_equal(hh_fix_cksum(p), 0);
 	}
 	return 0;
 }
@@ -947,30 +560,30 @@ test_bad_puzzle(void **state)
 	struct hip_host_stats b0, b1;
 
 	(void)state;
-	pair_up(&k_p256, &k_p384, &P_DEFAULT);
-	assert_int_equal(hip_host_connect(S[0].h, &S[1], now), 0);
-	assert_true(deliver_type(HIP_I1));
-	assert_true(deliver_type(HIP_R1));
-	b0 = stats(1);
+	hh_pair_up(&W, &k_p256, &k_p384, &P_DEFAULT);
+	assert_int_equal(hip_host_connect(S[0].h, &S[1], W.now), 0);
+	assert_true(hh_deliver_type(&W, HIP_I1));
+	assert_true(hh_deliver_type(&W, HIP_R1));
+	b0 = hh_stats(&W, 1);
 	m_left = 1;
-	filter = f_bad_j;
-	assert_true(deliver_type(HIP_I2));
-	b1 = stats(1);
+	W.filter = f_bad_j;
+	assert_true(hh_deliver_type(&W, HIP_I2));
+	b1 = hh_stats(&W, 1);
 	assert_int_equal(b1.drop_puzzle, b0.drop_puzzle + 1);
 	assert_int_equal(b1.dh_derive, b0.dh_derive);
 	assert_int_equal(b1.sig_verify, b0.sig_verify);
 	assert_int_equal(b1.notify_tx, 0);
-	assert_int_equal(state_of(1, 0), HIP_STATE_UNASSOCIATED);
+	assert_int_equal(hh_state(&W, 1, 0), HIP_STATE_UNASSOCIATED);
 	assert_int_equal(S[1].sa_up_n, 0);
 	/* #I not the one we gave */
 	mutate(HIP_I2, HIP_PARAM_SOLUTION, 4 + 3, 0x01);
-	run(1000);
-	assert_int_equal(stats(1).drop_puzzle, b0.drop_puzzle + 2);
-	assert_int_equal(stats(1).dh_derive, b0.dh_derive);
-	run(2000);
-	assert_int_equal(state_of(0, 1), HIP_STATE_ESTABLISHED);
+	hh_run(&W, 1000);
+	assert_int_equal(hh_stats(&W, 1).drop_puzzle, b0.drop_puzzle + 2);
+	assert_int_equal(hh_stats(&W, 1).dh_derive, b0.dh_derive);
+	hh_run(&W, 2000);
+	assert_int_equal(hh_state(&W, 0, 1), HIP_STATE_ESTABLISHED);
 	assert_mirror(0, 1, 13);
-	sides_down();
+	hh_down(&W);
 }
 
 /* R1 generations: the two previous ones are still accepted, an older one is not */
@@ -981,29 +594,29 @@ test_r1_generation(void **state)
 	for (int regens = 2; regens <= 3; regens++) {
 		struct hip_host_stats b;
 
-		pair_up(&k_p256, &k_p384, &P_DEFAULT);
-		assert_int_equal(hip_host_connect(S[0].h, &S[1], now), 0);
-		assert_true(deliver_type(HIP_I1));
-		assert_true(deliver_type(HIP_R1));
+		hh_pair_up(&W, &k_p256, &k_p384, &P_DEFAULT);
+		assert_int_equal(hip_host_connect(S[0].h, &S[1], W.now), 0);
+		assert_true(hh_deliver_type(&W, HIP_I1));
+		assert_true(hh_deliver_type(&W, HIP_R1));
 		for (int r = 0; r < regens; r++)
-			assert_int_equal(hip_host_regen_r1(S[1].h, now), 0);
-		b = stats(1);
-		assert_true(deliver_type(HIP_I2));
+			assert_int_equal(hip_host_regen_r1(S[1].h, W.now), 0);
+		b = hh_stats(&W, 1);
+		assert_true(hh_deliver_type(&W, HIP_I2));
 		if (regens == 2) {
-			assert_int_equal(state_of(1, 0), HIP_STATE_R2_SENT);
+			assert_int_equal(hh_state(&W, 1, 0), HIP_STATE_R2_SENT);
 		} else {
-			assert_int_equal(stats(1).drop_r1_gen, b.drop_r1_gen + 1);
-			assert_int_equal(stats(1).dh_derive, b.dh_derive);
-			assert_int_equal(state_of(1, 0), HIP_STATE_UNASSOCIATED);
+			assert_int_equal(hh_stats(&W, 1).drop_r1_gen, b.drop_r1_gen + 1);
+			assert_int_equal(hh_stats(&W, 1).dh_derive, b.dh_derive);
+			assert_int_equal(hh_state(&W, 1, 0), HIP_STATE_UNASSOCIATED);
 			/* the initiator's I2 retransmissions cannot succeed; its
 			 * I2 retries end in E-FAILED */
-			run(60000);
+			hh_run(&W, 60000);
 			assert_int_equal(S[0].bex_fail_n, 1);
 			/* a new BEX works */
-			run(3000);
+			hh_run(&W, 3000);
 			bex(0, 1);
 		}
-		sides_down();
+		hh_down(&W);
 	}
 }
 
@@ -1014,20 +627,20 @@ test_bad_auth(void **state)
 {
 	(void)state;
 	for (int which = 0; which < 2; which++) {
-		pair_up(&k_p256, &k_p384, &P_DEFAULT);
-		assert_int_equal(hip_host_connect(S[0].h, &S[1], now), 0);
-		assert_true(deliver_type(HIP_I1));
-		assert_true(deliver_type(HIP_R1));
+		hh_pair_up(&W, &k_p256, &k_p384, &P_DEFAULT);
+		assert_int_equal(hip_host_connect(S[0].h, &S[1], W.now), 0);
+		assert_true(hh_deliver_type(&W, HIP_I1));
+		assert_true(hh_deliver_type(&W, HIP_R1));
 		if (which == 0)
 			mutate(HIP_I2, HIP_PARAM_HIP_SIGNATURE, 10, 0x10);
 		else
 			mutate(HIP_I2, HIP_PARAM_HIP_MAC, 5, 0x10);
-		assert_true(deliver_type(HIP_I2));
-		assert_int_equal(which == 0 ? stats(1).drop_sig : stats(1).drop_mac, 1);
-		assert_int_equal(state_of(1, 0), HIP_STATE_UNASSOCIATED);
+		assert_true(hh_deliver_type(&W, HIP_I2));
+		assert_int_equal(which == 0 ? hh_stats(&W, 1).drop_sig : hh_stats(&W, 1).drop_mac, 1);
+		assert_int_equal(hh_state(&W, 1, 0), HIP_STATE_UNASSOCIATED);
 		assert_int_equal(S[1].sa_up_n, 0);
-		assert_int_equal(stats(1).notify_tx, 1);
-		assert_true(deliver_type(HIP_NOTIFY));
+		assert_int_equal(hh_stats(&W, 1).notify_tx, 1);
+		assert_true(hh_deliver_type(&W, HIP_NOTIFY));
 		{
 			struct hip_peer_info i;
 
@@ -1037,48 +650,48 @@ test_bad_auth(void **state)
 			assert_int_equal(i.state, HIP_STATE_I2_SENT);   /* a NOTIFY changes no state */
 		}
 		/* a bad signature in R1: dropped by the initiator */
-		run(3000);
-		assert_int_equal(state_of(0, 1), HIP_STATE_ESTABLISHED);
-		sides_down();
+		hh_run(&W, 3000);
+		assert_int_equal(hh_state(&W, 0, 1), HIP_STATE_ESTABLISHED);
+		hh_down(&W);
 	}
-	pair_up(&k_p256, &k_p384, &P_DEFAULT);
+	hh_pair_up(&W, &k_p256, &k_p384, &P_DEFAULT);
 	mutate(HIP_R1, HIP_PARAM_HIP_SIGNATURE_2, 20, 0x01);
-	assert_int_equal(hip_host_connect(S[0].h, &S[1], now), 0);
-	deliver_all();
-	assert_int_equal(stats(0).drop_sig, 1);
-	assert_int_equal(state_of(0, 1), HIP_STATE_I1_SENT);
+	assert_int_equal(hip_host_connect(S[0].h, &S[1], W.now), 0);
+	hh_deliver_all(&W);
+	assert_int_equal(hh_stats(&W, 0).drop_sig, 1);
+	assert_int_equal(hh_state(&W, 0, 1), HIP_STATE_I1_SENT);
 	/* R1's #I and Opaque are outside the signature (filled per I1): a
 	 * changed #I does not break it, but then the puzzle fails at the responder */
 	mutate(HIP_R1, HIP_PARAM_PUZZLE, 10, 0x01);
-	advance(600 * MS);
-	deliver_all();
-	assert_int_equal(stats(0).drop_sig, 1);
-	assert_int_equal(stats(1).drop_puzzle, 1);
+	hh_advance(&W, 600 * MS);
+	hh_deliver_all(&W);
+	assert_int_equal(hh_stats(&W, 0).drop_sig, 1);
+	assert_int_equal(hh_stats(&W, 1).drop_puzzle, 1);
 	/* that I2 and its retransmissions all fail: E-FAILED */
-	run(60000);
+	hh_run(&W, 60000);
 	assert_int_equal(S[0].bex_fail_n, 1);
 	/* a bad MAC_2 in R2: dropped, the I2 retransmission gets it right */
 	mutate(HIP_R2, HIP_PARAM_HIP_MAC_2, 0, 0x80);
-	assert_int_equal(hip_host_connect(S[0].h, &S[1], now), 0);
-	run(5000);
-	assert_int_equal(stats(0).drop_mac, 1);
-	assert_int_equal(state_of(0, 1), HIP_STATE_ESTABLISHED);
-	sides_down();
+	assert_int_equal(hip_host_connect(S[0].h, &S[1], W.now), 0);
+	hh_run(&W, 5000);
+	assert_int_equal(hh_stats(&W, 0).drop_mac, 1);
+	assert_int_equal(hh_state(&W, 0, 1), HIP_STATE_ESTABLISHED);
+	hh_down(&W);
 }
 
 /* HOST_ID that does not hash to the sender's HIT (ECDSA-P384 and P384-b have
  * the same HI length: swap one for the other) */
 static int
-f_swap_host_id(struct pkt *p)
+f_swap_host_id(struct hh_pkt *p)
 {
-	if (ptype(p) == m_type && m_left > 0) {
-		size_t off = find_param(p->b, p->len, HIP_PARAM_HOST_ID);
+	if (hh_ptype(p) == m_type && m_left > 0) {
+		size_t off = hh_find_param(p->b, p->len, HIP_PARAM_HOST_ID);
 		const struct hip_hi *other = m_type == HIP_I2 ? &k_p384b : &k_p384;
 
 		assert_true(off != 0);
 		assert_int_equal(hip_get16(p->b + off + 4), other->hi_len);
 		memcpy(p->b + off + 4 + 6, other->hi, other->hi_len);
-		fix_cksum(p);
+		assert_int_equal(hh_fix_cksum(p), 0);
 		m_left--;
 	}
 	return 0;
@@ -1087,34 +700,34 @@ f_swap_host_id(struct pkt *p)
 static void
 test_hit_mismatch(void **state)
 {
-	struct params p = P_DEFAULT;
+	struct hh_params p = P_DEFAULT;
 
 	(void)state;
 	p.ciph[0] = HIP_CIPHER_NULL_ENCRYPT;   /* HOST_ID in clear in I2 */
 	p.nc = 1;
-	pair_up(&k_p384, &k_p256, &p);
+	hh_pair_up(&W, &k_p384, &k_p256, &p);
 	m_type = HIP_I2;
 	m_left = 1;
-	filter = f_swap_host_id;
-	assert_int_equal(hip_host_connect(S[0].h, &S[1], now), 0);
-	deliver_all();
-	assert_int_equal(stats(1).drop_hit_mismatch, 1);
-	assert_int_equal(state_of(1, 0), HIP_STATE_UNASSOCIATED);
-	run(3000);
-	assert_int_equal(state_of(0, 1), HIP_STATE_ESTABLISHED);
-	sides_down();
+	W.filter = f_swap_host_id;
+	assert_int_equal(hip_host_connect(S[0].h, &S[1], W.now), 0);
+	hh_deliver_all(&W);
+	assert_int_equal(hh_stats(&W, 1).drop_hit_mismatch, 1);
+	assert_int_equal(hh_state(&W, 1, 0), HIP_STATE_UNASSOCIATED);
+	hh_run(&W, 3000);
+	assert_int_equal(hh_state(&W, 0, 1), HIP_STATE_ESTABLISHED);
+	hh_down(&W);
 
-	pair_up(&k_p256, &k_p384b, &p);
+	hh_pair_up(&W, &k_p256, &k_p384b, &p);
 	m_type = HIP_R1;
 	m_left = 1;
-	filter = f_swap_host_id;
-	assert_int_equal(hip_host_connect(S[0].h, &S[1], now), 0);
-	deliver_all();
-	assert_int_equal(stats(0).drop_hit_mismatch, 1);
-	assert_int_equal(state_of(0, 1), HIP_STATE_I1_SENT);
-	run(3000);
-	assert_int_equal(state_of(0, 1), HIP_STATE_ESTABLISHED);
-	sides_down();
+	W.filter = f_swap_host_id;
+	assert_int_equal(hip_host_connect(S[0].h, &S[1], W.now), 0);
+	hh_deliver_all(&W);
+	assert_int_equal(hh_stats(&W, 0).drop_hit_mismatch, 1);
+	assert_int_equal(hh_state(&W, 0, 1), HIP_STATE_I1_SENT);
+	hh_run(&W, 3000);
+	assert_int_equal(hh_state(&W, 0, 1), HIP_STATE_ESTABLISHED);
+	hh_down(&W);
 }
 
 /* a host not added with hip_host_add_peer is refused, as initiator and as
@@ -1123,21 +736,21 @@ static void
 test_unknown_peer(void **state)
 {
 	(void)state;
-	pair_up(&k_p256, &k_p384, &P_DEFAULT);
-	side_up(2, &k_gen, &P_DEFAULT);
-	know(2, 1);   /* S2 knows S1; S1 does not know S2 */
-	know(2, 0);
-	assert_int_equal(hip_host_connect(S[2].h, &S[1], now), 0);
-	run(60000);
-	assert_int_equal(stats(1).drop_unknown_peer, HIP_I1_RETRIES_MAX + 1);
-	assert_int_equal(stats(1).r1_tx, 0);
+	hh_pair_up(&W, &k_p256, &k_p384, &P_DEFAULT);
+	hh_side_up(&W, 2, &k_gen, &P_DEFAULT);
+	hh_know(&W, 2, 1);   /* S2 knows S1; S1 does not know S2 */
+	hh_know(&W, 2, 0);
+	assert_int_equal(hip_host_connect(S[2].h, &S[1], W.now), 0);
+	hh_run(&W, 60000);
+	assert_int_equal(hh_stats(&W, 1).drop_unknown_peer, HIP_I1_RETRIES_MAX + 1);
+	assert_int_equal(hh_stats(&W, 1).r1_tx, 0);
 	assert_int_equal(S[2].bex_fail_n, 1);
-	assert_int_equal(hip_host_connect(S[0].h, &S[2], now), -1);   /* not declared */
-	assert_int_equal(hip_host_connect(S[0].h, NULL, now), -1);
-	assert_int_equal(hip_host_rekey(S[0].h, &S[2], now), -1);
+	assert_int_equal(hip_host_connect(S[0].h, &S[2], W.now), -1);   /* not declared */
+	assert_int_equal(hip_host_connect(S[0].h, NULL, W.now), -1);
+	assert_int_equal(hip_host_rekey(S[0].h, &S[2], W.now), -1);
 	/* S0 and S1 still work */
 	bex(0, 1);
-	sides_down();
+	hh_down(&W);
 }
 
 /* UPDATE rekey: new SPIs and keys on both sides, make-before-break order
@@ -1162,23 +775,23 @@ test_update_rekey(void **state)
 	struct hip_peer_info i;
 
 	(void)state;
-	pair_up(&k_p256, &k_p384, &P_DEFAULT);
+	hh_pair_up(&W, &k_p256, &k_p384, &P_DEFAULT);
 	bex(0, 1);
 	old_out = S[0].out;
 	a_in = S[0].in.spi;
 	b_in = S[1].in.spi;
 	/* S0 rekeys: S1 answers (installs its inbound early), S0 switches, S1
 	 * switches on S0's ACK */
-	assert_int_equal(hip_host_rekey(S[0].h, &S[1], now), 0);
-	run(100);
+	assert_int_equal(hip_host_rekey(S[0].h, &S[1], W.now), 0);
+	hh_run(&W, 100);
 	rekey_check(0, 1, a_in, b_in, 2);
 	assert_true(memcmp(old_out.enc_key, S[0].out.enc_key, old_out.enc_key_len) != 0);
 	assert_int_equal(S[1].sa_in_up_n, 1);
 	assert_sa_eq(&S[1].early_in, &S[1].in);
 	assert_true(S[1].sa_in_up_ev < S[0].sa_up_ev);   /* B's inbound before A switches */
 	assert_true(S[0].sa_up_ev < S[1].sa_up_ev);      /* B switches after A's inbound */
-	assert_int_equal(stats(0).updates, 1);
-	assert_int_equal(stats(1).updates, 1);
+	assert_int_equal(hh_stats(&W, 0).updates, 1);
+	assert_int_equal(hh_stats(&W, 1).updates, 1);
 	assert_int_equal(hip_host_peer_info(S[0].h, &S[1], &i), 0);
 	assert_int_equal(i.rekeys, 1);
 	assert_int_equal(i.spi_in, S[0].in.spi);
@@ -1188,43 +801,43 @@ test_update_rekey(void **state)
 	b_in = S[1].in.spi;
 	m_type = HIP_UPDATE;
 	m_left = 1;
-	filter = f_drop;
-	assert_int_equal(hip_host_rekey(S[1].h, &S[0], now), 0);
-	run(3000);
+	W.filter = f_drop;
+	assert_int_equal(hip_host_rekey(S[1].h, &S[0], W.now), 0);
+	hh_run(&W, 3000);
 	rekey_check(1, 0, b_in, a_in, 3);
 	/* the answer lost: the retransmitted UPDATE gets the same answer */
 	a_in = S[0].in.spi;
 	b_in = S[1].in.spi;
 	m_left = 0;
-	assert_int_equal(hip_host_rekey(S[0].h, &S[1], now), 0);
-	assert_true(deliver_type(HIP_UPDATE));   /* S1 answers */
-	qn = 0;                                  /* answer lost */
-	run(3000);
+	assert_int_equal(hip_host_rekey(S[0].h, &S[1], W.now), 0);
+	assert_true(hh_deliver_type(&W, HIP_UPDATE));   /* S1 answers */
+	W.qn = 0;                                  /* answer lost */
+	hh_run(&W, 3000);
 	rekey_check(0, 1, a_in, b_in, 4);
 	/* the final ACK lost: S1 resends its answer, S0 resends its ACK */
 	a_in = S[0].in.spi;
 	b_in = S[1].in.spi;
-	assert_int_equal(hip_host_rekey(S[0].h, &S[1], now), 0);
-	assert_true(deliver_type(HIP_UPDATE));
-	assert_true(deliver_type(HIP_UPDATE));   /* S0 switches, sends the ACK */
+	assert_int_equal(hip_host_rekey(S[0].h, &S[1], W.now), 0);
+	assert_true(hh_deliver_type(&W, HIP_UPDATE));
+	assert_true(hh_deliver_type(&W, HIP_UPDATE));   /* S0 switches, sends the ACK */
 	assert_int_equal(S[0].sa_up_n, 5);
-	qn = 0;                                  /* ACK lost */
-	run(3000);
+	W.qn = 0;                                  /* ACK lost */
+	hh_run(&W, 3000);
 	rekey_check(0, 1, a_in, b_in, 5);
 	/* both at once: one rekey, both agree */
 	a_in = S[0].in.spi;
 	b_in = S[1].in.spi;
-	assert_int_equal(hip_host_rekey(S[0].h, &S[1], now), 0);
-	assert_int_equal(hip_host_rekey(S[1].h, &S[0], now), 0);
-	run(3000);
+	assert_int_equal(hip_host_rekey(S[0].h, &S[1], W.now), 0);
+	assert_int_equal(hip_host_rekey(S[1].h, &S[0], W.now), 0);
+	hh_run(&W, 3000);
 	assert_int_equal(S[0].sa_up_n, 6);
 	assert_int_equal(S[1].sa_up_n, 6);
 	assert_mirror(0, 1, 13);
 	assert_int_equal(S[0].old_in, a_in);
 	assert_int_equal(S[1].old_in, b_in);
-	assert_int_equal(state_of(0, 1), HIP_STATE_ESTABLISHED);
-	assert_int_equal(stats(0).dropped - stats(0).drop_state, 0);
-	sides_down();
+	assert_int_equal(hh_state(&W, 0, 1), HIP_STATE_ESTABLISHED);
+	assert_int_equal(hh_stats(&W, 0).dropped - hh_stats(&W, 0).drop_state, 0);
+	hh_down(&W);
 }
 
 /* side 0 (ECDSA P-256) starts a BEX with side 1 (P-384), and both end in
@@ -1232,10 +845,10 @@ test_update_rekey(void **state)
 static void
 established_pair(void)
 {
-	pair_up(&k_p256, &k_p384, &P_DEFAULT);
+	hh_pair_up(&W, &k_p256, &k_p384, &P_DEFAULT);
 	bex(0, 1);
-	run(11000);
-	assert_int_equal(state_of(1, 0), HIP_STATE_ESTABLISHED);
+	hh_run(&W, 11000);
+	assert_int_equal(hh_state(&W, 1, 0), HIP_STATE_ESTABLISHED);
 }
 
 /* the peer restarts (new engine, same identity) and starts a new BEX: the
@@ -1249,9 +862,9 @@ test_peer_restart(void **state)
 	established_pair();
 	old_in = S[1].in.spi;
 	hip_host_free(S[0].h);
-	side_up(0, &k_p256, &P_DEFAULT);
+	hh_side_up(&W, 0, &k_p256, &P_DEFAULT);
 	S[0].next_spi = 0x5000;
-	know(0, 1);
+	hh_know(&W, 0, 1);
 	bex(0, 1);
 	assert_int_equal(S[1].sa_down_n, 1);
 	assert_int_equal(S[1].down_spi[0], old_in);
@@ -1259,7 +872,7 @@ test_peer_restart(void **state)
 	assert_int_not_equal(S[1].in.spi, old_in);
 	assert_mirror(0, 1, 13);
 	assert_int_equal(S[0].in.spi, 0x5000);
-	sides_down();
+	hh_down(&W);
 }
 
 /* The responder restarts (its state lost) while its peer, ESTABLISHED and in
@@ -1279,38 +892,38 @@ test_restart_connect_to(void **state)
 	(void)state;
 	established_pair();
 	old_in = S[0].in.spi;
-	assert_int_equal(hip_host_rekey(S[0].h, &S[1], now), 0);
-	qn = 0;                                       /* the UPDATE meets nobody */
+	assert_int_equal(hip_host_rekey(S[0].h, &S[1], W.now), 0);
+	W.qn = 0;                                       /* the UPDATE meets nobody */
 	hip_host_free(S[1].h);
-	side_up(1, &k_p384, &P_DEFAULT);
+	hh_side_up(&W, 1, &k_p384, &P_DEFAULT);
 	S[1].next_spi = 0x6000;
 	locs[0] = dead;
 	locs[1] = S[0].addr;
 	assert_int_equal(hip_host_add_peer(S[1].h, k_p256.hit, locs, 2, &S[1].addr, &S[0]), 0);
-	assert_int_equal(hip_host_connect_to(S[1].h, &S[2], &S[0].addr, now), -1);   /* no peer */
-	assert_int_equal(hip_host_connect_to(S[1].h, &S[0], &S[0].addr, now), 1);
-	assert_int_equal(hip_host_connect_to(S[1].h, &S[0], &S[0].addr, now), 0);    /* running */
-	assert_int_equal(qn, 1);
-	assert_int_equal(ptype(&q[0]), HIP_I1);
-	assert_memory_equal(&q[0].dst, &S[0].addr, sizeof(q[0].dst));
-	rtx = stats(0).retransmits;
-	run(100);
-	assert_int_equal(state_of(1, 0), HIP_STATE_ESTABLISHED);
-	assert_int_equal(state_of(0, 1), HIP_STATE_R2_SENT);
+	assert_int_equal(hip_host_connect_to(S[1].h, &S[2], &S[0].addr, W.now), -1);   /* no peer */
+	assert_int_equal(hip_host_connect_to(S[1].h, &S[0], &S[0].addr, W.now), 1);
+	assert_int_equal(hip_host_connect_to(S[1].h, &S[0], &S[0].addr, W.now), 0);    /* running */
+	assert_int_equal(W.qn, 1);
+	assert_int_equal(hh_ptype(&W.q[0]), HIP_I1);
+	assert_memory_equal(&W.q[0].dst, &S[0].addr, sizeof(W.q[0].dst));
+	rtx = hh_stats(&W, 0).retransmits;
+	hh_run(&W, 100);
+	assert_int_equal(hh_state(&W, 1, 0), HIP_STATE_ESTABLISHED);
+	assert_int_equal(hh_state(&W, 0, 1), HIP_STATE_R2_SENT);
 	assert_int_equal(S[0].sa_down_n, 1);
 	assert_int_equal(S[0].down_spi[0], old_in);
 	assert_int_equal(S[0].sa_up_n, 2);
 	assert_int_equal(S[0].old_in, 0);
 	assert_int_equal(S[1].in.spi, 0x6000);
 	assert_mirror(1, 0, 13);
-	assert_int_equal(stats(0).dropped, 0);
-	assert_int_equal(stats(0).bex_ok, 2);
-	assert_int_equal(hip_host_connect_to(S[1].h, &S[0], &S[0].addr, now), 0);    /* up */
-	run(11000);
-	assert_int_equal(state_of(0, 1), HIP_STATE_ESTABLISHED);
-	assert_int_equal(stats(0).retransmits, rtx);  /* the lost UPDATE is not resent */
+	assert_int_equal(hh_stats(&W, 0).dropped, 0);
+	assert_int_equal(hh_stats(&W, 0).bex_ok, 2);
+	assert_int_equal(hip_host_connect_to(S[1].h, &S[0], &S[0].addr, W.now), 0);    /* up */
+	hh_run(&W, 11000);
+	assert_int_equal(hh_state(&W, 0, 1), HIP_STATE_ESTABLISHED);
+	assert_int_equal(hh_stats(&W, 0).retransmits, rtx);  /* the lost UPDATE is not resent */
 	assert_int_equal(S[0].sa_up_n, 2);
-	sides_down();
+	hh_down(&W);
 }
 
 /* hip_host_connect_to with a locator that is not the peer's first: the I1
@@ -1324,28 +937,28 @@ test_connect_to_locators(void **state)
 	struct gw_addr other = { .family = 4, .addr = { 192, 0, 2, 99 } }, locs[2];
 
 	(void)state;
-	reset_net();
-	side_up(0, &k_p256, &P_DEFAULT);
-	side_up(1, &k_p384, &P_DEFAULT);
-	know(1, 0);
+	hh_reset(&W);
+	hh_side_up(&W, 0, &k_p256, &P_DEFAULT);
+	hh_side_up(&W, 1, &k_p384, &P_DEFAULT);
+	hh_know(&W, 1, 0);
 	locs[0] = S[1].addr;
 	locs[1] = dead;
 	assert_int_equal(hip_host_add_peer(S[0].h, k_p384.hit, locs, 2, &S[0].addr, &S[1]), 0);
-	assert_int_equal(hip_host_connect_to(S[0].h, &S[1], &dead, now), 1);
-	assert_int_equal(qn, 0);                      /* to `dead`: lost */
-	assert_int_equal(stats(0).tx, 1);
-	advance(600 * MS);
-	assert_int_equal(qn, 1);
-	assert_memory_equal(&q[0].dst, &S[1].addr, sizeof(q[0].dst));
-	run(100);
-	assert_int_equal(state_of(0, 1), HIP_STATE_ESTABLISHED);
-	assert_int_equal(hip_host_forget(S[0].h, &S[1], now), 0);
-	assert_int_equal(hip_host_connect_to(S[0].h, &S[1], &other, now), 1);
-	assert_int_equal(qn, 1);
-	assert_memory_equal(&q[0].dst, &S[1].addr, sizeof(q[0].dst));
-	run(100);
-	assert_int_equal(state_of(0, 1), HIP_STATE_ESTABLISHED);
-	sides_down();
+	assert_int_equal(hip_host_connect_to(S[0].h, &S[1], &dead, W.now), 1);
+	assert_int_equal(W.qn, 0);                      /* to `dead`: lost */
+	assert_int_equal(hh_stats(&W, 0).tx, 1);
+	hh_advance(&W, 600 * MS);
+	assert_int_equal(W.qn, 1);
+	assert_memory_equal(&W.q[0].dst, &S[1].addr, sizeof(W.q[0].dst));
+	hh_run(&W, 100);
+	assert_int_equal(hh_state(&W, 0, 1), HIP_STATE_ESTABLISHED);
+	assert_int_equal(hip_host_forget(S[0].h, &S[1], W.now), 0);
+	assert_int_equal(hip_host_connect_to(S[0].h, &S[1], &other, W.now), 1);
+	assert_int_equal(W.qn, 1);
+	assert_memory_equal(&W.q[0].dst, &S[1].addr, sizeof(W.q[0].dst));
+	hh_run(&W, 100);
+	assert_int_equal(hh_state(&W, 0, 1), HIP_STATE_ESTABLISHED);
+	hh_down(&W);
 }
 
 /* hip_host_forget: the initiator drops its association without a packet; its
@@ -1357,16 +970,16 @@ test_forget(void **state)
 	uint32_t old_in;
 
 	(void)state;
-	pair_up(&k_p256, &k_p384, &P_DEFAULT);
+	hh_pair_up(&W, &k_p256, &k_p384, &P_DEFAULT);
 	bex(0, 1);
-	assert_int_equal(state_of(0, 1), HIP_STATE_ESTABLISHED);
+	assert_int_equal(hh_state(&W, 0, 1), HIP_STATE_ESTABLISHED);
 	old_in = S[1].in.spi;
-	assert_int_equal(hip_host_forget(S[0].h, &S[1], now), 0);
-	assert_int_equal(qn, 0);                          /* nothing sent */
-	assert_int_equal(state_of(0, 1), HIP_STATE_UNASSOCIATED);
+	assert_int_equal(hip_host_forget(S[0].h, &S[1], W.now), 0);
+	assert_int_equal(W.qn, 0);                          /* nothing sent */
+	assert_int_equal(hh_state(&W, 0, 1), HIP_STATE_UNASSOCIATED);
 	assert_int_equal(S[0].sa_down_n, 1);
 	assert_int_equal(S[0].down_spi[0], 0x1000);
-	assert_int_equal(hip_host_forget(S[0].h, &S[2], now), -1);   /* not a peer */
+	assert_int_equal(hip_host_forget(S[0].h, &S[2], W.now), -1);   /* not a peer */
 	S[0].next_spi = 0x5000;
 	bex(0, 1);
 	assert_int_equal(S[0].sa_up_n, 2);
@@ -1375,120 +988,120 @@ test_forget(void **state)
 	assert_int_equal(S[1].down_spi[0], old_in);
 	assert_mirror(0, 1, 13);
 	assert_int_equal(S[0].in.spi, 0x5000);
-	assert_int_equal(stats(1).bex_ok, 2);
-	assert_int_equal(stats(1).dropped, 0);
+	assert_int_equal(hh_stats(&W, 1).bex_ok, 2);
+	assert_int_equal(hh_stats(&W, 1).dropped, 0);
 	/* the peers' keys are cached now (hip_peer_hi_decode): signatures are
 	 * still checked with them. A bad R1 signature, then a bad I2 signature,
 	 * are dropped; the retransmissions get through. */
-	assert_int_equal(hip_host_forget(S[0].h, &S[1], now), 0);
+	assert_int_equal(hip_host_forget(S[0].h, &S[1], W.now), 0);
 	mutate(HIP_R1, HIP_PARAM_HIP_SIGNATURE_2, 20, 0x01);
-	assert_int_equal(hip_host_connect(S[0].h, &S[1], now), 0);
-	deliver_all();
-	assert_int_equal(stats(0).drop_sig, 1);
-	assert_int_equal(state_of(0, 1), HIP_STATE_I1_SENT);
+	assert_int_equal(hip_host_connect(S[0].h, &S[1], W.now), 0);
+	hh_deliver_all(&W);
+	assert_int_equal(hh_stats(&W, 0).drop_sig, 1);
+	assert_int_equal(hh_state(&W, 0, 1), HIP_STATE_I1_SENT);
 	mutate(HIP_I2, HIP_PARAM_HIP_SIGNATURE, 20, 0x01);
-	advance(600 * MS);
-	deliver_all();
-	assert_int_equal(stats(1).drop_sig, 1);
-	assert_int_equal(state_of(0, 1), HIP_STATE_I2_SENT);
-	run(5000);
-	assert_int_equal(state_of(0, 1), HIP_STATE_ESTABLISHED);
-	assert_int_equal(stats(1).bex_ok, 3);
-	sides_down();
+	hh_advance(&W, 600 * MS);
+	hh_deliver_all(&W);
+	assert_int_equal(hh_stats(&W, 1).drop_sig, 1);
+	assert_int_equal(hh_state(&W, 0, 1), HIP_STATE_I2_SENT);
+	hh_run(&W, 5000);
+	assert_int_equal(hh_state(&W, 0, 1), HIP_STATE_ESTABLISHED);
+	assert_int_equal(hh_stats(&W, 1).bex_ok, 3);
+	hh_down(&W);
 }
 
 /* lifetime rekeys from the timer, staggered (greater HIT first) */
 static void
 test_lifetime_rekey(void **state)
 {
-	struct params p = P_DEFAULT;
+	struct hh_params p = P_DEFAULT;
 
 	(void)state;
 	p.life = 30ull * 1000 * MS;
-	pair_up(&k_p256, &k_p384, &p);   /* S0 has the greater HIT */
+	hh_pair_up(&W, &k_p256, &k_p384, &p);   /* S0 has the greater HIT */
 	bex(0, 1);
-	run(29000);
+	hh_run(&W, 29000);
 	assert_int_equal(S[0].sa_up_n, 1);
-	run(2000);
+	hh_run(&W, 2000);
 	assert_int_equal(S[0].sa_up_n, 2);
 	assert_int_equal(S[1].sa_up_n, 2);
 	assert_int_equal(S[1].sa_in_up_n, 1);   /* S1 answered: S0 started */
-	run(31000);
+	hh_run(&W, 31000);
 	assert_int_equal(S[0].sa_up_n, 3);
 	assert_mirror(0, 1, 13);
-	sides_down();
+	hh_down(&W);
 }
 
 /* without sa_in_up the rekey still completes */
 static void
 test_rekey_no_in_up(void **state)
 {
-	struct params p = P_DEFAULT;
+	struct hh_params p = P_DEFAULT;
 
 	(void)state;
 	p.no_in_up = true;
-	pair_up(&k_p256, &k_p384, &p);
+	hh_pair_up(&W, &k_p256, &k_p384, &p);
 	bex(0, 1);
-	assert_int_equal(hip_host_rekey(S[0].h, &S[1], now), 0);
-	run(100);
+	assert_int_equal(hip_host_rekey(S[0].h, &S[1], W.now), 0);
+	hh_run(&W, 100);
 	assert_int_equal(S[0].sa_up_n, 2);
 	assert_int_equal(S[1].sa_up_n, 2);
 	assert_mirror(0, 1, 13);
-	sides_down();
+	hh_down(&W);
 }
 
 /* CLOSE / CLOSE_ACK tear both sides down; a wrong echo is dropped */
 static void
 test_close(void **state)
 {
-	struct pkt close_pkt, upd;
+	struct hh_pkt close_pkt, upd;
 
 	(void)state;
-	pair_up(&k_p256, &k_p384, &P_DEFAULT);
+	hh_pair_up(&W, &k_p256, &k_p384, &P_DEFAULT);
 	bex(0, 1);
 	m_type = HIP_UPDATE;
-	filter = f_copy;
-	assert_int_equal(hip_host_rekey(S[0].h, &S[1], now), 0);
-	run(100);
+	W.filter = f_copy;
+	assert_int_equal(hip_host_rekey(S[0].h, &S[1], W.now), 0);
+	hh_run(&W, 100);
 	upd = m_copy;
 	m_type = HIP_CLOSE;
-	hip_host_close_all(S[0].h, now);
-	assert_int_equal(state_of(0, 1), HIP_STATE_CLOSING);
-	assert_true(deliver_type(HIP_CLOSE));
+	hip_host_close_all(S[0].h, W.now);
+	assert_int_equal(hh_state(&W, 0, 1), HIP_STATE_CLOSING);
+	assert_true(hh_deliver_type(&W, HIP_CLOSE));
 	close_pkt = m_copy;
-	assert_int_equal(state_of(1, 0), HIP_STATE_CLOSED);
+	assert_int_equal(hh_state(&W, 1, 0), HIP_STATE_CLOSED);
 	assert_int_equal(S[1].sa_down_n, 1);
 	assert_int_equal(S[1].down_spi[0], S[1].in.spi);
 	/* a CLOSE_ACK with a changed echo: dropped, still CLOSING */
 	mutate(HIP_CLOSE_ACK, HIP_PARAM_ECHO_RESPONSE_SIGNED, 3, 0x01);
-	assert_true(deliver_type(HIP_CLOSE_ACK));
-	assert_int_equal(state_of(0, 1), HIP_STATE_CLOSING);
+	assert_true(hh_deliver_type(&W, HIP_CLOSE_ACK));
+	assert_int_equal(hh_state(&W, 0, 1), HIP_STATE_CLOSING);
 	assert_int_equal(S[0].sa_down_n, 0);
-	assert_int_equal(stats(0).dropped, 1);
+	assert_int_equal(hh_stats(&W, 0).dropped, 1);
 	/* the retransmitted CLOSE gets the right CLOSE_ACK */
-	run(1000);
-	assert_int_equal(state_of(0, 1), HIP_STATE_CLOSED);
+	hh_run(&W, 1000);
+	assert_int_equal(hh_state(&W, 0, 1), HIP_STATE_CLOSED);
 	assert_int_equal(S[0].sa_down_n, 1);
 	assert_int_equal(S[0].down_spi[0], S[0].in.spi);
-	assert_int_equal(stats(0).closes, 1);
-	assert_int_equal(stats(1).closes, 1);
+	assert_int_equal(hh_stats(&W, 0).closes, 1);
+	assert_int_equal(hh_stats(&W, 1).closes, 1);
 	/* later: CLOSE and UPDATE for an association that is gone */
-	run(20000);
-	assert_int_equal(state_of(1, 0), HIP_STATE_UNASSOCIATED);
+	hh_run(&W, 20000);
+	assert_int_equal(hh_state(&W, 1, 0), HIP_STATE_UNASSOCIATED);
 	{
-		struct hip_host_stats b = stats(1);
+		struct hip_host_stats b = hh_stats(&W, 1);
 
-		q[0] = close_pkt;
-		q[1] = upd;
-		qn = 2;
-		deliver_all();
-		assert_int_equal(stats(1).drop_state, b.drop_state + 2);
-		assert_int_equal(qn, 0);
+		W.q[0] = close_pkt;
+		W.q[1] = upd;
+		W.qn = 2;
+		hh_deliver_all(&W);
+		assert_int_equal(hh_stats(&W, 1).drop_state, b.drop_state + 2);
+		assert_int_equal(W.qn, 0);
 	}
 	/* and a new BEX after it */
 	bex(0, 1);
 	assert_mirror(0, 1, 13);
-	sides_down();
+	hh_down(&W);
 }
 
 /* both sides close at once (two gateways stopped together): the CLOSEs cross,
@@ -1498,26 +1111,26 @@ static void
 test_close_simultaneous(void **state)
 {
 	(void)state;
-	pair_up(&k_p256, &k_p384, &P_DEFAULT);
+	hh_pair_up(&W, &k_p256, &k_p384, &P_DEFAULT);
 	bex(0, 1);
-	hip_host_close_all(S[0].h, now);
-	hip_host_close_all(S[1].h, now);
-	assert_int_equal(state_of(0, 1), HIP_STATE_CLOSING);
-	assert_int_equal(state_of(1, 0), HIP_STATE_CLOSING);
-	run(1000);
+	hip_host_close_all(S[0].h, W.now);
+	hip_host_close_all(S[1].h, W.now);
+	assert_int_equal(hh_state(&W, 0, 1), HIP_STATE_CLOSING);
+	assert_int_equal(hh_state(&W, 1, 0), HIP_STATE_CLOSING);
+	hh_run(&W, 1000);
 	for (int s = 0; s < 2; s++) {
-		assert_int_equal(state_of(s, 1 - s), HIP_STATE_CLOSED);
+		assert_int_equal(hh_state(&W, s, 1 - s), HIP_STATE_CLOSED);
 		assert_int_equal(S[s].sa_down_n, 1);
-		assert_int_equal(stats(s).closes, 1);
-		assert_int_equal(stats(s).drop_state, 0);
-		assert_int_equal(stats(s).dropped, 0);
+		assert_int_equal(hh_stats(&W, s).closes, 1);
+		assert_int_equal(hh_stats(&W, s).drop_state, 0);
+		assert_int_equal(hh_stats(&W, s).dropped, 0);
 	}
-	sides_down();
+	hh_down(&W);
 }
 
 /* malformed packets: each dropped and counted, no state change, no crash */
 static void
-raw_i1(struct pkt *p, const uint8_t *params, size_t plen)
+raw_i1(struct hh_pkt *p, const uint8_t *params, size_t plen)
 {
 	struct hip_hdr h = { 0 };
 
@@ -1533,20 +1146,13 @@ raw_i1(struct pkt *p, const uint8_t *params, size_t plen)
 	assert_int_equal(hip_hdr_write(p->b, sizeof(p->b), &h), 0);
 	memcpy(p->b + 40, params, plen);
 	p->len = 40 + plen;
-	fix_cksum(p);
-}
-
-static void
-inject(const struct pkt *p)
-{
-	q[qn++] = *p;
-	deliver_at(qn - 1);
+	assert_int_equal(hh_fix_cksum(p), 0);
 }
 
 static void
 test_bad_input(void **state)
 {
-	struct pkt p;
+	struct hh_pkt p;
 	struct hip_host_stats b;
 	/* DH_GROUP_LIST {7}: T 511, L 1 */
 	static const uint8_t ok[] = { 0x01, 0xff, 0x00, 0x01, 7, 0, 0, 0 };
@@ -1561,74 +1167,74 @@ test_bad_input(void **state)
 	static const uint8_t padding[] = { 0x01, 0xff, 0x00, 0x01, 7, 0, 1, 0 };
 
 	(void)state;
-	pair_up(&k_p256, &k_p384, &P_DEFAULT);
-	b = stats(1);
+	hh_pair_up(&W, &k_p256, &k_p384, &P_DEFAULT);
+	b = hh_stats(&W, 1);
 	raw_i1(&p, ok, sizeof(ok));
-	inject(&p);
-	assert_int_equal(last_rc, 0);
-	assert_int_equal(stats(1).r1_tx, 1);
-	qn = 0;
+	hh_inject(&W, &p);
+	assert_int_equal(W.last_rc, 0);
+	assert_int_equal(hh_stats(&W, 1).r1_tx, 1);
+	W.qn = 0;
 	/* a parameter running past the packet */
 	raw_i1(&p, past, sizeof(past));
-	inject(&p);
-	assert_int_equal(last_rc, HIP_E_TLV_OVERRUN);
+	hh_inject(&W, &p);
+	assert_int_equal(W.last_rc, HIP_E_TLV_OVERRUN);
 	/* zero-length DH_GROUP_LIST */
 	raw_i1(&p, zero, sizeof(zero));
-	inject(&p);
-	assert_true(last_rc < 0);
+	hh_inject(&W, &p);
+	assert_true(W.last_rc < 0);
 	/* out of order */
 	raw_i1(&p, order, sizeof(order));
-	inject(&p);
-	assert_int_equal(last_rc, HIP_E_TLV_ORDER);
+	hh_inject(&W, &p);
+	assert_int_equal(W.last_rc, HIP_E_TLV_ORDER);
 	/* non-zero padding */
 	raw_i1(&p, padding, sizeof(padding));
-	inject(&p);
-	assert_int_equal(last_rc, HIP_E_TLV_PADDING);
+	hh_inject(&W, &p);
+	assert_int_equal(W.last_rc, HIP_E_TLV_PADDING);
 	/* checksum */
 	raw_i1(&p, ok, sizeof(ok));
 	p.b[5] ^= 1;
-	inject(&p);
-	assert_int_equal(last_rc, HIP_E_CHECKSUM);
+	hh_inject(&W, &p);
+	assert_int_equal(W.last_rc, HIP_E_CHECKSUM);
 	/* truncated: shorter than Header Length says */
 	raw_i1(&p, ok, sizeof(ok));
 	p.len -= 8;
-	inject(&p);
-	assert_int_equal(last_rc, HIP_E_TRUNCATED);
+	hh_inject(&W, &p);
+	assert_int_equal(W.last_rc, HIP_E_TRUNCATED);
 	/* wrong version */
 	raw_i1(&p, ok, sizeof(ok));
 	p.b[3] = 0x11;
-	fix_cksum(&p);
-	inject(&p);
-	assert_int_equal(last_rc, HIP_E_VERSION);
-	assert_int_equal(stats(1).drop_malformed, b.drop_malformed + 6);
-	assert_int_equal(stats(1).drop_checksum, b.drop_checksum + 1);
-	assert_int_equal(stats(1).r1_tx, 1);
-	assert_int_equal(qn, 0);
+	assert_int_equal(hh_fix_cksum(&p), 0);
+	hh_inject(&W, &p);
+	assert_int_equal(W.last_rc, HIP_E_VERSION);
+	assert_int_equal(hh_stats(&W, 1).drop_malformed, b.drop_malformed + 6);
+	assert_int_equal(hh_stats(&W, 1).drop_checksum, b.drop_checksum + 1);
+	assert_int_equal(hh_stats(&W, 1).r1_tx, 1);
+	assert_int_equal(W.qn, 0);
 	/* receiver HIT not ours / NULL (no opportunistic mode) */
 	raw_i1(&p, ok, sizeof(ok));
 	memset(p.b + 24, 0, 16);
-	fix_cksum(&p);
-	inject(&p);
-	assert_int_equal(last_rc, HIP_E_HOST_PEER);
-	assert_int_equal(stats(1).drop_not_for_us, 1);
+	assert_int_equal(hh_fix_cksum(&p), 0);
+	hh_inject(&W, &p);
+	assert_int_equal(W.last_rc, HIP_E_HOST_PEER);
+	assert_int_equal(hh_stats(&W, 1).drop_not_for_us, 1);
 	/* an unknown critical parameter: NOTIFY UNSUPPORTED_CRITICAL_PARAMETER_TYPE */
 	raw_i1(&p, crit, sizeof(crit));
-	inject(&p);
-	assert_int_equal(last_rc, HIP_E_HOST_CRITICAL);
-	assert_int_equal(stats(1).drop_critical, 1);
-	assert_int_equal(qn, 1);
-	assert_int_equal(ptype(&q[0]), HIP_NOTIFY);
+	hh_inject(&W, &p);
+	assert_int_equal(W.last_rc, HIP_E_HOST_CRITICAL);
+	assert_int_equal(hh_stats(&W, 1).drop_critical, 1);
+	assert_int_equal(W.qn, 1);
+	assert_int_equal(hh_ptype(&W.q[0]), HIP_NOTIFY);
 	{
 		struct hip_tlv t;
 		struct hip_notification n;
 
-		assert_int_equal(hip_param_find(q[0].b, q[0].len, HIP_PARAM_NOTIFICATION, &t), 1);
+		assert_int_equal(hip_param_find(W.q[0].b, W.q[0].len, HIP_PARAM_NOTIFICATION, &t), 1);
 		assert_int_equal(hip_notification_parse(&t, &n), 0);
 		assert_int_equal(n.msg_type, HIP_NOTIFY_UNSUPPORTED_CRITICAL_PARAMETER_TYPE);
 		assert_int_equal(n.data_len, 2);
 		assert_int_equal(hip_get16(n.data), 0x0401);
 	}
-	deliver_all();   /* S0 verifies it with the HOST_ID inside */
+	hh_deliver_all(&W);   /* S0 verifies it with the HOST_ID inside */
 	{
 		struct hip_peer_info i;
 
@@ -1638,30 +1244,30 @@ test_bad_input(void **state)
 	}
 	/* an unknown non-critical parameter is ignored */
 	raw_i1(&p, noncrit, sizeof(noncrit));
-	inject(&p);
-	assert_int_equal(last_rc, 0);
-	assert_int_equal(stats(1).r1_tx, 2);
-	qn = 0;
+	hh_inject(&W, &p);
+	assert_int_equal(W.last_rc, 0);
+	assert_int_equal(hh_stats(&W, 1).r1_tx, 2);
+	W.qn = 0;
 	/* arguments */
-	assert_int_equal(hip_host_input(S[1].h, NULL, &p.dst, p.b, p.len, now), HIP_E_ARG);
-	assert_int_equal(hip_host_input(S[1].h, &p.src, &p.dst, NULL, 0, now), HIP_E_ARG);
-	assert_int_equal(hip_host_input(NULL, &p.src, &p.dst, p.b, p.len, now), HIP_E_ARG);
-	assert_int_equal(hip_host_input(S[1].h, &p.src, &p.dst, p.b, 0, now), HIP_E_TRUNCATED);
+	assert_int_equal(hip_host_input(S[1].h, NULL, &p.dst, p.b, p.len, W.now), HIP_E_ARG);
+	assert_int_equal(hip_host_input(S[1].h, &p.src, &p.dst, NULL, 0, W.now), HIP_E_ARG);
+	assert_int_equal(hip_host_input(NULL, &p.src, &p.dst, p.b, p.len, W.now), HIP_E_ARG);
+	assert_int_equal(hip_host_input(S[1].h, &p.src, &p.dst, p.b, 0, W.now), HIP_E_TRUNCATED);
 	/* an R2 or UPDATE for no association, an R1 nobody asked for */
 	{
-		struct hip_host_stats c = stats(1);
+		struct hip_host_stats c = hh_stats(&W, 1);
 
 		m_type = HIP_R1;
-		filter = f_copy;
+		W.filter = f_copy;
 		raw_i1(&p, ok, sizeof(ok));
-		inject(&p);
-		deliver_all();   /* the R1 to S0, which is UNASSOCIATED */
-		assert_int_equal(stats(0).drop_state, 1);
-		assert_int_equal(stats(1).drop_state, c.drop_state);
+		hh_inject(&W, &p);
+		hh_deliver_all(&W);   /* the R1 to S0, which is UNASSOCIATED */
+		assert_int_equal(hh_stats(&W, 0).drop_state, 1);
+		assert_int_equal(hh_stats(&W, 1).drop_state, c.drop_state);
 	}
 	/* still fine afterwards */
 	bex(0, 1);
-	sides_down();
+	hh_down(&W);
 }
 
 /* I2 choices R1 did not offer: NOTIFY INVALID_DH_CHOSEN,
@@ -1684,21 +1290,21 @@ test_i2_choices(void **state)
 	for (unsigned x = 0; x < 3; x++) {
 		struct hip_peer_info i;
 
-		pair_up(&k_p256, &k_p384, &P_DEFAULT);
-		assert_int_equal(hip_host_connect(S[0].h, &S[1], now), 0);
-		assert_true(deliver_type(HIP_I1));
-		assert_true(deliver_type(HIP_R1));
+		hh_pair_up(&W, &k_p256, &k_p384, &P_DEFAULT);
+		assert_int_equal(hip_host_connect(S[0].h, &S[1], W.now), 0);
+		assert_true(hh_deliver_type(&W, HIP_I1));
+		assert_true(hh_deliver_type(&W, HIP_R1));
 		mutate(HIP_I2, c[x].param, c[x].at, c[x].x);
-		assert_true(deliver_type(HIP_I2));
-		assert_int_equal(stats(1).drop_policy, 1);
-		assert_int_equal(stats(1).dh_derive, 0);
-		assert_int_equal(state_of(1, 0), HIP_STATE_UNASSOCIATED);
-		assert_true(deliver_type(HIP_NOTIFY));
+		assert_true(hh_deliver_type(&W, HIP_I2));
+		assert_int_equal(hh_stats(&W, 1).drop_policy, 1);
+		assert_int_equal(hh_stats(&W, 1).dh_derive, 0);
+		assert_int_equal(hh_state(&W, 1, 0), HIP_STATE_UNASSOCIATED);
+		assert_true(hh_deliver_type(&W, HIP_NOTIFY));
 		assert_int_equal(hip_host_peer_info(S[0].h, &S[1], &i), 0);
 		assert_int_equal(i.last_notify, c[x].notify);
-		run(3000);
-		assert_int_equal(state_of(0, 1), HIP_STATE_ESTABLISHED);
-		sides_down();
+		hh_run(&W, 3000);
+		assert_int_equal(hh_state(&W, 0, 1), HIP_STATE_ESTABLISHED);
+		hh_down(&W);
 	}
 }
 
@@ -1706,27 +1312,27 @@ test_i2_choices(void **state)
 static void
 test_replayed_i2(void **state)
 {
-	struct pkt old_i2;
+	struct hh_pkt old_i2;
 	struct hip_sa_keys in;
 
 	(void)state;
-	pair_up(&k_p256, &k_p384, &P_DEFAULT);
+	hh_pair_up(&W, &k_p256, &k_p384, &P_DEFAULT);
 	m_type = HIP_I2;
-	filter = f_copy;
+	W.filter = f_copy;
 	bex(0, 1);
 	old_i2 = m_copy;
-	filter = NULL;
-	hip_host_close_all(S[0].h, now);
-	run(20000);
-	assert_int_equal(state_of(1, 0), HIP_STATE_UNASSOCIATED);
+	W.filter = NULL;
+	hip_host_close_all(S[0].h, W.now);
+	hh_run(&W, 20000);
+	assert_int_equal(hh_state(&W, 1, 0), HIP_STATE_UNASSOCIATED);
 	bex(0, 1);
 	in = S[1].in;
-	inject(&old_i2);
-	assert_int_equal(stats(1).drop_replay, 1);
+	hh_inject(&W, &old_i2);
+	assert_int_equal(hh_stats(&W, 1).drop_replay, 1);
 	assert_int_equal(S[1].sa_up_n, 2);
 	assert_sa_eq(&S[1].in, &in);
 	assert_int_equal(S[1].sa_down_n, 1);
-	sides_down();
+	hh_down(&W);
 }
 
 /* random corruption of every packet type at an established pair: never a
@@ -1743,10 +1349,10 @@ fz_next(void)
 }
 
 static void
-fuzz_round(const struct pkt *saved, unsigned ns, int n)
+fuzz_round(const struct hh_pkt *saved, unsigned ns, int n)
 {
 	for (int x = 0; x < n; x++) {
-		struct pkt p = saved[fz_next() % ns];
+		struct hh_pkt p = saved[fz_next() % ns];
 		unsigned flips = 1 + fz_next() % 4;
 
 		for (unsigned f = 0; f < flips; f++) {
@@ -1760,35 +1366,35 @@ fuzz_round(const struct pkt *saved, unsigned ns, int n)
 			p.len = fz_next() % (p.len + 1);
 		if (p.len >= 40 && p.len % 8 == 0 && fz_next() % 4 != 0) {
 			p.b[1] = (uint8_t)(p.len / 8 - 1);
-			fix_cksum(&p);
+			assert_int_equal(hh_fix_cksum(&p), 0);
 		}
-		inject(&p);
-		qn = 0;   /* answers (R1s, duplicates, NOTIFYs) not delivered */
+		hh_inject(&W, &p);
+		W.qn = 0;   /* answers (R1s, duplicates, NOTIFYs) not delivered */
 	}
 }
 
 static void
 test_fuzz(void **state)
 {
-	struct pkt saved[24];
+	struct hh_pkt saved[24];
 	unsigned ns = 0;
 
 	(void)state;
-	pair_up(&k_p256, &k_p384, &P_DEFAULT);
+	hh_pair_up(&W, &k_p256, &k_p384, &P_DEFAULT);
 	/* collect one of each: I1 R1 I2 R2, UPDATEs, then CLOSE, CLOSE_ACK */
-	assert_int_equal(hip_host_connect(S[0].h, &S[1], now), 0);
-	while (qn > 0 && ns < 8) {
-		saved[ns++] = q[0];
-		deliver_at(0);
+	assert_int_equal(hip_host_connect(S[0].h, &S[1], W.now), 0);
+	while (W.qn > 0 && ns < 8) {
+		saved[ns++] = W.q[0];
+		hh_deliver_at(&W, 0);
 	}
-	assert_int_equal(hip_host_rekey(S[0].h, &S[1], now), 0);
-	while (qn > 0 && ns < 16) {
-		saved[ns++] = q[0];
-		deliver_at(0);
+	assert_int_equal(hip_host_rekey(S[0].h, &S[1], W.now), 0);
+	while (W.qn > 0 && ns < 16) {
+		saved[ns++] = W.q[0];
+		hh_deliver_at(&W, 0);
 	}
-	assert_int_equal(state_of(0, 1), HIP_STATE_ESTABLISHED);
-	run(11000);
-	assert_int_equal(state_of(1, 0), HIP_STATE_ESTABLISHED);
+	assert_int_equal(hh_state(&W, 0, 1), HIP_STATE_ESTABLISHED);
+	hh_run(&W, 11000);
+	assert_int_equal(hh_state(&W, 1, 0), HIP_STATE_ESTABLISHED);
 	{
 		unsigned up0 = S[0].sa_up_n, up1 = S[1].sa_up_n;
 
@@ -1796,36 +1402,36 @@ test_fuzz(void **state)
 		assert_int_equal(S[0].sa_up_n, up0);
 		assert_int_equal(S[1].sa_up_n, up1);
 		assert_int_equal(S[0].sa_down_n + S[1].sa_down_n, 0);
-		assert_int_equal(state_of(0, 1), HIP_STATE_ESTABLISHED);
-		assert_int_equal(state_of(1, 0), HIP_STATE_ESTABLISHED);
+		assert_int_equal(hh_state(&W, 0, 1), HIP_STATE_ESTABLISHED);
+		assert_int_equal(hh_state(&W, 1, 0), HIP_STATE_ESTABLISHED);
 	}
 	/* and it still rekeys */
-	assert_int_equal(hip_host_rekey(S[1].h, &S[0], now), 0);
-	run(100);
+	assert_int_equal(hip_host_rekey(S[1].h, &S[0], W.now), 0);
+	hh_run(&W, 100);
 	assert_mirror(0, 1, 13);
 	/* CLOSE and CLOSE_ACK to the collection */
-	hip_host_close_all(S[0].h, now);
-	while (qn > 0 && ns < 24) {
-		saved[ns++] = q[0];
-		deliver_at(0);
+	hip_host_close_all(S[0].h, W.now);
+	while (W.qn > 0 && ns < 24) {
+		saved[ns++] = W.q[0];
+		hh_deliver_at(&W, 0);
 	}
-	assert_int_equal(state_of(0, 1), HIP_STATE_CLOSED);
-	sides_down();
+	assert_int_equal(hh_state(&W, 0, 1), HIP_STATE_CLOSED);
+	hh_down(&W);
 
 	/* a new pair (new R1 secrets, new keys): the initiator in I1-SENT, the
 	 * responder without state, under the old pair's packets, corrupted */
-	pair_up(&k_p256, &k_p384, &P_DEFAULT);
-	assert_int_equal(hip_host_connect(S[0].h, &S[1], now), 0);
-	assert_true(deliver_type(HIP_I1));
-	qn = 0;   /* its R1 lost */
+	hh_pair_up(&W, &k_p256, &k_p384, &P_DEFAULT);
+	assert_int_equal(hip_host_connect(S[0].h, &S[1], W.now), 0);
+	assert_true(hh_deliver_type(&W, HIP_I1));
+	W.qn = 0;   /* its R1 lost */
 	fuzz_round(saved, ns, 3000);
 	assert_int_equal(S[0].sa_up_n + S[1].sa_up_n, 0);
 	assert_int_equal(S[0].sa_down_n + S[1].sa_down_n, 0);
 	/* whatever state that left: it recovers and a BEX completes */
-	run(120000);
+	hh_run(&W, 120000);
 	bex(0, 1);
 	assert_mirror(0, 1, 13);
-	sides_down();
+	hh_down(&W);
 }
 
 /* an I1 flood raises K (new R1 generation), legitimate initiators are still
@@ -1833,44 +1439,44 @@ test_fuzz(void **state)
 static void
 test_i1_flood(void **state)
 {
-	struct pkt p;
+	struct hh_pkt p;
 	static const uint8_t ok[] = { 0x01, 0xff, 0x00, 0x01, 7, 0, 0, 0 };
 	struct hip_host_stats b;
-	struct params pr = P_DEFAULT;
+	struct hh_params pr = P_DEFAULT;
 
 	(void)state;
 	pr.k = 1;
-	pair_up(&k_p256, &k_p384, &pr);
-	b = stats(1);
+	hh_pair_up(&W, &k_p256, &k_p384, &pr);
+	b = hh_stats(&W, 1);
 	assert_int_equal(b.puzzle_k, 1);
 	raw_i1(&p, ok, sizeof(ok));
 	for (int w = 0; w < 2; w++) {
 		for (int n = 0; n < 100; n++) {
-			inject(&p);
-			qn = 0;
+			hh_inject(&W, &p);
+			W.qn = 0;
 		}
-		advance(110 * MS);
+		hh_advance(&W, 110 * MS);
 	}
-	inject(&p);
-	qn = 0;
-	assert_true(stats(1).puzzle_k >= 3);
-	assert_true(stats(1).r1_generations > b.r1_generations);
-	assert_int_equal(stats(1).r1_tx, 201);
+	hh_inject(&W, &p);
+	W.qn = 0;
+	assert_true(hh_stats(&W, 1).puzzle_k >= 3);
+	assert_true(hh_stats(&W, 1).r1_generations > b.r1_generations);
+	assert_int_equal(hh_stats(&W, 1).r1_tx, 201);
 	bex(0, 1);
-	run(8000);
-	assert_int_equal(stats(1).puzzle_k, 1);
-	sides_down();
+	hh_run(&W, 8000);
+	assert_int_equal(hh_stats(&W, 1).puzzle_k, 1);
+	hh_down(&W);
 }
 
 /* `n` I1s from S0 to S1 at the current `now`; returns the R1s S1 sent for them */
 static unsigned
-i1_burst(const struct pkt *p, unsigned n)
+i1_burst(const struct hh_pkt *p, unsigned n)
 {
 	unsigned sent0 = S[1].sent;
 
 	for (unsigned x = 0; x < n; x++) {
-		inject(p);
-		qn = 0;
+		hh_inject(&W, p);
+		W.qn = 0;
 	}
 	return S[1].sent - sent0;
 }
@@ -1882,40 +1488,40 @@ i1_burst(const struct pkt *p, unsigned n)
 static void
 test_r1_ratelimit(void **state)
 {
-	struct pkt p;
+	struct hh_pkt p;
 	static const uint8_t ok[] = { 0x01, 0xff, 0x00, 0x01, 7, 0, 0, 0 };
 	struct hip_host_stats b, e;
-	struct params pr = P_DEFAULT;
+	struct hh_params pr = P_DEFAULT;
 
 	(void)state;
 	pr.k = 1;
 	pr.r1_rate = 400;            /* 2.5 ms a token */
 	assert_int_equal(HIP_R1_BURST(400u), 40);
 	assert_int_equal(HIP_R1_BURST(100u), 16);
-	pair_up(&k_p256, &k_p384, &pr);
+	hh_pair_up(&W, &k_p256, &k_p384, &pr);
 	raw_i1(&p, ok, sizeof(ok));
-	b = stats(1);
+	b = hh_stats(&W, 1);
 	assert_int_equal(b.r1_rate, 400);
 	/* 200 I1s in no time: the burst is answered, the rest dropped */
 	assert_int_equal(i1_burst(&p, 200), 40);
-	assert_int_equal(last_rc, HIP_E_HOST_RATE);
-	e = stats(1);
+	assert_int_equal(W.last_rc, HIP_E_HOST_RATE);
+	e = hh_stats(&W, 1);
 	assert_int_equal(e.i1_rx - b.i1_rx, 200);
 	assert_int_equal(e.r1_tx - b.r1_tx, 40);
 	assert_int_equal(e.drop_r1_ratelimit - b.drop_r1_ratelimit, 160);
 	assert_int_equal(e.dropped - b.dropped, 160);
 	/* 10 ms later: 4 tokens */
-	now += 10 * MS;
+	W.now += 10 * MS;
 	assert_int_equal(i1_burst(&p, 10), 4);
 	/* 1 ms steps are 0.4 token each: an R1 at the third and the fifth */
 	for (unsigned x = 0; x < 5; x++) {
-		now += MS;
+		W.now += MS;
 		assert_int_equal(i1_burst(&p, 1), x == 2 || x == 4 ? 1 : 0);
 	}
 	/* a long quiet spell refills to the bucket's depth, not beyond */
-	now += 10000 * MS;
+	W.now += 10000 * MS;
 	assert_int_equal(i1_burst(&p, 100), 40);
-	e = stats(1);
+	e = hh_stats(&W, 1);
 	assert_int_equal(e.i1_rx - b.i1_rx, 315);
 	assert_int_equal(e.r1_tx - b.r1_tx, 86);
 	assert_int_equal(e.drop_r1_ratelimit - b.drop_r1_ratelimit, 229);
@@ -1925,13 +1531,13 @@ test_r1_ratelimit(void **state)
 	assert_true(e.puzzle_k > 1);
 	/* bucket empty: a real initiator's I1 is refused, its retransmission
 	 * (HIP_RTO_INITIAL_NS later) answered */
-	assert_int_equal(hip_host_connect(S[0].h, &S[1], now), 0);
-	deliver_all();
-	assert_int_equal(stats(1).drop_r1_ratelimit, e.drop_r1_ratelimit + 1);
-	run(2000);
-	assert_int_equal(state_of(0, 1), HIP_STATE_ESTABLISHED);
-	assert_int_equal(stats(0).retransmits, 1);
-	sides_down();
+	assert_int_equal(hip_host_connect(S[0].h, &S[1], W.now), 0);
+	hh_deliver_all(&W);
+	assert_int_equal(hh_stats(&W, 1).drop_r1_ratelimit, e.drop_r1_ratelimit + 1);
+	hh_run(&W, 2000);
+	assert_int_equal(hh_state(&W, 0, 1), HIP_STATE_ESTABLISHED);
+	assert_int_equal(hh_stats(&W, 0).retransmits, 1);
+	hh_down(&W);
 }
 
 /* fixed randomness gives byte-identical exchanges (test-vector mode), for
@@ -1939,14 +1545,14 @@ test_r1_ratelimit(void **state)
 static void
 det_run(struct hip_hi *a, struct hip_hi *b, uint8_t *out[2], size_t out_len[2], int run_n)
 {
-	struct params p = P_DEFAULT;
+	struct hh_params p = P_DEFAULT;
 
 	p.det = true;
 	trace = NULL;
 	trace_len = trace_cap = 0;
 	trace = malloc(1);
 	trace_cap = 1;
-	pair_up(a, b, &p);
+	hh_pair_up(&W, a, b, &p);
 	bex(0, 1);
 	/* the derived values both ends report agree, and the SAs are drawn
 	 * from that KEYMAT (RFC 7402 7: ESP keys from the KEYMAT Index) */
@@ -1955,8 +1561,10 @@ det_run(struct hip_hi *a, struct hip_hi *b, uint8_t *out[2], size_t out_len[2], 
 	assert_memory_equal(S[0].kij, S[1].kij, S[0].kij_len);
 	assert_int_equal(S[0].keymat_len, S[1].keymat_len);
 	assert_memory_equal(S[0].keymat, S[1].keymat, S[0].keymat_len);
-	assert_memory_equal(S[0].vi, S[1].vi, S[0].ij_len);
-	assert_memory_equal(S[0].vj, S[1].vj, S[0].ij_len);
+	assert_int_equal(S[0].vi_len, S[1].vi_len);
+	assert_memory_equal(S[0].vi, S[1].vi, S[0].vi_len);
+	assert_int_equal(S[0].vj_len, S[1].vj_len);
+	assert_memory_equal(S[0].vj, S[1].vj, S[0].vj_len);
 	{
 		struct hip_keys k;
 		uint8_t suite = S[1].hi->suite;
@@ -1969,8 +1577,8 @@ det_run(struct hip_hi *a, struct hip_hi *b, uint8_t *out[2], size_t out_len[2], 
 		assert_key(&k.esp_enc[1 - o], S[0].in.enc_key, S[0].in.enc_key_len);
 		hip_keys_wipe(&k);
 	}
-	assert_int_equal(hip_host_rekey(S[0].h, &S[1], now), 0);
-	run(100);
+	assert_int_equal(hip_host_rekey(S[0].h, &S[1], W.now), 0);
+	hh_run(&W, 100);
 	assert_true(S[0].ukij_len > 0);
 	assert_memory_equal(S[0].ukij, S[1].ukij, S[0].ukij_len);
 	assert_memory_equal(S[0].ukeymat, S[1].ukeymat, S[0].ukeymat_len);
@@ -1986,13 +1594,13 @@ det_run(struct hip_hi *a, struct hip_hi *b, uint8_t *out[2], size_t out_len[2], 
 		assert_key(&k.esp_enc[1 - o], S[0].in.enc_key, S[0].in.enc_key_len);
 		hip_keys_wipe(&k);
 	}
-	hip_host_close_all(S[0].h, now);
-	run(100);
-	assert_int_equal(state_of(0, 1), HIP_STATE_CLOSED);
+	hip_host_close_all(S[0].h, W.now);
+	hh_run(&W, 100);
+	assert_int_equal(hh_state(&W, 0, 1), HIP_STATE_CLOSED);
 	out[run_n] = trace;
 	out_len[run_n] = trace_len;
 	trace = NULL;
-	sides_down();
+	hh_down(&W);
 }
 
 static void
@@ -2091,7 +1699,7 @@ hand_sig(struct hip_builder *b, uint16_t type, const struct hip_hi *hi, size_t p
 }
 
 static int
-hand_check_mac(const struct pkt *p, uint16_t type, uint8_t suite, const struct hip_key *k,
+hand_check_mac(const struct hh_pkt *p, uint16_t type, uint8_t suite, const struct hip_key *k,
 	       const uint8_t *hid, size_t hl)
 {
 	uint8_t buf[4096];
@@ -2109,7 +1717,7 @@ hand_check_mac(const struct pkt *p, uint16_t type, uint8_t suite, const struct h
 }
 
 static int
-hand_check_sig(const struct pkt *p, uint16_t type, const struct hip_hi *hi)
+hand_check_sig(const struct hh_pkt *p, uint16_t type, const struct hip_hi *hi)
 {
 	uint8_t buf[4096];
 	struct hip_tlv t;
@@ -2155,19 +1763,7 @@ assert_key(const struct hip_key *k, const uint8_t *b, uint8_t len)
 }
 
 static void
-hand_side(int idx, struct hip_hi *hi)
-{
-	memset(&S[idx], 0, sizeof(S[idx]));
-	S[idx].idx = idx;
-	S[idx].hi = hi;
-	S[idx].addr.family = 4;
-	S[idx].addr.addr[0] = 192;
-	S[idx].addr.addr[2] = 2;
-	S[idx].addr.addr[3] = (uint8_t)(idx + 1);
-}
-
-static void
-finish_pkt(struct hip_builder *b, struct pkt *p, int from, int to)
+finish_pkt(struct hip_builder *b, struct hh_pkt *p, int from, int to)
 {
 	int len = hip_build_finish(b);
 
@@ -2176,18 +1772,18 @@ finish_pkt(struct hip_builder *b, struct pkt *p, int from, int to)
 	p->to = to;
 	p->src = S[from].addr;
 	p->dst = S[to].addr;
-	fix_cksum(p);
+	assert_int_equal(hh_fix_cksum(p), 0);
 }
 
 /* hand initiator S0 (ha), engine responder S1 (hb) */
 static void
 hand_initiator(struct hip_hi *ha, struct hip_hi *hb, uint8_t group, uint16_t cipher, uint16_t esp)
 {
-	struct params pr = P_DEFAULT;
+	struct hh_params pr = P_DEFAULT;
 	uint8_t suite = hb->suite, j[48], pub[HIP_DH_PUB_MAX], kij[HIP_DH_SECRET_MAX];
 	uint8_t r1_hid[1200], dgl[8] = { 0x01, 0xff, 0x00, 0x01, group, 0, 0, 0 };
 	size_t rl = hip_suite_rhash_len(suite), publ, kl, r1_hidl;
-	struct pkt pk, r1, r2;
+	struct hh_pkt pk, r1, r2;
 	struct hip_tlv t;
 	struct hip_puzzle pz;
 	struct hip_diffie_hellman dh;
@@ -2204,18 +1800,18 @@ hand_initiator(struct hip_hi *ha, struct hip_hi *hb, uint8_t group, uint16_t cip
 	pr.ne = 1;
 	pr.ciph[0] = cipher;
 	pr.nc = 1;
-	reset_net();
-	hand_side(0, ha);
-	side_up(1, hb, &pr);
+	hh_reset(&W);
+	hh_side_hand(&W, 0, ha, false);
+	hh_side_up(&W, 1, hb, &pr);
 	assert_int_equal(hip_host_add_peer(S[1].h, ha->hit, &S[0].addr, 1, &S[1].addr, &S[0]), 0);
 
 	/* I1 -> R1 */
 	raw_i1(&pk, dgl, sizeof(dgl));
-	inject(&pk);
-	assert_int_equal(qn, 1);
-	r1 = q[0];
-	qn = 0;
-	assert_int_equal(ptype(&r1), HIP_R1);
+	hh_inject(&W, &pk);
+	assert_int_equal(W.qn, 1);
+	r1 = W.q[0];
+	W.qn = 0;
+	assert_int_equal(hh_ptype(&r1), HIP_R1);
 	assert_memory_equal(r1.b + 24, ha->hit, 16);
 	assert_int_equal(hand_check_sig(&r1, HIP_PARAM_HIP_SIGNATURE_2, hb), 0);
 	r1.b[24] ^= 1;   /* the receiver HIT is outside the signature */
@@ -2286,13 +1882,13 @@ hand_initiator(struct hip_hi *ha, struct hip_hi *hb, uint8_t group, uint16_t cip
 		hand_sig(&b, HIP_PARAM_HIP_SIGNATURE, ha, 0);
 	}
 	finish_pkt(&b, &pk, 0, 1);
-	inject(&pk);
-	assert_int_equal(last_rc, 0);
+	hh_inject(&W, &pk);
+	assert_int_equal(W.last_rc, 0);
 	assert_int_equal(S[1].sa_up_n, 1);
-	assert_int_equal(qn, 1);
-	r2 = q[0];
-	qn = 0;
-	assert_int_equal(ptype(&r2), HIP_R2);
+	assert_int_equal(W.qn, 1);
+	r2 = W.q[0];
+	W.qn = 0;
+	assert_int_equal(hh_ptype(&r2), HIP_R2);
 
 	/* R2: HIP_MAC_2 with B's outgoing key and B's HOST_ID from R1 */
 	assert_int_equal(hand_check_mac(&r2, HIP_PARAM_HIP_MAC_2, suite, &k.hip_int[bo], r1_hid, r1_hidl), 0);
@@ -2317,11 +1913,11 @@ hand_initiator(struct hip_hi *ha, struct hip_hi *hb, uint8_t group, uint16_t cip
 
 	/* UPDATE rekey started by the engine, answered by hand: new Kij, new
 	 * KEYMAT (salt I | J of the BEX), ESP keys from index 0 */
-	advance(11000 * MS);   /* R2-SENT -> ESTABLISHED */
-	assert_int_equal(hip_host_rekey(S[1].h, &S[0], now), 0);
-	assert_int_equal(qn, 1);
+	hh_advance(&W, 11000 * MS);   /* R2-SENT -> ESTABLISHED */
+	assert_int_equal(hip_host_rekey(S[1].h, &S[0], W.now), 0);
+	assert_int_equal(W.qn, 1);
 	{
-		struct pkt u1 = q[0], u3;
+		struct hh_pkt u1 = W.q[0], u3;
 		struct hip_esp_info ei;
 		struct hip_seq sq;
 		struct hip_diffie_hellman d;
@@ -2332,8 +1928,8 @@ hand_initiator(struct hip_hi *ha, struct hip_hi *hb, uint8_t group, uint16_t cip
 		long need = hip_keymat_len_needed(suite, cipher, esp, 0);
 		uint32_t b_old_in = S[1].in.spi, seq2 = 100;
 
-		qn = 0;
-		assert_int_equal(ptype(&u1), HIP_UPDATE);
+		W.qn = 0;
+		assert_int_equal(hh_ptype(&u1), HIP_UPDATE);
 		assert_int_equal(hand_check_mac(&u1, HIP_PARAM_HIP_MAC, suite, &k.hip_int[bo], NULL, 0), 0);
 		assert_int_equal(hand_check_sig(&u1, HIP_PARAM_HIP_SIGNATURE, hb), 0);
 		assert_int_equal(hip_param_find(u1.b, u1.len, HIP_PARAM_ESP_INFO, &t), 1);
@@ -2371,8 +1967,8 @@ hand_initiator(struct hip_hi *ha, struct hip_hi *hb, uint8_t group, uint16_t cip
 			hand_sig(&b, HIP_PARAM_HIP_SIGNATURE, ha, 0);
 		}
 		finish_pkt(&b, &pk, 0, 1);
-		inject(&pk);
-		assert_int_equal(last_rc, 0);
+		hh_inject(&W, &pk);
+		assert_int_equal(W.last_rc, 0);
 		assert_int_equal(S[1].sa_up_n, 2);
 		assert_int_equal(S[1].old_in, b_old_in);
 		assert_int_equal(S[1].in.spi, ei.new_spi);
@@ -2382,9 +1978,9 @@ hand_initiator(struct hip_hi *ha, struct hip_hi *hb, uint8_t group, uint16_t cip
 		assert_key(&k2.esp_enc[bo], S[1].out.enc_key, S[1].out.enc_key_len);
 		assert_key(&k2.esp_auth[bo], S[1].out.auth_key, S[1].out.auth_key_len);
 		/* the engine's ACK */
-		assert_int_equal(qn, 1);
-		u3 = q[0];
-		qn = 0;
+		assert_int_equal(W.qn, 1);
+		u3 = W.q[0];
+		W.qn = 0;
 		assert_int_equal(hand_check_mac(&u3, HIP_PARAM_HIP_MAC, suite, &k.hip_int[bo], NULL, 0), 0);
 		assert_int_equal(hand_check_sig(&u3, HIP_PARAM_HIP_SIGNATURE, hb), 0);
 		assert_int_equal(hip_param_find(u3.b, u3.len, HIP_PARAM_ACK, &t), 1);
@@ -2395,7 +1991,7 @@ hand_initiator(struct hip_hi *ha, struct hip_hi *hb, uint8_t group, uint16_t cip
 	}
 	hip_dh_free(&mine);
 	hip_keys_wipe(&k);
-	sides_down();
+	hh_down(&W);
 }
 
 /* engine initiator S0 (ha), hand responder S1 (hb); the R1's HOST_ID carries
@@ -2407,11 +2003,11 @@ static void
 hand_responder(struct hip_hi *ha, struct hip_hi *hb, uint8_t group, uint16_t cipher, uint16_t esp,
 	       size_t di_len)
 {
-	struct params pr = P_DEFAULT;
+	struct hh_params pr = P_DEFAULT;
 	uint8_t suite = hb->suite, ival[48], pub[HIP_DH_PUB_MAX], kij[HIP_DH_SECRET_MAX];
 	uint8_t r1_hid[2048], a_hid[1200], di[2048];
 	size_t rl = hip_suite_rhash_len(suite), publ, kl, r1_hidl, a_hidl = hand_host_id(ha, a_hid);
-	struct pkt pk, i2;
+	struct hh_pkt pk, i2;
 	struct hip_tlv t;
 	struct hip_dh mine = { 0 };
 	struct hip_keys k;
@@ -2426,16 +2022,16 @@ hand_responder(struct hip_hi *ha, struct hip_hi *hb, uint8_t group, uint16_t cip
 	pr.ne = 1;
 	pr.ciph[0] = cipher;
 	pr.nc = 1;
-	reset_net();
-	side_up(0, ha, &pr);
-	hand_side(1, hb);
+	hh_reset(&W);
+	hh_side_up(&W, 0, ha, &pr);
+	hh_side_hand(&W, 1, hb, false);
 	assert_int_equal(hip_host_add_peer(S[0].h, hb->hit, &S[1].addr, 1, &S[0].addr, &S[1]), 0);
-	assert_int_equal(hip_host_connect(S[0].h, &S[1], now), 0);
-	assert_int_equal(qn, 1);
-	assert_int_equal(ptype(&q[0]), HIP_I1);
-	assert_int_equal(hip_param_find(q[0].b, q[0].len, HIP_PARAM_DH_GROUP_LIST, &t), 1);
+	assert_int_equal(hip_host_connect(S[0].h, &S[1], W.now), 0);
+	assert_int_equal(W.qn, 1);
+	assert_int_equal(hh_ptype(&W.q[0]), HIP_I1);
+	assert_int_equal(hip_param_find(W.q[0].b, W.q[0].len, HIP_PARAM_DH_GROUP_LIST, &t), 1);
 	assert_int_equal(t.len, 2);
-	qn = 0;
+	W.qn = 0;
 
 	/* R1 by hand */
 	assert_int_equal(RAND_bytes(ival, (int)rl), 1);
@@ -2480,24 +2076,24 @@ hand_responder(struct hip_hi *ha, struct hip_hi *hb, uint8_t group, uint16_t cip
 	}
 	finish_pkt(&b, &pk, 1, 0);
 	{
-		struct hip_host_stats before = stats(0);
+		struct hip_host_stats before = hh_stats(&W, 0);
 
-		inject(&pk);
+		hh_inject(&W, &pk);
 		if (r1_hidl > 4 + 6 + HIP_HI_MAX_LEN + 8) {   /* HIP_HOST_ID_TLV_MAX */
-			assert_int_not_equal(last_rc, 0);
-			assert_int_equal(qn, 0);
-			assert_int_equal(stats(0).drop_malformed, before.drop_malformed + 1);
-			assert_int_equal(state_of(0, 1), HIP_STATE_I1_SENT);
+			assert_int_not_equal(W.last_rc, 0);
+			assert_int_equal(W.qn, 0);
+			assert_int_equal(hh_stats(&W, 0).drop_malformed, before.drop_malformed + 1);
+			assert_int_equal(hh_state(&W, 0, 1), HIP_STATE_I1_SENT);
 			hip_dh_free(&mine);
-			sides_down();
+			hh_down(&W);
 			return;
 		}
 	}
-	assert_int_equal(last_rc, 0);
-	assert_int_equal(qn, 1);
-	i2 = q[0];
-	qn = 0;
-	assert_int_equal(ptype(&i2), HIP_I2);
+	assert_int_equal(W.last_rc, 0);
+	assert_int_equal(W.qn, 1);
+	i2 = W.q[0];
+	W.qn = 0;
+	assert_int_equal(hh_ptype(&i2), HIP_I2);
 
 	/* I2 checked by hand */
 	{
@@ -2562,9 +2158,9 @@ hand_responder(struct hip_hi *ha, struct hip_hi *hb, uint8_t group, uint16_t cip
 		hand_sig(&b, HIP_PARAM_HIP_SIGNATURE, hb, 0);
 	}
 	finish_pkt(&b, &pk, 1, 0);
-	inject(&pk);
-	assert_int_equal(last_rc, 0);
-	assert_int_equal(state_of(0, 1), HIP_STATE_ESTABLISHED);
+	hh_inject(&W, &pk);
+	assert_int_equal(W.last_rc, 0);
+	assert_int_equal(hh_state(&W, 0, 1), HIP_STATE_ESTABLISHED);
 	assert_int_equal(S[0].sa_up_n, 1);
 	assert_int_equal(S[0].out.spi, 0x8888);
 	assert_int_equal(S[0].in.spi, 0x1000);
@@ -2574,7 +2170,7 @@ hand_responder(struct hip_hi *ha, struct hip_hi *hb, uint8_t group, uint16_t cip
 	assert_key(&k.esp_auth[bo], S[0].in.auth_key, S[0].in.auth_key_len);
 	hip_dh_free(&mine);
 	hip_keys_wipe(&k);
-	sides_down();
+	hh_down(&W);
 }
 
 static void
@@ -2616,7 +2212,7 @@ static size_t rs_len;
 static bool rs_drop;          /* remove it instead */
 
 static void
-resign(struct pkt *p, int from)
+resign(struct hh_pkt *p, int from)
 {
 	int to = 1 - from;
 	struct hip_peer_info pi;
@@ -2624,7 +2220,7 @@ resign(struct pkt *p, int from)
 	struct hip_builder b;
 	struct hip_tlv_iter it;
 	struct hip_tlv t;
-	struct pkt np = *p;
+	struct hh_pkt np = *p;
 	uint8_t suite;
 	bool done = false, mac = false;
 
@@ -2632,7 +2228,7 @@ resign(struct pkt *p, int from)
 	suite = (pi.initiator ? S[to].hi : S[from].hi)->suite;
 	assert_true(S[from].keymat_len > 0);
 	assert_int_equal(hip_keys_draw(S[from].keymat, S[from].keymat_len, suite, pi.hip_cipher, 0, 0, &k), 0);
-	assert_int_equal(hip_build_init(&b, np.b, sizeof(np.b), ptype(p), p->b + 8, p->b + 24), 0);
+	assert_int_equal(hip_build_init(&b, np.b, sizeof(np.b), hh_ptype(p), p->b + 8, p->b + 24), 0);
 	hip_tlv_iter_init(&it, p->b, p->len, 0);
 	while (hip_tlv_next(&it, &t) == 1) {
 		if (!done && t.type >= rs_type && t.type <= HIP_PARAM_HIP_MAC) {
@@ -2659,26 +2255,26 @@ resign(struct pkt *p, int from)
 }
 
 static int
-f_resign(struct pkt *p)
+f_resign(struct hh_pkt *p)
 {
-	if (ptype(p) == m_type && m_left > 0) {
+	if (hh_ptype(p) == m_type && m_left > 0) {
 		m_left--;
 		resign(p, p->to == 1 ? 0 : 1);
 	}
 	return 0;
 }
 
-/* the NOTIFY S[from] sent in q[]: its message type and data length */
+/* the NOTIFY S[from] sent in W.q[]: its message type and data length */
 static uint16_t
 notify_in_q(int from, size_t *data_len)
 {
-	for (unsigned x = 0; x < qn; x++) {
+	for (unsigned x = 0; x < W.qn; x++) {
 		struct hip_tlv t;
 		struct hip_notification n;
 
-		if (ptype(&q[x]) != HIP_NOTIFY || memcmp(q[x].b + 8, S[from].hi->hit, 16) != 0)
+		if (hh_ptype(&W.q[x]) != HIP_NOTIFY || memcmp(W.q[x].b + 8, S[from].hi->hit, 16) != 0)
 			continue;
-		assert_int_equal(hip_param_find(q[x].b, q[x].len, HIP_PARAM_NOTIFICATION, &t), 1);
+		assert_int_equal(hip_param_find(W.q[x].b, W.q[x].len, HIP_PARAM_NOTIFICATION, &t), 1);
 		assert_int_equal(hip_notification_parse(&t, &n), 0);
 		*data_len = n.data_len;
 		return n.msg_type;
@@ -2697,7 +2293,7 @@ arm_resign(uint8_t ptype_, uint16_t type, size_t len)
 	memset(rs_val, 0, sizeof(rs_val));
 	m_type = ptype_;
 	m_left = 1;
-	filter = f_resign;
+	W.filter = f_resign;
 }
 
 /* side `to` refused the last packet with NOTIFY INVALID_SYNTAX (no data),
@@ -2707,9 +2303,9 @@ assert_invalid_syntax(int to, const struct hip_host_stats *b)
 {
 	size_t dl = 99;
 
-	assert_int_equal(last_rc, HIP_E_PARAM_VALUE);
-	assert_int_equal(stats(to).drop_malformed, b->drop_malformed + 1);
-	assert_int_equal(stats(to).drop_mac + stats(to).drop_sig, 0);
+	assert_int_equal(W.last_rc, HIP_E_PARAM_VALUE);
+	assert_int_equal(hh_stats(&W, to).drop_malformed, b->drop_malformed + 1);
+	assert_int_equal(hh_stats(&W, to).drop_mac + hh_stats(&W, to).drop_sig, 0);
 	assert_int_equal(notify_in_q(to, &dl), HIP_NOTIFY_INVALID_SYNTAX);
 	assert_int_equal(dl, 0);
 }
@@ -2733,7 +2329,7 @@ test_i2_invalid_syntax(void **state)
 		{ HIP_PARAM_TRANSPORT_FORMAT_LIST, 3 },    /* 2n */
 		{ HIP_PARAM_ECHO_RESPONSE_SIGNED, 0 },     /* >= 1 */
 	};
-	struct params pr = P_DEFAULT;
+	struct hh_params pr = P_DEFAULT;
 
 	(void)state;
 	pr.det = true;
@@ -2741,45 +2337,45 @@ test_i2_invalid_syntax(void **state)
 		struct hip_host_stats b;
 		size_t dl = 99;
 
-		pair_up(x % 2 ? &k_rsa : &k_p256, &k_p384, &pr);
-		assert_int_equal(hip_host_connect(S[0].h, &S[1], now), 0);
-		assert_true(deliver_type(HIP_I1));
-		assert_true(deliver_type(HIP_R1));
-		b = stats(1);
+		hh_pair_up(&W, x % 2 ? &k_rsa : &k_p256, &k_p384, &pr);
+		assert_int_equal(hip_host_connect(S[0].h, &S[1], W.now), 0);
+		assert_true(hh_deliver_type(&W, HIP_I1));
+		assert_true(hh_deliver_type(&W, HIP_R1));
+		b = hh_stats(&W, 1);
 		arm_resign(HIP_I2, bad[x].type, bad[x].len);
-		assert_true(deliver_type(HIP_I2));
-		filter = NULL;
+		assert_true(hh_deliver_type(&W, HIP_I2));
+		W.filter = NULL;
 		assert_invalid_syntax(1, &b);
-		assert_int_equal(state_of(1, 0), HIP_STATE_UNASSOCIATED);
+		assert_int_equal(hh_state(&W, 1, 0), HIP_STATE_UNASSOCIATED);
 		assert_int_equal(S[1].sa_up_n, 0);
-		assert_int_equal(stats(1).r2_tx, 0);
+		assert_int_equal(hh_stats(&W, 1).r2_tx, 0);
 		/* the I2 unchanged, retransmitted: the exchange completes */
-		run(3000);
-		assert_int_equal(state_of(0, 1), HIP_STATE_ESTABLISHED);
+		hh_run(&W, 3000);
+		assert_int_equal(hh_state(&W, 0, 1), HIP_STATE_ESTABLISHED);
 		assert_int_equal(S[1].sa_up_n, 1);
 		assert_mirror(0, 1, 13);
-		sides_down();
+		hh_down(&W);
 
 		/* not authenticated: a wrong MAC, then a wrong puzzle #I */
 		for (int y = 0; y < 2; y++) {
-			struct pkt i2;
+			struct hh_pkt i2;
 
-			pair_up(x % 2 ? &k_rsa : &k_p256, &k_p384, &pr);
-			assert_int_equal(hip_host_connect(S[0].h, &S[1], now), 0);
-			assert_true(deliver_type(HIP_I1));
-			assert_true(deliver_type(HIP_R1));
-			assert_int_equal(qn, 1);
-			i2 = q[0];
-			qn = 0;
+			hh_pair_up(&W, x % 2 ? &k_rsa : &k_p256, &k_p384, &pr);
+			assert_int_equal(hip_host_connect(S[0].h, &S[1], W.now), 0);
+			assert_true(hh_deliver_type(&W, HIP_I1));
+			assert_true(hh_deliver_type(&W, HIP_R1));
+			assert_int_equal(W.qn, 1);
+			i2 = W.q[0];
+			W.qn = 0;
 			resign(&i2, 0);
-			i2.b[find_param(i2.b, i2.len, y == 0 ? HIP_PARAM_HIP_MAC : HIP_PARAM_SOLUTION) +
+			i2.b[hh_find_param(i2.b, i2.len, y == 0 ? HIP_PARAM_HIP_MAC : HIP_PARAM_SOLUTION) +
 			     (y == 0 ? 4 : 4 + 4)] ^= 1;
-			fix_cksum(&i2);
-			inject(&i2);
+			assert_int_equal(hh_fix_cksum(&i2), 0);
+			hh_inject(&W, &i2);
 			assert_int_equal(notify_in_q(1, &dl), y == 0 ? HIP_NOTIFY_HIP_MAC_FAILED : 0);
-			assert_int_equal(y == 0 ? stats(1).drop_mac : stats(1).drop_puzzle, 1);
-			assert_int_equal(state_of(1, 0), HIP_STATE_UNASSOCIATED);
-			sides_down();
+			assert_int_equal(y == 0 ? hh_stats(&W, 1).drop_mac : hh_stats(&W, 1).drop_puzzle, 1);
+			assert_int_equal(hh_state(&W, 1, 0), HIP_STATE_UNASSOCIATED);
+			hh_down(&W);
 		}
 	}
 }
@@ -2797,7 +2393,7 @@ test_update_invalid_syntax(void **state)
 	} bad[] = {
 		{ HIP_PARAM_SEQ, 8 }, { HIP_PARAM_ESP_INFO, 8 }, { HIP_PARAM_ACK, 6 },
 	};
-	struct params pr = P_DEFAULT;
+	struct hh_params pr = P_DEFAULT;
 
 	(void)state;
 	pr.det = true;
@@ -2805,24 +2401,24 @@ test_update_invalid_syntax(void **state)
 		struct hip_host_stats b;
 		uint32_t in1;
 
-		pair_up(&k_p256, &k_rsa, &pr);
+		hh_pair_up(&W, &k_p256, &k_rsa, &pr);
 		bex(0, 1);
-		run(100);
+		hh_run(&W, 100);
 		in1 = S[1].in.spi;
-		b = stats(1);
-		assert_int_equal(hip_host_rekey(S[0].h, &S[1], now), 0);
+		b = hh_stats(&W, 1);
+		assert_int_equal(hip_host_rekey(S[0].h, &S[1], W.now), 0);
 		arm_resign(HIP_UPDATE, bad[x].type, bad[x].len);
-		assert_true(deliver_type(HIP_UPDATE));
-		filter = NULL;
+		assert_true(hh_deliver_type(&W, HIP_UPDATE));
+		W.filter = NULL;
 		assert_invalid_syntax(1, &b);
 		assert_int_equal(S[1].sa_in_up_n, 0);
 		assert_int_equal(S[1].sa_up_n, 1);
 		assert_int_equal(S[1].in.spi, in1);
-		run(3000);
+		hh_run(&W, 3000);
 		assert_int_equal(S[0].sa_up_n, 2);
 		assert_int_equal(S[1].sa_up_n, 2);
 		assert_mirror(0, 1, 13);
-		sides_down();
+		hh_down(&W);
 	}
 }
 
@@ -2833,9 +2429,9 @@ test_update_invalid_syntax(void **state)
  * the association is untouched (it went to E-FAILED once, the I2 not built
  * after the R1 was taken); the next R1 completes the exchange. */
 static int
-f_r1_echo(struct pkt *p)
+f_r1_echo(struct hh_pkt *p)
 {
-	if (ptype(p) == HIP_R1 && m_left > 0) {
+	if (hh_ptype(p) == HIP_R1 && m_left > 0) {
 		struct hip_builder b = { .buf = p->b, .cap = sizeof(p->b), .len = p->len,
 					 .any = true, .last_type = HIP_PARAM_HIP_SIGNATURE_2 };
 		struct hip_echo e = { .type = HIP_PARAM_ECHO_REQUEST_UNSIGNED, .data = rs_val, .len = rs_len };
@@ -2844,7 +2440,7 @@ f_r1_echo(struct pkt *p)
 		assert_int_equal(hip_echo_put(&b, &e), 0);
 		p->len = b.len;
 		assert_int_equal(hip_hdr_set_len(p->b, p->len), 0);
-		fix_cksum(p);
+		assert_int_equal(hh_fix_cksum(p), 0);
 	}
 	return 0;
 }
@@ -2857,35 +2453,35 @@ test_r1_echo_too_long(void **state)
 		struct hip_host_stats b;
 		struct hip_tlv t;
 
-		pair_up(&k_rsa, &k_p256, &P_DEFAULT);
+		hh_pair_up(&W, &k_rsa, &k_p256, &P_DEFAULT);
 		memset(rs_val, 0xa5, sizeof(rs_val));
 		rs_len = x == 0 ? 100 : 1200;
 		m_left = 1;
-		filter = f_r1_echo;
-		assert_int_equal(hip_host_connect(S[0].h, &S[1], now), 0);
-		assert_true(deliver_type(HIP_I1));
-		b = stats(0);
-		assert_true(deliver_type(HIP_R1));
-		filter = NULL;
+		W.filter = f_r1_echo;
+		assert_int_equal(hip_host_connect(S[0].h, &S[1], W.now), 0);
+		assert_true(hh_deliver_type(&W, HIP_I1));
+		b = hh_stats(&W, 0);
+		assert_true(hh_deliver_type(&W, HIP_R1));
+		W.filter = NULL;
 		if (x == 0) {
-			assert_int_equal(last_rc, 0);
-			assert_int_equal(qn, 1);
-			assert_int_equal(ptype(&q[0]), HIP_I2);
-			assert_int_equal(hip_param_find(q[0].b, q[0].len, HIP_PARAM_ECHO_RESPONSE_UNSIGNED, &t), 1);
+			assert_int_equal(W.last_rc, 0);
+			assert_int_equal(W.qn, 1);
+			assert_int_equal(hh_ptype(&W.q[0]), HIP_I2);
+			assert_int_equal(hip_param_find(W.q[0].b, W.q[0].len, HIP_PARAM_ECHO_RESPONSE_UNSIGNED, &t), 1);
 			assert_int_equal(t.len, rs_len);
 			assert_memory_equal(t.value, rs_val, rs_len);
 		} else {
-			assert_int_equal(last_rc, HIP_E_NOSPACE);
-			assert_int_equal(stats(0).drop_malformed, b.drop_malformed + 1);
-			assert_int_equal(stats(0).bex_failed, 0);
+			assert_int_equal(W.last_rc, HIP_E_NOSPACE);
+			assert_int_equal(hh_stats(&W, 0).drop_malformed, b.drop_malformed + 1);
+			assert_int_equal(hh_stats(&W, 0).bex_failed, 0);
 			assert_int_equal(S[0].bex_fail_n, 0);
-			assert_int_equal(state_of(0, 1), HIP_STATE_I1_SENT);
-			assert_int_equal(qn, 0);
+			assert_int_equal(hh_state(&W, 0, 1), HIP_STATE_I1_SENT);
+			assert_int_equal(W.qn, 0);
 		}
-		run(3000);
-		assert_int_equal(state_of(0, 1), HIP_STATE_ESTABLISHED);
+		hh_run(&W, 3000);
+		assert_int_equal(hh_state(&W, 0, 1), HIP_STATE_ESTABLISHED);
 		assert_mirror(0, 1, 13);
-		sides_down();
+		hh_down(&W);
 	}
 }
 
@@ -2897,7 +2493,7 @@ test_r1_echo_too_long(void **state)
 static void
 test_close_echo_too_long(void **state)
 {
-	struct params pr = P_DEFAULT;
+	struct hh_params pr = P_DEFAULT;
 
 	(void)state;
 	pr.det = true;
@@ -2906,38 +2502,38 @@ test_close_echo_too_long(void **state)
 		struct hip_tlv t;
 		enum hip_state st;
 
-		pair_up(&k_p256, &k_rsa, &pr);
+		hh_pair_up(&W, &k_p256, &k_rsa, &pr);
 		bex(0, 1);
-		run(100);
-		b = stats(1);
-		st = state_of(1, 0);
-		hip_host_close_all(S[0].h, now);
+		hh_run(&W, 100);
+		b = hh_stats(&W, 1);
+		st = hh_state(&W, 1, 0);
+		hip_host_close_all(S[0].h, W.now);
 		arm_resign(HIP_CLOSE, HIP_PARAM_ECHO_REQUEST_SIGNED, x == 0 ? 600 : 1700);
 		memset(rs_val, 0x5a, sizeof(rs_val));
-		assert_true(deliver_type(HIP_CLOSE));
-		filter = NULL;
+		assert_true(hh_deliver_type(&W, HIP_CLOSE));
+		W.filter = NULL;
 		if (x == 0) {
-			assert_int_equal(last_rc, 0);
-			assert_int_equal(state_of(1, 0), HIP_STATE_CLOSED);
-			assert_int_equal(qn, 1);
-			assert_int_equal(ptype(&q[0]), HIP_CLOSE_ACK);
-			assert_int_equal(hip_param_find(q[0].b, q[0].len, HIP_PARAM_ECHO_RESPONSE_SIGNED, &t), 1);
+			assert_int_equal(W.last_rc, 0);
+			assert_int_equal(hh_state(&W, 1, 0), HIP_STATE_CLOSED);
+			assert_int_equal(W.qn, 1);
+			assert_int_equal(hh_ptype(&W.q[0]), HIP_CLOSE_ACK);
+			assert_int_equal(hip_param_find(W.q[0].b, W.q[0].len, HIP_PARAM_ECHO_RESPONSE_SIGNED, &t), 1);
 			assert_int_equal(t.len, rs_len);
 			assert_memory_equal(t.value, rs_val, rs_len);
 		} else {
-			assert_int_equal(last_rc, HIP_E_NOSPACE);
-			assert_int_equal(stats(1).drop_malformed, b.drop_malformed + 1);
-			assert_int_equal(state_of(1, 0), st);
+			assert_int_equal(W.last_rc, HIP_E_NOSPACE);
+			assert_int_equal(hh_stats(&W, 1).drop_malformed, b.drop_malformed + 1);
+			assert_int_equal(hh_state(&W, 1, 0), st);
 			assert_int_equal(S[1].sa_down_n, 0);
-			assert_int_equal(stats(1).closes, 0);
-			assert_int_equal(qn, 0);
+			assert_int_equal(hh_stats(&W, 1).closes, 0);
+			assert_int_equal(W.qn, 0);
 			/* the CLOSE retransmitted unchanged closes both */
-			run(1000);
-			assert_int_equal(state_of(1, 0), HIP_STATE_CLOSED);
-			assert_int_equal(state_of(0, 1), HIP_STATE_CLOSED);
+			hh_run(&W, 1000);
+			assert_int_equal(hh_state(&W, 1, 0), HIP_STATE_CLOSED);
+			assert_int_equal(hh_state(&W, 0, 1), HIP_STATE_CLOSED);
 			assert_int_equal(S[1].sa_down_n, 1);
 		}
-		sides_down();
+		hh_down(&W);
 	}
 }
 
@@ -2951,22 +2547,22 @@ test_i2_sent_no_sa_down(void **state)
 {
 	(void)state;
 	for (int x = 0; x < 2; x++) {
-		pair_up(&k_p256, &k_p384, &P_DEFAULT);
+		hh_pair_up(&W, &k_p256, &k_p384, &P_DEFAULT);
 		m_type = HIP_R2;
 		m_left = 1000;
-		filter = f_drop;
-		assert_int_equal(hip_host_connect(S[0].h, &S[1], now), 0);
-		run(200);
-		assert_int_equal(state_of(0, 1), HIP_STATE_I2_SENT);
+		W.filter = f_drop;
+		assert_int_equal(hip_host_connect(S[0].h, &S[1], W.now), 0);
+		hh_run(&W, 200);
+		assert_int_equal(hh_state(&W, 0, 1), HIP_STATE_I2_SENT);
 		if (x == 0)
-			run(40000);   /* the I2's retransmissions run out */
+			hh_run(&W, 40000);   /* the I2's retransmissions run out */
 		else
-			assert_int_equal(hip_host_forget(S[0].h, &S[1], now), 0);
-		assert_int_equal(state_of(0, 1), HIP_STATE_UNASSOCIATED);
+			assert_int_equal(hip_host_forget(S[0].h, &S[1], W.now), 0);
+		assert_int_equal(hh_state(&W, 0, 1), HIP_STATE_UNASSOCIATED);
 		assert_int_equal(S[0].sa_up_n, 0);
 		assert_int_equal(S[0].sa_down_n, 0);
-		filter = NULL;
-		sides_down();
+		W.filter = NULL;
+		hh_down(&W);
 	}
 }
 

@@ -27,6 +27,7 @@
 #include "gw.h"
 #include "gw_statsout.h"
 #include "gw_config.h"
+#include "gw_limits.h"
 #include "hip_hi.h"
 #include "hip_cli.h"
 #include "hip_wire.h"
@@ -54,7 +55,8 @@ usage(FILE *f)
 		   "of every data frame (worker -> ring -> control -> ring -> worker), to measure what the\n"
 		   "fast path saves.\n"
 		   "--test-pmtu-age S, for tests only: a path MTU lowered by an ICMP error lasts S seconds\n"
-		   "(1..86400) instead of the config's pmtu-age, which RFC 8201 keeps at 5 minutes or more.\n");
+		   "(1..%u) instead of the config's pmtu-age, which RFC 8201 keeps at 5 minutes or more.\n",
+		GW_PMTU_AGE_MAX_S);
 }
 
 /* --keylog FILE: created mode 0600 (or appended to, if it is ours and closed
@@ -179,13 +181,14 @@ check_config(const char *path)
 }
 
 #define GW_IDLE_EXIT_MAX_MS (30ULL * 24 * 3600 * 1000)   /* 30 days */
-#define GW_TEST_PMTU_AGE_MAX_S 86400u                   /* seconds, pmtu-age's own maximum */
 
-int
-main(int argc, char **argv)
+/* Our options, those after "--" (aargv[0] is the "--"), into *config,
+ * *keylog and *opts. Returns -1 to go on, else the exit code: 0 after
+ * --help, 2 after a bad option (the reason printed). */
+static int
+parse_opts(int aargc, char **aargv, const char **config, const char **keylog,
+	   struct gw_run_opts *opts)
 {
-	const char *config = NULL, *keylog = NULL;
-	struct gw_run_opts opts = { .signalled = &signalled };
 	static const struct option longopts[] = {
 		{ "config", required_argument, NULL, 'c' },
 		{ "stats-json", required_argument, NULL, 's' },
@@ -196,9 +199,75 @@ main(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	char err[512], *end;
+	char *dashes = aargv[0], *end;
 	unsigned long age;
-	int sep, opt, ret;
+	int opt;
+
+	aargv[0] = (char *)"hipgw";   /* getopt's messages start with argv[0] */
+	optind = 1;
+	while ((opt = getopt_long(aargc, aargv, "", longopts, NULL)) != -1) {
+		switch (opt) {
+		case 'c':
+			*config = optarg;
+			break;
+		case 's':
+			opts->stats_json = optarg;
+			if (!stats_dir_writable(optarg))
+				return 2;
+			break;
+		case 'i':
+			errno = 0;
+			opts->idle_exit_ms = strtoull(optarg, &end, 10);
+			if (!isdigit((unsigned char)optarg[0]) || *end != 0 || errno != 0 ||
+			    opts->idle_exit_ms > GW_IDLE_EXIT_MAX_MS) {
+				fprintf(stderr, "hipgw: --idle-exit takes milliseconds, 0..%llu "
+					"(0: never)\n", (unsigned long long)GW_IDLE_EXIT_MAX_MS);
+				return 2;
+			}
+			break;
+		case 'k':
+			*keylog = optarg;
+			break;
+		case 'S':
+			opts->slow_path = true;
+			break;
+		case 'P':
+			errno = 0;
+			age = strtoul(optarg, &end, 10);
+			if (!isdigit((unsigned char)optarg[0]) || *end != 0 || errno != 0 ||
+			    age == 0 || age > GW_PMTU_AGE_MAX_S) {
+				fprintf(stderr, "hipgw: --test-pmtu-age takes seconds, 1..%u\n",
+					GW_PMTU_AGE_MAX_S);
+				return 2;
+			}
+			opts->test_pmtu_age_s = (uint32_t)age;
+			fprintf(stderr, "hipgw: warning: --test-pmtu-age %lu: lowered path MTUs are "
+				"raised again after %lu s, not after the config's pmtu-age (RFC 8201 "
+				"section 4 asks 5 minutes at least): for tests only\n", age, age);
+			break;
+		case 'h':
+			usage(stdout);
+			return 0;
+		default:
+			usage(stderr);
+			return 2;
+		}
+	}
+	aargv[0] = dashes;
+	if (*config == NULL || optind != aargc) {
+		usage(stderr);
+		return 2;
+	}
+	return -1;
+}
+
+int
+main(int argc, char **argv)
+{
+	const char *config = NULL, *keylog = NULL;
+	struct gw_run_opts opts = { .signalled = &signalled };
+	char err[512];
+	int sep, ret;
 
 	if (argc >= 2 && (!strcmp(argv[1], "keygen") || !strcmp(argv[1], "hit")))
 		return hip_cli_main(argc - 1, argv + 1);
@@ -215,67 +284,9 @@ main(int argc, char **argv)
 		usage(stderr);
 		return 2;
 	}
-	{
-		int aargc = argc - sep;
-		char **aargv = argv + sep;
-		char *dashes = aargv[0];
-
-		aargv[0] = (char *)"hipgw";   /* getopt's messages start with argv[0] */
-		optind = 1;
-		while ((opt = getopt_long(aargc, aargv, "", longopts, NULL)) != -1) {
-			switch (opt) {
-			case 'c':
-				config = optarg;
-				break;
-			case 's':
-				opts.stats_json = optarg;
-				if (!stats_dir_writable(optarg))
-					return 2;
-				break;
-			case 'i':
-				errno = 0;
-				opts.idle_exit_ms = strtoull(optarg, &end, 10);
-				if (!isdigit((unsigned char)optarg[0]) || *end != 0 || errno != 0 ||
-				    opts.idle_exit_ms > GW_IDLE_EXIT_MAX_MS) {
-					fprintf(stderr, "hipgw: --idle-exit takes milliseconds, 0..%llu "
-						"(0: never)\n", (unsigned long long)GW_IDLE_EXIT_MAX_MS);
-					return 2;
-				}
-				break;
-			case 'k':
-				keylog = optarg;
-				break;
-			case 'S':
-				opts.slow_path = true;
-				break;
-			case 'P':
-				errno = 0;
-				age = strtoul(optarg, &end, 10);
-				if (!isdigit((unsigned char)optarg[0]) || *end != 0 || errno != 0 ||
-				    age == 0 || age > GW_TEST_PMTU_AGE_MAX_S) {
-					fprintf(stderr, "hipgw: --test-pmtu-age takes seconds, 1..%u\n",
-						GW_TEST_PMTU_AGE_MAX_S);
-					return 2;
-				}
-				opts.test_pmtu_age_s = (uint32_t)age;
-				fprintf(stderr, "hipgw: warning: --test-pmtu-age %lu: lowered path MTUs are "
-					"raised again after %lu s, not after the config's pmtu-age (RFC 8201 "
-					"section 4 asks 5 minutes at least): for tests only\n", age, age);
-				break;
-			case 'h':
-				usage(stdout);
-				return 0;
-			default:
-				usage(stderr);
-				return 2;
-			}
-		}
-		aargv[0] = dashes;
-		if (config == NULL || optind != aargc) {
-			usage(stderr);
-			return 2;
-		}
-	}
+	ret = parse_opts(argc - sep, argv + sep, &config, &keylog, &opts);
+	if (ret >= 0)
+		return ret;
 	if (load_config(config, err, sizeof(err)) != 0) {
 		fprintf(stderr, "%s\n", err);
 		return 2;

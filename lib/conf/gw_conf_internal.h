@@ -14,24 +14,25 @@
 #include <rte_cfgfile.h>
 
 #include "gw_config.h"
+#include "hipgw_wire.h"
 
 /* Bounds of values (the reference, docs/config.md, gives them too). */
 #define GW_CONF_FILE_MAX      (16u << 20)   /* biggest config file read, bytes */
-#define GW_CONF_WORKERS_MAX   16            /* worker lcores */
+#define GW_CONF_WORKERS_MAX   GW_WORKERS_MAX  /* worker lcores */
 #define GW_CONF_MTU_MIN       576           /* port mtu, bytes of IP packet (RFC 791) */
-#define GW_CONF_MTU_MIN_V6    1280          /* with an IPv6 address (RFC 8200 5) */
+#define GW_CONF_MTU_MIN_V6    GW_IPV6_MIN_MTU /* with an IPv6 address (RFC 8200 5) */
 #define GW_CONF_MSS_MIN       88            /* tcp-mss-clamp, bytes */
 #define GW_CONF_MSS_MAX       65535         /* the TCP MSS option's field, bytes */
-#define GW_CONF_REPLAY_MAX    4096          /* replay-window, packets */
-#define GW_CONF_SPI_MIN       256           /* 1..255 reserved (RFC 4303 2.1) */
+#define GW_CONF_REPLAY_MAX    GW_REPLAY_WINDOW_MAX_PACKETS  /* replay-window */
+#define GW_CONF_SPI_MIN       GW_ESP_SPI_MIN  /* 1..255 reserved (RFC 4303 2.1) */
 #define GW_CONF_STATE_DIR     "/var/lib/hipgw/"   /* default [sa] state: DIR NAME.seq */
-#define GW_CONF_PUZZLE_K_MAX  28            /* puzzle-k, bits */
-#define GW_CONF_R1_RATE_MAX   10000000u     /* R1s per second; = HIP_R1_RATE_MAX (lib/hip) */
+#define GW_CONF_PUZZLE_K_MAX  GW_PUZZLE_K_MAX_BITS  /* puzzle-k */
+#define GW_CONF_R1_RATE_MAX   GW_R1_RATE_MAX_PER_S  /* r1-rate */
 #define GW_CONF_LIFETIME_S_MAX     (720u * 3600u)  /* sa-lifetime, s: 720h = 30 days */
 #define GW_CONF_LIFETIME_BYTES_MIN 1024ull         /* sa-lifetime, bytes: 1 KiB */
 #define GW_CONF_LIFETIME_BYTES_MAX (1ull << 50)    /* sa-lifetime, bytes: 1024 TiB */
 #define GW_CONF_PMTU_AGE_MIN  300u          /* s; RFC 8201 4: 5 minutes at least */
-#define GW_CONF_PMTU_AGE_MAX  86400u        /* s */
+#define GW_CONF_PMTU_AGE_MAX  GW_PMTU_AGE_MAX_S
 #define GW_CONF_MBUFS_MIN     4096u         /* packet buffers */
 #define GW_CONF_MBUFS_MAX     (1u << 24)
 #define GW_CONF_MBUF_SIZE_MIN 512u          /* bytes of data room */

@@ -11,12 +11,13 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "gw_limits.h"
 #include "gw_types.h"   /* addresses, prefixes, roles, directions, suites */
 
 #define GW_CONF_NAME_MAX     32    /* section names after "port "/"sa ", bytes incl. NUL */
 #define GW_CONF_DEVICE_MAX   256   /* device strings, bytes incl. NUL */
 #define GW_CONF_PATH_MAX     256
-#define GW_CONF_MAX_PORTS    8
+#define GW_CONF_MAX_PORTS    GW_PORTS_MAX
 #define GW_CONF_MAX_SAS      256
 #define GW_CONF_MAX_ADDRS    8     /* addresses per port */
 #define GW_CONF_MAX_NEIGH    32    /* static neighbours per port */
@@ -27,14 +28,14 @@
 #define GW_CONF_AUTH_KEY_MAX 64
 #define GW_CONF_LINE_MAX     1024  /* longest accepted line, bytes */
 #define GW_CONF_MAX_PEERS    64    /* [peer NAME] sections */
-#define GW_CONF_MAX_LOCATORS 4     /* outer addresses per peer */
+#define GW_CONF_MAX_LOCATORS GW_PEER_LOCATORS_MAX  /* outer addresses per peer */
 #define GW_CONF_HIT_LEN      16    /* bytes of a HIT */
-#define GW_CONF_MTU_MAX      9000  /* largest port mtu, bytes of IP packet */
+#define GW_CONF_MTU_MAX      GW_PORT_MTU_MAX_BYTES
 /* Algorithm lists of [gateway]: RFC 7401 5.2.8 and RFC 7402 5.1.2 let a
  * sender offer at most six IDs; we know fewer names, each listed once. */
-#define GW_CONF_MAX_ESP_TRANSFORMS 6
-#define GW_CONF_MAX_DH_GROUPS      6
-#define GW_CONF_MAX_HIP_CIPHERS    4
+#define GW_CONF_MAX_ESP_TRANSFORMS GW_HIP_ESP_TRANSFORMS_MAX
+#define GW_CONF_MAX_DH_GROUPS      GW_HIP_DH_GROUPS_MAX
+#define GW_CONF_MAX_HIP_CIPHERS    GW_HIP_CIPHERS_MAX
 
 struct gw_conf_neighbor {
 	struct gw_addr ip;

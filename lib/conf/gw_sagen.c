@@ -4,6 +4,7 @@
  */
 #include <string.h>
 #include "gw_sagen.h"
+#include "hipgw_wire.h"
 
 uint32_t
 gw_sagen_perm(uint64_t seed, unsigned bits, uint32_t x)
@@ -30,7 +31,7 @@ gw_sagen_spi_next(const struct gw_conf_sagen *g, uint32_t *j)
 
 	do
 		spi = gw_sagen_perm(g->spi_seed, 32, (*j)++);
-	while (spi < 256);
+	while (spi < GW_ESP_SPI_MIN);
 	return spi;
 }
 

@@ -11,8 +11,7 @@
 #include <rte_common.h>
 #include <rte_lcore.h>
 #include "gw_drop.h"
-
-#define GW_MAX_PORTS 8
+#include "gw_limits.h"
 
 /* What became of each ICMP fragmentation needed / ICMPv6 Packet Too Big that
  * reached an outer port (path MTU, lib/ctrl/gw_pmtu_icmp.c); each lands in
@@ -38,13 +37,13 @@ enum gw_pmtu_event {
 
 struct gw_lcore_stats {
 	uint64_t drops[GW_DROP_MAX];
-	uint64_t port_rx[GW_MAX_PORTS];   /* packets received per port by this lcore */
-	uint64_t port_tx[GW_MAX_PORTS];   /* packets sent per port by this lcore (the control
+	uint64_t port_rx[GW_PORTS_MAX];   /* packets received per port by this lcore */
+	uint64_t port_tx[GW_PORTS_MAX];   /* packets sent per port by this lcore (the control
 	                                   * lcore: on its own packet socket) */
 	/* frames from the port's own MAC received per port (a worker, on a port
 	 * where the control lcore has a packet socket: the kernel's loop-back
 	 * copies of its frames), freed unseen; also in port_rx */
-	uint64_t ctrl_looped[GW_MAX_PORTS];
+	uint64_t ctrl_looped[GW_PORTS_MAX];
 	uint64_t punted;                  /* packets handed to the control lcore */
 	/* inbound single writer (several workers): ESP packets handed to the
 	 * worker owning their SA, received from other workers, and refused

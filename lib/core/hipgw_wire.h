@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause
- * Every wire constant hipgw uses, named once.
+ * Every wire constant hipgw uses, named once, and the few helpers that read or
+ * build the IP header fields they describe (plain C: no DPDK).
  * Sources: RFC 791, RFC 8200, RFC 4303 (ESP), RFC 4106 (GCM in ESP), RFC 3602 (CBC),
  * RFC 4868 (HMAC-SHA-256-128), RFC 6040 (ECN tunnelling), RFC 792 / RFC 4443 (ICMP),
  * RFC 826 (ARP), RFC 4861 (ND).
@@ -37,12 +38,16 @@
 #define GW_ESP_HMAC256_ICV_LEN 16 /* RFC 4868 section 2.3: HMAC-SHA-256-128 */
 #define GW_ESP_HMAC256_KEY_LEN 32 /* RFC 4868 section 2.1.1 */
 #define GW_ESP_MIN_ALIGN     4    /* RFC 4303 section 2.4: 4-byte alignment */
-#define GW_ESP_REPLAY_WINDOW_DEFAULT 1024  /* packets; RFC 4303 3.4.3 asks 32 at least */
-#define GW_ESP_REPLAY_WINDOW_MAX     4096
+#define GW_ESP_SPI_MIN       256  /* SPIs below are IANA's to assign (0: no SA; RFC 4303 2.1) */
 
-/* IPv4 / IPv6 header fields. */
+/* IPv4 / IPv6 header fields (RFC 791 3.1, RFC 8200 3). The version is the
+ * high nibble of the first byte in both: 4 or 6, as struct gw_addr's family. */
 #define GW_IPV4_HDR_LEN      20
 #define GW_IPV6_HDR_LEN      40
+#define GW_IPV4_VER_IHL      0x45        /* version 4, IHL 5: a 20-byte header, no options */
+#define GW_IPV4_IHL_MASK     0x0f        /* first byte: header length in 32-bit words */
+#define GW_IPV6_VERSION_BITS (6u << 28)  /* vtc_flow (host order): version 6 */
+#define GW_IPV6_TC_SHIFT     20          /* vtc_flow: traffic class above the 20-bit flow label */
 #define GW_IPV4_DF           0x4000
 #define GW_IPV4_MF           0x2000
 #define GW_IPV4_OFFSET_MASK  0x1fff
@@ -93,6 +98,34 @@
 #define GW_ICMP_ERR_HDR_LEN        8    /* type, code, checksum, 4 bytes (MTU) before the quote */
 #define GW_ICMP_ERR_MAX_QUOTE      548  /* bytes of the offending packet quoted (RFC 1812 4.3.2.3: 576 total) */
 #define GW_ICMP6_ERR_MAX_LEN       1280 /* RFC 4443 section 2.4 (c) */
+
+/* The version (4 or 6) of the IP header that starts at l3. */
+static inline uint8_t
+gw_ip_version(const uint8_t *l3)
+{
+	return l3[0] >> 4;
+}
+
+/* The length of the IPv4 header at l3 from its IHL, bytes (not checked). */
+static inline uint32_t
+gw_ipv4_hdr_bytes(const uint8_t *l3)
+{
+	return (l3[0] & GW_IPV4_IHL_MASK) * 4u;
+}
+
+/* An IPv6 vtc_flow (host order): version 6, traffic class tc, flow label 0. */
+static inline uint32_t
+gw_ipv6_vtc_flow(uint8_t tc)
+{
+	return GW_IPV6_VERSION_BITS | ((uint32_t)tc << GW_IPV6_TC_SHIFT);
+}
+
+/* The traffic class of an IPv6 vtc_flow (host order). */
+static inline uint8_t
+gw_ipv6_tc(uint32_t vtc_flow)
+{
+	return (uint8_t)(vtc_flow >> GW_IPV6_TC_SHIFT);
+}
 
 /* TCP (RFC 9293) options used by MSS clamping. */
 #define GW_TCP_FLAG_SYN      0x02

@@ -130,7 +130,7 @@ nd_send(struct gw_ctrl *c, unsigned port, uint8_t type, const uint8_t *dst_ip,
 	rte_ether_addr_copy(dst_mac, &eth->dst_addr);
 	rte_ether_addr_copy(&p->mac, &eth->src_addr);
 	eth->ether_type = rte_cpu_to_be_16(RTE_ETHER_TYPE_IPV6);
-	ip->vtc_flow = rte_cpu_to_be_32(6u << 28);
+	ip->vtc_flow = rte_cpu_to_be_32(gw_ipv6_vtc_flow(0));
 	ip->payload_len = rte_cpu_to_be_16(plen);
 	ip->proto = GW_IPPROTO_ICMPV6;
 	ip->hop_limits = ND_HOP_LIMIT;

@@ -237,8 +237,9 @@ void
 gw_ctrl_send_ip(struct gw_ctrl *c, struct rte_mbuf *m)
 {
 	const uint8_t *l3 = rte_pktmbuf_mtod(m, const uint8_t *);
-	uint8_t family = (l3[0] >> 4) == 4 ? 4 : 6;
-	const uint8_t *dst = family == 4 ? l3 + 16 : l3 + 24;
+	uint8_t family = gw_ip_version(l3) == 4 ? 4 : 6;
+	const uint8_t *dst = l3 + (family == 4 ? offsetof(struct rte_ipv4_hdr, dst_addr) :
+				   offsetof(struct rte_ipv6_hdr, dst_addr));
 	const struct gw_nexthop *nh;
 	struct rte_ether_hdr *eth;
 	struct gw_meta *md;
@@ -338,9 +339,9 @@ gw_ctrl_poll(struct gw_ctrl *c)
 {
 	unsigned total = 0;
 	for (unsigned w = 0; w < c->ctx->n_workers; w++) {
-		struct rte_mbuf *pkts[GW_BURST];
+		struct rte_mbuf *pkts[GW_BURST_PACKETS];
 		unsigned n = rte_ring_sc_dequeue_burst(c->ctx->to_ctrl[w], (void **)pkts,
-						       GW_BURST, NULL);
+						       GW_BURST_PACKETS, NULL);
 		total += n;
 		for (unsigned i = 0; i < n; i++) {
 			struct rte_mbuf *m = pkts[i];

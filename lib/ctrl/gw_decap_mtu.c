@@ -24,13 +24,14 @@
 
 #include "ctrl_internal.h"
 #include "gw_meta.h"
+#include "hipgw_wire.h"
 
 void
 ctrl_decap_too_big(struct gw_ctrl *c, struct rte_mbuf *m, unsigned port, uint16_t mtu)
 {
 	const struct gw_port *p = &c->ctx->ports[port];
 	const uint8_t *orig = rte_pktmbuf_mtod(m, const uint8_t *);
-	const struct gw_addr *src = ctrl_port_addr(p, (orig[0] >> 4) == 4 ? 4 : 6);
+	const struct gw_addr *src = ctrl_port_addr(p, gw_ip_version(orig) == 4 ? 4 : 6);
 	struct rte_mbuf *e = NULL;
 	struct rte_ether_hdr *eth;
 

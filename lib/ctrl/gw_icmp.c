@@ -110,7 +110,7 @@ ctrl_icmp_local(struct gw_ctrl *c, struct rte_mbuf *m, unsigned port)
 static bool
 is_icmp_error(const uint8_t *orig, uint32_t olen)
 {
-	if ((orig[0] >> 4) == 4) {
+	if (gw_ip_version(orig) == 4) {
 		const struct rte_ipv4_hdr *ip = (const struct rte_ipv4_hdr *)orig;
 		uint32_t hl = rte_ipv4_hdr_len(ip);
 		uint8_t t;
@@ -142,10 +142,10 @@ ctrl_icmp_error_build(struct gw_ctrl *c, const uint8_t *orig, uint32_t olen,
 	struct icmp_err_hdr *ic;
 	uint32_t quote;
 
-	if (olen < GW_IPV4_HDR_LEN || src->family != ((orig[0] >> 4) == 4 ? 4 : 6) ||
+	if (olen < GW_IPV4_HDR_LEN || src->family != (gw_ip_version(orig) == 4 ? 4 : 6) ||
 	    is_icmp_error(orig, olen))
 		return NULL;
-	if ((orig[0] >> 4) == 4) {
+	if (gw_ip_version(orig) == 4) {
 		const struct rte_ipv4_hdr *oip = (const struct rte_ipv4_hdr *)orig;
 		struct rte_ipv4_hdr *ip;
 		uint32_t hl = sizeof(*ip);
@@ -160,7 +160,7 @@ ctrl_icmp_error_build(struct gw_ctrl *c, const uint8_t *orig, uint32_t olen,
 			goto out;
 		ic = (struct icmp_err_hdr *)(ip + 1);
 		memset(ip, 0, hl + sizeof(*ic));
-		ip->version_ihl = 0x45;
+		ip->version_ihl = GW_IPV4_VER_IHL;
 		ip->total_length = rte_cpu_to_be_16(hl + sizeof(*ic) + quote);
 		ip->time_to_live = GW_IP_DEFAULT_TTL;
 		ip->next_proto_id = GW_IPPROTO_ICMP;
@@ -187,7 +187,7 @@ ctrl_icmp_error_build(struct gw_ctrl *c, const uint8_t *orig, uint32_t olen,
 			goto out;
 		ic = (struct icmp_err_hdr *)(ip + 1);
 		memset(ip, 0, sizeof(*ip) + sizeof(*ic));
-		ip->vtc_flow = rte_cpu_to_be_32(6u << 28);
+		ip->vtc_flow = rte_cpu_to_be_32(gw_ipv6_vtc_flow(0));
 		ip->payload_len = rte_cpu_to_be_16(sizeof(*ic) + quote);
 		ip->proto = GW_IPPROTO_ICMPV6;
 		ip->hop_limits = GW_IP_DEFAULT_TTL;

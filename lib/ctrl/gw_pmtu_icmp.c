@@ -58,12 +58,12 @@ gw_icmp_is_ptb(const uint8_t *ip, uint32_t len)
 {
 	uint32_t hl;
 
-	if (len >= GW_IPV4_HDR_LEN && ip[0] >> 4 == 4) {
-		hl = (ip[0] & 0xfu) * 4;
+	if (len >= GW_IPV4_HDR_LEN && gw_ip_version(ip) == 4) {
+		hl = gw_ipv4_hdr_bytes(ip);
 		return ip[9] == GW_IPPROTO_ICMP && len >= hl + 2 &&
 		       ip[hl] == GW_ICMP_DEST_UNREACH && ip[hl + 1] == GW_ICMP_FRAG_NEEDED;
 	}
-	return len > GW_IPV6_HDR_LEN && ip[0] >> 4 == 6 && ip[6] == GW_IPPROTO_ICMPV6 &&
+	return len > GW_IPV6_HDR_LEN && gw_ip_version(ip) == 6 && ip[6] == GW_IPPROTO_ICMPV6 &&
 	       ip[GW_IPV6_HDR_LEN] == GW_ICMP6_PACKET_TOO_BIG;
 }
 
@@ -72,7 +72,7 @@ gw_icmp_is_ptb(const uint8_t *ip, uint32_t len)
 static int
 parse4(const uint8_t *b, uint32_t len, struct gw_icmp_ptb *o, enum gw_pmtu_event *why)
 {
-	uint32_t hl = (b[0] & 0xfu) * 4, tl = rd16(b + 2), il, qhl, qtl, qfrag;
+	uint32_t hl = gw_ipv4_hdr_bytes(b), tl = rd16(b + 2), il, qhl, qtl, qfrag;
 	const uint8_t *ic, *q;
 
 	if (hl < GW_IPV4_HDR_LEN || tl < hl || tl > len || rte_raw_cksum(b, hl) != 0xffff ||
@@ -85,11 +85,11 @@ parse4(const uint8_t *b, uint32_t len, struct gw_icmp_ptb *o, enum gw_pmtu_event
 	    ic[1] != GW_ICMP_FRAG_NEEDED)
 		return -1;
 	q = ic + GW_ICMP_ERR_HDR_LEN;
-	qhl = (q[0] & 0xfu) * 4;
+	qhl = gw_ipv4_hdr_bytes(q);
 	qtl = rd16(q + 2);
 	qfrag = rd16(q + 6);
 	/* our ESP as we send it: whole header and ESP header quoted, DF, no fragment */
-	if (q[0] >> 4 != 4 || qhl < GW_IPV4_HDR_LEN ||
+	if (gw_ip_version(q) != 4 || qhl < GW_IPV4_HDR_LEN ||
 	    il < GW_ICMP_ERR_HDR_LEN + qhl + GW_ESP_HDR_LEN || q[9] != GW_IPPROTO_ESP ||
 	    qtl < qhl + GW_ESP_HDR_LEN || (qfrag & GW_IPV4_DF) == 0 ||
 	    (qfrag & (GW_IPV4_MF | GW_IPV4_OFFSET_MASK)) != 0)
@@ -115,7 +115,7 @@ parse6(const uint8_t *b, uint32_t len, struct gw_icmp_ptb *o, enum gw_pmtu_event
 	if (GW_IPV6_HDR_LEN + il > len || b[6] != GW_IPPROTO_ICMPV6 ||
 	    il < GW_ICMP_ERR_HDR_LEN + GW_IPV6_HDR_LEN + GW_ESP_HDR_LEN ||
 	    rte_ipv6_udptcp_cksum_verify((const struct rte_ipv6_hdr *)b, ic) != 0 ||
-	    ic[0] != GW_ICMP6_PACKET_TOO_BIG || q[0] >> 4 != 6 || q[6] != GW_IPPROTO_ESP)
+	    ic[0] != GW_ICMP6_PACKET_TOO_BIG || gw_ip_version(q) != 6 || q[6] != GW_IPPROTO_ESP)
 		return -1;
 	o->mtu = rd32(ic + 4);
 	o->quoted_len = GW_IPV6_HDR_LEN + rd16(q + 4);
@@ -135,9 +135,9 @@ gw_icmp_ptb_parse(const uint8_t *ip, uint32_t len, struct gw_icmp_ptb *out,
 {
 	*why = GW_PMTU_REFUSED_MALFORMED;
 	memset(out, 0, sizeof(*out));
-	if (len >= GW_IPV4_HDR_LEN && ip[0] >> 4 == 4)
+	if (len >= GW_IPV4_HDR_LEN && gw_ip_version(ip) == 4)
 		return parse4(ip, len, out, why);
-	if (len >= GW_IPV6_HDR_LEN && ip[0] >> 4 == 6)
+	if (len >= GW_IPV6_HDR_LEN && gw_ip_version(ip) == 6)
 		return parse6(ip, len, out, why);
 	return -1;
 }

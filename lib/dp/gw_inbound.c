@@ -10,6 +10,9 @@
 
 #include "gw_worker_internal.h"
 
+/* sad_lookup and inbound_esp keep a bit per packet of a burst in a uint64_t */
+_Static_assert(GW_BURST_PACKETS <= 64, "a burst's SAD hits fit in 64 bits");
+
 /* ---------- inbound: outer RX -> ESP -> inner TX ---------- */
 
 /* Reassemble an ESP fragment. Returns the whole packet (Ethernet at data
@@ -80,7 +83,7 @@ handoff(struct worker *w, unsigned owner, struct rte_mbuf *m, uint32_t spi, unsi
 	md->port = pidx;
 	md->lk.spi = spi;
 	md->lk.stamp = GW_STAMP_NONE;
-	if (q->n == GW_BURST)
+	if (q->n == GW_BURST_PACKETS)
 		handoff_flush(w);
 	q->m[q->n++] = m;
 }
@@ -112,11 +115,11 @@ static void
 decap_too_big(struct worker *w, struct rte_mbuf *m, struct gw_sa *sa, unsigned port,
 	      uint8_t family)
 {
-	struct rte_ipv4_hdr *ip = rte_pktmbuf_mtod(m, struct rte_ipv4_hdr *);
+	uint8_t *l3 = rte_pktmbuf_mtod(m, uint8_t *);
 	uint16_t mtu = w->ctx->ports[port].mtu;
 
-	if (family == 4 && !(ip->fragment_offset & rte_cpu_to_be_16(GW_IPV4_DF))) {
-		gw_ipv4_dec_ttl(ip);
+	if (gw_ip_may_fragment(l3, family)) {
+		gw_ipv4_dec_ttl((struct rte_ipv4_hdr *)l3);
 		w->st->inner_fragmented++;
 		punt(w, m, GW_PUNT_FRAGMENT_IN, port, mtu);
 		return;
@@ -140,13 +143,13 @@ wk_drain_handoff(struct worker *w)
 	unsigned total = 0;
 	for (unsigned k = 0; k < w->ctx->n_workers * HANDOFF_ROUNDS; k++) {
 		unsigned from = k % w->ctx->n_workers;
-		struct rte_mbuf *pkts[GW_BURST];
-		uint32_t spi[GW_BURST];
+		struct rte_mbuf *pkts[GW_BURST_PACKETS];
+		uint32_t spi[GW_BURST_PACKETS];
 		unsigned n, i = 0;
 		if (from == w->idx)
 			continue;
 		n = rte_ring_sc_dequeue_burst(w->ctx->handoff_ring[w->idx][from], (void **)pkts,
-					      GW_BURST, NULL);
+					      GW_BURST_PACKETS, NULL);
 		if (n == 0)
 			continue;
 		w->st->handoff_in += n;
@@ -185,14 +188,100 @@ outer_ip6_ext(struct worker *w, struct rte_mbuf *m, uint32_t tl, uint8_t *proto)
 	return rte_pktmbuf_data_len(m) - sizeof(struct rte_ether_hdr);
 }
 
+/* An outer IPv4 packet *mp (Ethernet first, len bytes after it): header check,
+ * for one of this port's addresses (clear traffic never goes inward), an ESP
+ * fragment reassembled (*mp and *l3 may change). Returns its length after
+ * Ethernet with *l3, *proto and *hl (the IP header's bytes) set, or 0 when it
+ * was consumed. */
+static __rte_always_inline uint32_t
+outer_ip4(struct worker *w, struct rte_mbuf **mp, const struct gw_port *port, uint32_t len,
+	  uint8_t **l3, uint8_t *proto, uint32_t *hl)
+{
+	struct rte_mbuf *m = *mp;
+	struct rte_ipv4_hdr *ip = (struct rte_ipv4_hdr *)*l3;
+	uint16_t tl = gw_ipv4_check(ip, len);
+
+	if (tl == 0) {
+		drop(w, m, GW_DROP_MALFORMED);
+		return 0;
+	}
+	if (tl < len)
+		rte_pktmbuf_trim(m, len - tl);
+	if (!gw_port_owns(port, 4, (uint8_t *)&ip->dst_addr)) {
+		drop(w, m, GW_DROP_POLICY);   /* clear traffic never goes inward */
+		return 0;
+	}
+	/* gw_ipv4_check verified the header checksum: ESP need not again */
+	m->ol_flags = (m->ol_flags & ~RTE_MBUF_F_RX_IP_CKSUM_MASK) | RTE_MBUF_F_RX_IP_CKSUM_GOOD;
+	*proto = ip->next_proto_id;
+	*hl = rte_ipv4_hdr_len(ip);
+	if (*proto == GW_IPPROTO_ESP && rte_ipv4_frag_pkt_is_fragmented(ip)) {
+		*mp = m = reassemble(w, m, 4, ip);
+		if (m == NULL)
+			return 0;
+		*l3 = rte_pktmbuf_mtod_offset(m, uint8_t *, sizeof(struct rte_ether_hdr));
+		ip = (struct rte_ipv4_hdr *)*l3;
+		ip->hdr_checksum = 0;
+		ip->hdr_checksum = rte_ipv4_cksum(ip);
+		len = rte_pktmbuf_data_len(m) - sizeof(struct rte_ether_hdr);
+	}
+	return len;
+}
+
+/* The same for an outer IPv6 packet: multicast -> control lcore, for one of
+ * this port's addresses, an extension header chain removed (outer_ip6_ext),
+ * an ESP fragment reassembled. */
+static __rte_always_inline uint32_t
+outer_ip6(struct worker *w, struct rte_mbuf **mp, const struct gw_port *port, unsigned pidx,
+	  uint32_t len, uint8_t **l3, uint8_t *proto, uint32_t *hl)
+{
+	struct rte_mbuf *m = *mp;
+	struct rte_ipv6_hdr *ip = (struct rte_ipv6_hdr *)*l3;
+	uint32_t tl = gw_ipv6_check(ip, len);
+
+	if (tl == 0) {
+		drop(w, m, GW_DROP_MALFORMED);
+		return 0;
+	}
+	if (tl < len)
+		rte_pktmbuf_trim(m, len - tl);
+	if (ip->dst_addr[0] == 0xff) {
+		punt(w, m, GW_PUNT_LOCAL, pidx, 0);
+		return 0;
+	}
+	if (!gw_port_owns(port, 6, ip->dst_addr)) {
+		drop(w, m, GW_DROP_POLICY);
+		return 0;
+	}
+	*proto = ip->proto;
+	*hl = sizeof(*ip);
+	if (unlikely(*proto != GW_IPPROTO_ESP) && gw_ip6ext_is(*proto)) {
+		if ((tl = outer_ip6_ext(w, m, tl, proto)) == 0)
+			return 0;
+		*l3 = rte_pktmbuf_mtod_offset(m, uint8_t *, sizeof(struct rte_ether_hdr));
+		ip = (struct rte_ipv6_hdr *)*l3;
+		len = tl;
+	}
+	if (*proto == GW_IPPROTO_FRAGMENT && tl >= *hl + GW_IPV6_FRAG_HDR_LEN &&
+	    (*l3)[*hl] == GW_IPPROTO_ESP) {
+		*mp = m = reassemble(w, m, 6, ip);
+		if (m == NULL)
+			return 0;
+		*l3 = rte_pktmbuf_mtod_offset(m, uint8_t *, sizeof(struct rte_ether_hdr));
+		*proto = GW_IPPROTO_ESP;
+		len = rte_pktmbuf_data_len(m) - sizeof(struct rte_ether_hdr);
+	}
+	return len;
+}
+
 static __rte_always_inline void
 inbound_common(struct worker *w, unsigned pidx, struct rte_mbuf **pkts, uint16_t n,
 	       const bool slow)
 {
 	struct gw_ctx *ctx = w->ctx;
 	const struct gw_port *port = &ctx->ports[pidx];
-	struct rte_mbuf *dec[GW_BURST];
-	uint32_t spi[GW_BURST];
+	struct rte_mbuf *dec[GW_BURST_PACKETS];
+	uint32_t spi[GW_BURST_PACKETS];
 	uint16_t nk = 0;
 
 	for (uint16_t i = 0; i < n && i < 4; i++)
@@ -200,9 +289,8 @@ inbound_common(struct worker *w, unsigned pidx, struct rte_mbuf **pkts, uint16_t
 
 	for (uint16_t i = 0; i < n; i++) {
 		struct rte_mbuf *m = pkts[i];
-		struct rte_ether_hdr *eth = rte_pktmbuf_mtod(m, struct rte_ether_hdr *);
-		uint32_t len = rte_pktmbuf_data_len(m), hl;
-		uint8_t proto, family;
+		uint32_t len, hl;
+		uint8_t proto;
 		uint8_t *l3;
 		uint16_t et;
 
@@ -210,77 +298,15 @@ inbound_common(struct worker *w, unsigned pidx, struct rte_mbuf **pkts, uint16_t
 			rte_prefetch0(rte_pktmbuf_mtod(pkts[i + 4], void *));
 		if (l2_accept(w, &m, port, pidx, &et) != 0)
 			continue;
-		eth = rte_pktmbuf_mtod(m, struct rte_ether_hdr *);   /* m may be a copy now */
-		len = rte_pktmbuf_data_len(m) - sizeof(*eth);
-		l3 = (uint8_t *)(eth + 1);
+		/* m may be a copy now */
+		len = rte_pktmbuf_data_len(m) - sizeof(struct rte_ether_hdr);
+		l3 = rte_pktmbuf_mtod_offset(m, uint8_t *, sizeof(struct rte_ether_hdr));
 		if (et == RTE_ETHER_TYPE_IPV4) {
-			struct rte_ipv4_hdr *ip = (struct rte_ipv4_hdr *)l3;
-			uint16_t tl = gw_ipv4_check(ip, len);
-			if (tl == 0) {
-				drop(w, m, GW_DROP_MALFORMED);
+			if ((len = outer_ip4(w, &m, port, len, &l3, &proto, &hl)) == 0)
 				continue;
-			}
-			if (tl < len)
-				rte_pktmbuf_trim(m, len - tl);
-			if (!gw_port_owns(port, 4, (uint8_t *)&ip->dst_addr)) {
-				drop(w, m, GW_DROP_POLICY);   /* clear traffic never goes inward */
-				continue;
-			}
-			/* gw_ipv4_check verified the header checksum: ESP need not again */
-			m->ol_flags = (m->ol_flags & ~RTE_MBUF_F_RX_IP_CKSUM_MASK) |
-				      RTE_MBUF_F_RX_IP_CKSUM_GOOD;
-			proto = ip->next_proto_id;
-			family = 4;
-			hl = rte_ipv4_hdr_len(ip);
-			if (proto == GW_IPPROTO_ESP && rte_ipv4_frag_pkt_is_fragmented(ip)) {
-				m = reassemble(w, m, 4, ip);
-				if (m == NULL)
-					continue;
-				eth = rte_pktmbuf_mtod(m, struct rte_ether_hdr *);
-				l3 = (uint8_t *)(eth + 1);
-				ip = (struct rte_ipv4_hdr *)l3;
-				ip->hdr_checksum = 0;
-				ip->hdr_checksum = rte_ipv4_cksum(ip);
-				len = rte_pktmbuf_data_len(m) - sizeof(*eth);
-			}
 		} else if (et == RTE_ETHER_TYPE_IPV6) {
-			struct rte_ipv6_hdr *ip = (struct rte_ipv6_hdr *)l3;
-			uint32_t tl = gw_ipv6_check(ip, len);
-			if (tl == 0) {
-				drop(w, m, GW_DROP_MALFORMED);
+			if ((len = outer_ip6(w, &m, port, pidx, len, &l3, &proto, &hl)) == 0)
 				continue;
-			}
-			if (tl < len)
-				rte_pktmbuf_trim(m, len - tl);
-			if (ip->dst_addr[0] == 0xff) {
-				punt(w, m, GW_PUNT_LOCAL, pidx, 0);
-				continue;
-			}
-			if (!gw_port_owns(port, 6, ip->dst_addr)) {
-				drop(w, m, GW_DROP_POLICY);
-				continue;
-			}
-			proto = ip->proto;
-			family = 6;
-			hl = sizeof(*ip);
-			if (unlikely(proto != GW_IPPROTO_ESP) && gw_ip6ext_is(proto)) {
-				if ((tl = outer_ip6_ext(w, m, tl, &proto)) == 0)
-					continue;
-				eth = rte_pktmbuf_mtod(m, struct rte_ether_hdr *);
-				l3 = (uint8_t *)(eth + 1);
-				ip = (struct rte_ipv6_hdr *)l3;
-				len = tl;
-			}
-			if (proto == GW_IPPROTO_FRAGMENT && tl >= hl + GW_IPV6_FRAG_HDR_LEN &&
-			    l3[hl] == GW_IPPROTO_ESP) {
-				m = reassemble(w, m, 6, ip);
-				if (m == NULL)
-					continue;
-				eth = rte_pktmbuf_mtod(m, struct rte_ether_hdr *);
-				l3 = (uint8_t *)(eth + 1);
-				proto = GW_IPPROTO_ESP;
-				len = rte_pktmbuf_data_len(m) - sizeof(*eth);
-			}
 		} else if (et == RTE_ETHER_TYPE_ARP) {
 			punt(w, m, GW_PUNT_LOCAL, pidx, 0);
 			continue;
@@ -297,7 +323,6 @@ inbound_common(struct worker *w, unsigned pidx, struct rte_mbuf **pkts, uint16_t
 				drop(w, m, GW_DROP_POLICY);
 			continue;
 		}
-		(void)family;
 		if (len < hl + GW_ESP_HDR_LEN) {
 			drop(w, m, GW_DROP_MALFORMED);
 			continue;
@@ -308,7 +333,7 @@ inbound_common(struct worker *w, unsigned pidx, struct rte_mbuf **pkts, uint16_t
 			drop(w, m, GW_DROP_NO_SA);
 			continue;
 		}
-		rte_pktmbuf_adj(m, sizeof(*eth));
+		rte_pktmbuf_adj(m, sizeof(struct rte_ether_hdr));
 		dec[nk++] = m;
 	}
 	if (nk > 0)
@@ -362,36 +387,30 @@ unknown_spi(struct worker *w, struct rte_mbuf *m, unsigned pidx)
 	punt(w, m, GW_PUNT_UNKNOWN_SPI, pidx, 0);
 }
 
-/* dec[0..nk-1]: ESP packets (IP header first) received on outer port pidx with
- * SPIs spi[] (host order, non-zero), nk <= GW_BURST: SAD lookup (or the slow
- * path's stamp), handoff to the SA's owner when several workers run, ESP
- * inbound, policy checks, route and send. */
-static __rte_always_inline void
-inbound_esp(struct worker *w, unsigned pidx, struct rte_mbuf **dec, const uint32_t *spi,
-	    uint16_t nk, const bool slow)
+/* The SAD lookup of dec[0..nk) by spi[] into data[] (struct gw_sa *, or what
+ * the slow path's control lcore stamped): returns a bit per packet, set when
+ * it has an SA. */
+static __rte_always_inline uint64_t
+sad_lookup(struct worker *w, struct rte_mbuf **dec, const uint32_t *spi, uint16_t nk,
+	   void **data, const bool slow)
 {
-	struct gw_ctx *ctx = w->ctx;
-	const void *keys[GW_BURST];
-	void *data[GW_BURST];
-	struct esp_sa *esp[GW_BURST];
-	struct gw_sa *sas[GW_BURST];
-	uint8_t res[GW_BURST];
+	const struct gw_sadb *db = &w->ctx->sadb;
+	const void *keys[GW_BURST_PACKETS];
 	uint64_t hits = 0;
-	uint16_t nd = 0;
 
 	if (slow) {
 		for (uint16_t i = 0; i < nk; i++) {
 			const struct gw_meta *md = gw_meta(dec[i]);
 			if (md->lk.stamp == GW_STAMP_IN)
 				data[i] = gw_meta_sa(md);
-			else if (rte_hash_lookup_data(ctx->sadb.sad, &spi[i], &data[i]) < 0)
+			else if (rte_hash_lookup_data(db->sad, &spi[i], &data[i]) < 0)
 				data[i] = NULL;
 			if (data[i] != NULL)
 				hits |= 1ULL << i;
 		}
 	} else {
 		/* one key per run of equal SPIs (usually the whole burst is one SA) */
-		uint8_t run[GW_BURST];
+		uint8_t run[GW_BURST_PACKETS];
 		uint64_t rhits = 0;
 		uint16_t nu = 0;
 		for (uint16_t i = 0; i < nk; i++) {
@@ -399,12 +418,71 @@ inbound_esp(struct worker *w, unsigned pidx, struct rte_mbuf **dec, const uint32
 				keys[nu++] = &spi[i];
 			run[i] = nu - 1;
 		}
-		rte_hash_lookup_bulk_data(ctx->sadb.sad, keys, nu, &rhits, data);
+		rte_hash_lookup_bulk_data(db->sad, keys, nu, &rhits, data);
 		for (uint16_t i = nk; i-- > 0;) {   /* back to one entry per packet; run[i] <= i */
 			data[i] = data[run[i]];
 			hits |= ((rhits >> run[i]) & 1) << i;
 		}
 	}
+	return hits;
+}
+
+/* A decapsulated inner packet m (IP header first, family 4 or 6: a constant
+ * at each call) of SA sa, on its way to an inner port: source and destination
+ * inside the SA's prefixes (else spoof), TTL / hop limit above 1 (else ttl;
+ * both taken back from the SA's delivered count), a route (else no_route),
+ * within the inner port's MTU (else decap_too_big); then the TTL decremented,
+ * a SYN's MSS clamped to the SA's, and sent. */
+static __rte_always_inline void
+inner_forward(struct worker *w, struct rte_mbuf *m, struct gw_sa *sa, const uint8_t family)
+{
+	uint8_t *l3 = rte_pktmbuf_mtod(m, uint8_t *);
+	uint8_t *src = gw_ip_src(l3, family), *dst = gw_ip_dst(l3, family);
+	const struct gw_nexthop *nh;
+
+	if (!gw_prefixes_match(gw_sa_src_ok(sa), sa->n_src, family, src) ||
+	    !gw_prefixes_match(gw_sa_dst_ok(sa), sa->n_dst, family, dst)) {
+		esp_sa_uncount(sa->esp, rte_pktmbuf_data_len(m));
+		drop(w, m, GW_DROP_SPOOF);
+		return;
+	}
+	if (gw_ip_ttl(l3, family) <= 1) {
+		esp_sa_uncount(sa->esp, rte_pktmbuf_data_len(m));
+		drop(w, m, GW_DROP_TTL);
+		return;
+	}
+	nh = route_lookup(w, family, dst);
+	if (nh == NULL) {
+		drop(w, m, GW_DROP_NO_ROUTE);
+		return;
+	}
+	if (unlikely(rte_pktmbuf_data_len(m) > w->ctx->ports[nh->port].mtu)) {
+		decap_too_big(w, m, sa, nh->port, family);
+		return;
+	}
+	gw_ip_dec_ttl(l3, family);
+	gw_ip_clamp_mss(l3, family, rte_pktmbuf_data_len(m), family == 4 ? sa->mss4 : sa->mss6,
+			false);
+	send_ip(w, m, nh, family, dst);
+}
+
+/* dec[0..nk-1]: ESP packets (IP header first) received on outer port pidx with
+ * SPIs spi[] (host order, non-zero), nk <= GW_BURST_PACKETS: SAD lookup (or the slow
+ * path's stamp), handoff to the SA's owner when several workers run, ESP
+ * inbound, policy checks, route and send. */
+static __rte_always_inline void
+inbound_esp(struct worker *w, unsigned pidx, struct rte_mbuf **dec, const uint32_t *spi,
+	    uint16_t nk, const bool slow)
+{
+	struct gw_ctx *ctx = w->ctx;
+	void *data[GW_BURST_PACKETS];
+	struct esp_sa *esp[GW_BURST_PACKETS];
+	struct gw_sa *sas[GW_BURST_PACKETS];
+	uint8_t res[GW_BURST_PACKETS];
+	uint64_t hits;
+	uint16_t nd = 0;
+
+	hits = sad_lookup(w, dec, spi, nk, data, slow);
 	for (uint16_t i = 0; i < nk; i++)     /* the SAs, before the pass that reads them */
 		if (hits & (1ULL << i))
 			gw_sadb_prefetch_in(&ctx->sadb, data[i]);   /* ok[] for the spoof check below */
@@ -432,17 +510,12 @@ inbound_esp(struct worker *w, unsigned pidx, struct rte_mbuf **dec, const uint32
 	for (uint16_t i = 0; i < nd; i++) {  /* inner route entries, before the pass below */
 		const uint8_t *l3 = rte_pktmbuf_mtod(dec[i], const uint8_t *);
 
-		if (res[i] == GW_DROP_NONE && (l3[0] >> 4) == 4 && !esp_pkt_is_beet(dec[i]))
+		if (res[i] == GW_DROP_NONE && gw_ip_version(l3) == 4 && !esp_pkt_is_beet(dec[i]))
 			gw_route4_prefetch(&ctx->routes,
 					   ((const struct rte_ipv4_hdr *)l3)->dst_addr);
 	}
 	for (uint16_t i = 0; i < nd; i++) {
 		struct rte_mbuf *m = dec[i];
-		struct gw_sa *sa = sas[i];
-		uint8_t *l3 = rte_pktmbuf_mtod(m, uint8_t *);
-		const struct gw_nexthop *nh;
-		uint8_t *src, *dst;
-		uint8_t family;
 
 		if (i + 2 < nd)
 			rte_prefetch0(rte_pktmbuf_mtod(dec[i + 2], void *));
@@ -455,64 +528,9 @@ inbound_esp(struct worker *w, unsigned pidx, struct rte_mbuf **dec, const uint32
 			punt(w, m, GW_PUNT_BEET, pidx, 0);
 			continue;
 		}
-		if ((l3[0] >> 4) == 4) {
-			struct rte_ipv4_hdr *ip = (struct rte_ipv4_hdr *)l3;
-			family = 4;
-			src = (uint8_t *)&ip->src_addr;
-			dst = (uint8_t *)&ip->dst_addr;
-			if (!gw_prefixes_match(gw_sa_src_ok(sa), sa->n_src, 4, src) ||
-			    !gw_prefixes_match(gw_sa_dst_ok(sa), sa->n_dst, 4, dst)) {
-				esp_sa_uncount(sa->esp, rte_pktmbuf_data_len(m));
-				drop(w, m, GW_DROP_SPOOF);
-				continue;
-			}
-			if (ip->time_to_live <= 1) {
-				esp_sa_uncount(sa->esp, rte_pktmbuf_data_len(m));
-				drop(w, m, GW_DROP_TTL);
-				continue;
-			}
-		} else {
-			struct rte_ipv6_hdr *ip = (struct rte_ipv6_hdr *)l3;
-			family = 6;
-			src = ip->src_addr;
-			dst = ip->dst_addr;
-			if (!gw_prefixes_match(gw_sa_src_ok(sa), sa->n_src, 6, src) ||
-			    !gw_prefixes_match(gw_sa_dst_ok(sa), sa->n_dst, 6, dst)) {
-				esp_sa_uncount(sa->esp, rte_pktmbuf_data_len(m));
-				drop(w, m, GW_DROP_SPOOF);
-				continue;
-			}
-			if (ip->hop_limits <= 1) {
-				esp_sa_uncount(sa->esp, rte_pktmbuf_data_len(m));
-				drop(w, m, GW_DROP_TTL);
-				continue;
-			}
-		}
-		nh = route_lookup(w, family, dst);
-		if (nh == NULL) {
-			drop(w, m, GW_DROP_NO_ROUTE);
-			continue;
-		}
-		if (unlikely(rte_pktmbuf_data_len(m) > ctx->ports[nh->port].mtu)) {
-			decap_too_big(w, m, sa, nh->port, family);
-			continue;
-		}
-		if (family == 4) {
-			struct rte_ipv4_hdr *ip = (struct rte_ipv4_hdr *)l3;
-			gw_ipv4_dec_ttl(ip);
-			if (ip->next_proto_id == GW_IPPROTO_TCP &&
-			    !(ip->fragment_offset & rte_cpu_to_be_16(GW_IPV4_OFFSET_MASK))) {
-				uint32_t ihl = rte_ipv4_hdr_len(ip);
-				gw_tcp_clamp_mss(l3 + ihl, rte_pktmbuf_data_len(m) - ihl, sa->mss4);
-			}
-		} else {
-			struct rte_ipv6_hdr *ip = (struct rte_ipv6_hdr *)l3;
-			ip->hop_limits--;
-			if (ip->proto == GW_IPPROTO_TCP)
-				gw_tcp_clamp_mss(l3 + sizeof(*ip), rte_pktmbuf_data_len(m) - sizeof(*ip),
-						 sa->mss6);
-		}
-		send_ip(w, m, nh, family, dst);
+		if (gw_ip_version(rte_pktmbuf_mtod(m, const uint8_t *)) == 4)
+			inner_forward(w, m, sas[i], 4);
+		else
+			inner_forward(w, m, sas[i], 6);
 	}
 }
-

@@ -8,6 +8,9 @@
 
 #include "gw_worker_internal.h"
 
+/* a burst's packets for ESP, enc[] below, go to lib/esp in one call */
+_Static_assert(GW_BURST_PACKETS * 2 <= GW_ESP_BURST_MAX_PACKETS, "esp_outbound_burst takes them");
+
 /* No SA yet for an out slot (a HIP peer before its BEX): the control lcore
  * stages the frame and starts the exchange. Nothing leaves in clear. */
 static void
@@ -86,15 +89,146 @@ spd6(struct worker *w, struct rte_mbuf *m, const uint8_t *dst, uint32_t *slot, c
 	return gw_spd_lookup6(&w->ctx->sadb, dst, slot);
 }
 
+/* The forwarding checks of an inner packet m (Ethernet first, its IP header
+ * l3 of tl bytes, validated) that the SPD protects with sa, or lets by when sa
+ * is NULL; family 4 or 6, a constant at each call. TTL / hop limit expired:
+ * the control lcore sends ICMP time exceeded (ttl). Over the SA's inner MTU:
+ * IPv4 without DF is fragmented by the control lcore, anything else gets ICMP
+ * too big (mtu). Then the TTL is decremented, a SYN's MSS clamped to the SA's,
+ * Ethernet stripped, and a BYPASS packet routed. Returns 0 when m goes on to
+ * ESP, -1 when it was consumed. */
+static __rte_always_inline int
+outbound_forward(struct worker *w, struct rte_mbuf *m, unsigned pidx, uint8_t *l3, uint32_t tl,
+		 const struct gw_sa *sa, const uint8_t family)
+{
+	if (gw_ip_ttl(l3, family) <= 1) {
+		w->st->drops[GW_DROP_TTL]++;
+		punt(w, m, GW_PUNT_TTL, pidx, 0);
+		return -1;
+	}
+	if (sa != NULL && tl > gw_sa_max_inner(sa)) {
+		if (gw_ip_may_fragment(l3, family)) {
+			punt(w, m, GW_PUNT_FRAGMENT, pidx, gw_sa_max_inner(sa));
+		} else {
+			w->st->drops[GW_DROP_MTU]++;
+			punt(w, m, GW_PUNT_TOO_BIG, pidx, gw_sa_max_inner(sa));
+		}
+		return -1;
+	}
+	gw_ip_dec_ttl(l3, family);
+	if (sa != NULL)
+		gw_ip_clamp_mss(l3, family, tl, family == 4 ? gw_sa_mss4(sa) : gw_sa_mss6(sa), true);
+	rte_pktmbuf_adj(m, sizeof(struct rte_ether_hdr));
+	if (sa == NULL) {
+		route_and_send(w, m, family, gw_ip_dst(l3, family));
+		return -1;
+	}
+	return 0;
+}
+
+/* An inner IPv4 packet m (Ethernet first, len bytes after it): header check,
+ * for the gateway itself -> control lcore, [sa-gen] block or SPD, then
+ * outbound_forward. Returns 0 with *sa and *e (the [sa-gen] SA's ESP state,
+ * else NULL) set when m goes on to ESP, -1 when it was consumed. *last is the
+ * ESP state prefetched last in this burst. */
+static __rte_always_inline int
+outbound_ip4(struct worker *w, struct rte_mbuf *m, unsigned pidx, uint32_t len,
+	     const struct gw_sa **sa, struct esp_sa **e, struct esp_sa **last, const bool slow)
+{
+	struct gw_ctx *ctx = w->ctx;
+	struct rte_ipv4_hdr *ip = rte_pktmbuf_mtod_offset(m, struct rte_ipv4_hdr *,
+							  sizeof(struct rte_ether_hdr));
+	uint16_t tl = gw_ipv4_check(ip, len);
+	enum gw_spd_action act;
+	uint32_t slot;
+
+	if (tl == 0) {
+		drop(w, m, GW_DROP_MALFORMED);
+		return -1;
+	}
+	if (tl < len)
+		rte_pktmbuf_trim(m, len - tl);
+	if (is_own_addr(ctx, 4, (uint8_t *)&ip->dst_addr)) {
+		punt(w, m, GW_PUNT_LOCAL, pidx, 0);
+		return -1;
+	}
+	if (!slow && gw_sadb_gen_out4(&ctx->sadb, ip->dst_addr, sa, e)) {
+		if (*sa == NULL) {            /* [sa-gen] SA not installed yet */
+			drop(w, m, GW_DROP_NO_SA);
+			return -1;
+		}                             /* gen_prefetch warmed it */
+	} else {
+		act = spd4(w, m, ip->dst_addr, &slot, slow);
+		if (spd_resolve(w, m, pidx, act, slot, sa, slow) != 0)
+			return -1;
+		if (*sa != NULL && (*sa)->esp != *last) {  /* its ESP lines, well before the burst */
+			*e = *last = (*sa)->esp;
+			esp_sa_prefetch(*e, true, tl);
+		}
+	}
+	return outbound_forward(w, m, pidx, (uint8_t *)ip, tl, *sa, 4);
+}
+
+/* The same for an inner IPv6 packet: multicast or for the gateway itself ->
+ * control lcore, SPD, outbound_forward. */
+static __rte_always_inline int
+outbound_ip6(struct worker *w, struct rte_mbuf *m, unsigned pidx, uint32_t len,
+	     const struct gw_sa **sa, const bool slow)
+{
+	struct rte_ipv6_hdr *ip = rte_pktmbuf_mtod_offset(m, struct rte_ipv6_hdr *,
+							  sizeof(struct rte_ether_hdr));
+	uint32_t tl = gw_ipv6_check(ip, len);
+	enum gw_spd_action act;
+	uint32_t slot;
+
+	if (tl == 0) {
+		drop(w, m, GW_DROP_MALFORMED);
+		return -1;
+	}
+	if (tl < len)
+		rte_pktmbuf_trim(m, len - tl);
+	if (ip->dst_addr[0] == 0xff || is_own_addr(w->ctx, 6, ip->dst_addr)) {
+		punt(w, m, GW_PUNT_LOCAL, pidx, 0);
+		return -1;
+	}
+	act = spd6(w, m, ip->dst_addr, &slot, slow);
+	if (spd_resolve(w, m, pidx, act, slot, sa, slow) != 0)
+		return -1;
+	return outbound_forward(w, m, pidx, (uint8_t *)ip, tl, *sa, 6);
+}
+
+/* The ESP stage of a burst: enc[0..ne) through esp[] (RFC 4303 3.3), each
+ * routed by its new outer header's destination (the SA's remote), which the
+ * ESP stage just wrote: no other line of the SA. */
+static __rte_always_inline void
+outbound_esp(struct worker *w, struct esp_sa **esp, struct rte_mbuf **enc, uint8_t *res,
+	     uint16_t ne)
+{
+	esp_outbound_burst(esp, enc, res, ne);
+	for (uint16_t i = 0; i < ne; i++) {
+		const uint8_t *o = rte_pktmbuf_mtod(enc[i], const uint8_t *);
+		uint8_t family, dst[16];
+
+		if (res[i] != GW_DROP_NONE) {
+			drop(w, enc[i], res[i]);
+			continue;
+		}
+		family = gw_ip_version(o);
+		memcpy(dst, o + (family == 4 ? offsetof(struct rte_ipv4_hdr, dst_addr) :
+				 offsetof(struct rte_ipv6_hdr, dst_addr)), family == 4 ? 4 : 16);
+		route_and_send(w, enc[i], family, dst);
+	}
+}
+
 static __rte_always_inline void
 outbound_common(struct worker *w, unsigned pidx, struct rte_mbuf **pkts, uint16_t n,
 		const bool slow)
 {
 	struct gw_ctx *ctx = w->ctx;
 	const struct gw_port *port = &ctx->ports[pidx];
-	struct esp_sa *esp[GW_BURST * 2];
-	struct rte_mbuf *enc[GW_BURST * 2];
-	uint8_t res[GW_BURST * 2];
+	struct esp_sa *esp[GW_BURST_PACKETS * 2];
+	struct rte_mbuf *enc[GW_BURST_PACKETS * 2];
+	uint8_t res[GW_BURST_PACKETS * 2];
 	uint16_t ne = 0;
 
 	struct esp_sa *last = NULL;
@@ -106,109 +240,22 @@ outbound_common(struct worker *w, unsigned pidx, struct rte_mbuf **pkts, uint16_
 
 	for (uint16_t i = 0; i < n; i++) {
 		struct rte_mbuf *m = pkts[i];
-		struct rte_ether_hdr *eth = rte_pktmbuf_mtod(m, struct rte_ether_hdr *);
-		uint32_t len = rte_pktmbuf_data_len(m);
 		const struct gw_sa *sa;
 		struct esp_sa *e = NULL;
-		enum gw_spd_action act;
-		uint32_t slot;
-		bool bypass;
+		uint32_t len;
 		uint16_t et;
 
 		if (i + 4 < n)
 			rte_prefetch0(rte_pktmbuf_mtod(pkts[i + 4], void *));
 		if (l2_accept(w, &m, port, pidx, &et) != 0)
 			continue;
-		eth = rte_pktmbuf_mtod(m, struct rte_ether_hdr *);   /* m may be a copy now */
-		len = rte_pktmbuf_data_len(m) - sizeof(*eth);
+		len = rte_pktmbuf_data_len(m) - sizeof(struct rte_ether_hdr);  /* m may be a copy now */
 		if (et == RTE_ETHER_TYPE_IPV4) {
-			struct rte_ipv4_hdr *ip = (struct rte_ipv4_hdr *)(eth + 1);
-			uint16_t tl = gw_ipv4_check(ip, len);
-			if (tl == 0) {
-				drop(w, m, GW_DROP_MALFORMED);
+			if (outbound_ip4(w, m, pidx, len, &sa, &e, &last, slow) != 0)
 				continue;
-			}
-			if (tl < len)
-				rte_pktmbuf_trim(m, len - tl);
-			if (is_own_addr(ctx, 4, (uint8_t *)&ip->dst_addr)) {
-				punt(w, m, GW_PUNT_LOCAL, pidx, 0);
-				continue;
-			}
-			if (!slow && gw_sadb_gen_out4(&ctx->sadb, ip->dst_addr, &sa, &e)) {
-				if (sa == NULL) {            /* [sa-gen] SA not installed yet */
-					drop(w, m, GW_DROP_NO_SA);
-					continue;
-				}                            /* gen_prefetch warmed it */
-			} else {
-				act = spd4(w, m, ip->dst_addr, &slot, slow);
-				if (spd_resolve(w, m, pidx, act, slot, &sa, slow) != 0)
-					continue;
-				if (sa != NULL && sa->esp != last) {  /* its ESP lines, well before the burst */
-					e = last = sa->esp;
-					esp_sa_prefetch(e, true, tl);
-				}
-			}
-			bypass = sa == NULL;
-			if (ip->time_to_live <= 1) {
-				w->st->drops[GW_DROP_TTL]++;
-				punt(w, m, GW_PUNT_TTL, pidx, 0);
-				continue;
-			}
-			if (sa != NULL && tl > gw_sa_max_inner(sa)) {
-				if (ip->fragment_offset & rte_cpu_to_be_16(GW_IPV4_DF)) {
-					w->st->drops[GW_DROP_MTU]++;
-					punt(w, m, GW_PUNT_TOO_BIG, pidx, gw_sa_max_inner(sa));
-				} else {
-					punt(w, m, GW_PUNT_FRAGMENT, pidx, gw_sa_max_inner(sa));
-				}
-				continue;
-			}
-			gw_ipv4_dec_ttl(ip);
-			if (ip->next_proto_id == GW_IPPROTO_TCP && sa != NULL &&
-			    !(ip->fragment_offset & rte_cpu_to_be_16(GW_IPV4_OFFSET_MASK))) {
-				uint32_t hl = (ip->version_ihl & 0xf) * 4u;
-				gw_tcp_clamp_mss((uint8_t *)ip + hl, tl - hl, gw_sa_mss4(sa));
-			}
-			rte_pktmbuf_adj(m, sizeof(*eth));
-			if (bypass) {
-				route_and_send(w, m, 4, (uint8_t *)&ip->dst_addr);
-				continue;
-			}
 		} else if (et == RTE_ETHER_TYPE_IPV6) {
-			struct rte_ipv6_hdr *ip = (struct rte_ipv6_hdr *)(eth + 1);
-			uint32_t tl = gw_ipv6_check(ip, len);
-			if (tl == 0) {
-				drop(w, m, GW_DROP_MALFORMED);
+			if (outbound_ip6(w, m, pidx, len, &sa, slow) != 0)
 				continue;
-			}
-			if (tl < len)
-				rte_pktmbuf_trim(m, len - tl);
-			if (ip->dst_addr[0] == 0xff || is_own_addr(ctx, 6, ip->dst_addr)) {
-				punt(w, m, GW_PUNT_LOCAL, pidx, 0);
-				continue;
-			}
-			act = spd6(w, m, ip->dst_addr, &slot, slow);
-			if (spd_resolve(w, m, pidx, act, slot, &sa, slow) != 0)
-				continue;
-			bypass = sa == NULL;
-			if (ip->hop_limits <= 1) {
-				w->st->drops[GW_DROP_TTL]++;
-				punt(w, m, GW_PUNT_TTL, pidx, 0);
-				continue;
-			}
-			if (sa != NULL && tl > gw_sa_max_inner(sa)) {
-				w->st->drops[GW_DROP_MTU]++;
-				punt(w, m, GW_PUNT_TOO_BIG, pidx, gw_sa_max_inner(sa));
-				continue;
-			}
-			ip->hop_limits--;
-			if (sa != NULL)
-				gw_ipv6_clamp_mss(ip, tl, gw_sa_mss6(sa));
-			rte_pktmbuf_adj(m, sizeof(*eth));
-			if (bypass) {
-				route_and_send(w, m, 6, ip->dst_addr);
-				continue;
-			}
 		} else if (et == RTE_ETHER_TYPE_ARP) {
 			punt(w, m, GW_PUNT_LOCAL, pidx, 0);
 			continue;
@@ -219,23 +266,8 @@ outbound_common(struct worker *w, unsigned pidx, struct rte_mbuf **pkts, uint16_
 		esp[ne] = sa->esp != NULL ? sa->esp : e;   /* generated: the shared policy has none */
 		enc[ne++] = m;
 	}
-	if (ne == 0)
-		return;
-	esp_outbound_burst(esp, enc, res, ne);
-	for (uint16_t i = 0; i < ne; i++) {
-		const uint8_t *o = rte_pktmbuf_mtod(enc[i], const uint8_t *);
-		uint8_t family, dst[16];
-
-		if (res[i] != GW_DROP_NONE) {
-			drop(w, enc[i], res[i]);
-			continue;
-		}
-		/* routed by the outer header's destination (the SA's remote), which
-		 * the ESP stage just wrote: no other line of the SA */
-		family = o[0] >> 4;
-		memcpy(dst, family == 4 ? o + 16 : o + 24, family == 4 ? 4 : 16);
-		route_and_send(w, enc[i], family, dst);
-	}
+	if (ne > 0)
+		outbound_esp(w, esp, enc, res, ne);
 }
 
 void

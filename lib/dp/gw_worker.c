@@ -118,9 +118,9 @@ slow_send(struct worker *w, unsigned p, struct rte_mbuf **pkts, uint16_t n)
 static unsigned
 drain_slow(struct worker *w)
 {
-	struct rte_mbuf *pkts[GW_BURST];
+	struct rte_mbuf *pkts[GW_BURST_PACKETS];
 	unsigned n = rte_ring_sc_dequeue_burst(w->ctx->slow_down[w->idx], (void **)pkts,
-					       GW_BURST, NULL);
+					       GW_BURST_PACKETS, NULL);
 	unsigned i = 0;
 	while (i < n) {                    /* runs of the same port */
 		unsigned j = i + 1, port = gw_meta(pkts[i])->port;
@@ -141,10 +141,10 @@ drain_slow(struct worker *w)
 static unsigned
 drain_ctrl(struct worker *w)
 {
-	struct rte_mbuf *pkts[GW_BURST];
+	struct rte_mbuf *pkts[GW_BURST_PACKETS];
 	unsigned n = rte_ring_sc_dequeue_burst(w->ctx->from_ctrl[w->idx], (void **)pkts,
-					       GW_BURST, NULL);
-	struct rte_mbuf *out[GW_BURST];
+					       GW_BURST_PACKETS, NULL);
+	struct rte_mbuf *out[GW_BURST_PACKETS];
 	unsigned no = 0, out_port = 0;
 
 	for (unsigned i = 0; i < n; i++) {
@@ -261,8 +261,9 @@ gw_worker_main(void *arg)
 	while (!__atomic_load_n(&ctx->stop, __ATOMIC_RELAXED)) {
 		unsigned got = 0;
 		for (unsigned p = 0; p < ctx->n_ports; p++) {
-			struct rte_mbuf *pkts[GW_BURST];
-			uint16_t n = rte_eth_rx_burst(ctx->ports[p].port_id, w->idx, pkts, GW_BURST);
+			struct rte_mbuf *pkts[GW_BURST_PACKETS];
+			uint16_t n = rte_eth_rx_burst(ctx->ports[p].port_id, w->idx, pkts,
+						      GW_BURST_PACKETS);
 			if (n == 0)
 				continue;
 			got += n;

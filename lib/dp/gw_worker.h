@@ -21,7 +21,7 @@ int gw_worker_main(void *arg);
  * calling lcore (no lcore launched, no RX). gw_worker_test_create: the state
  * gw_worker_main sets up for worker idx (its ctx->to_ctrl / from_ctrl rings,
  * the calling lcore's stats slot); NULL when out of memory.
- * gw_worker_test_run: pkts[0 .. n) (n <= GW_BURST; Ethernet frames as
+ * gw_worker_test_run: pkts[0 .. n) (n <= GW_BURST_PACKETS; Ethernet frames as
  * received; consumed) through port `port`'s path as one RX burst, then what
  * every loop does after RX (the control lcore's packets, rings, TX); returns
  * n plus the packets taken from the rings (0: nothing was pending).

@@ -18,7 +18,7 @@
 #include "gw_neigh.h"
 #include "gw_pkt.h"
 
-#define TXQ_MAX (GW_BURST * 4)
+#define TXQ_MAX (GW_BURST_PACKETS * 4)
 
 struct txq {
 	uint16_t n;
@@ -28,14 +28,14 @@ struct txq {
 /* ESP packets waiting to be handed to the worker owning their SA */
 struct handoff_q {
 	uint16_t n;
-	struct rte_mbuf *m[GW_BURST];
+	struct rte_mbuf *m[GW_BURST_PACKETS];
 };
 
 /* Packets for the control lcore, enqueued once per loop (one ring update per
  * burst, not per packet: under an I1 flood every I1 goes this way) */
 struct punt_q {
 	uint16_t n;
-	struct rte_mbuf *m[GW_BURST * 2];
+	struct rte_mbuf *m[GW_BURST_PACKETS * 2];
 };
 
 struct worker {
@@ -45,10 +45,10 @@ struct worker {
 	bool handoff;                   /* several workers: inbound SAs have owners */
 	bool slow;                      /* --slow-path: the control lcore looks SAs up */
 	struct gw_lcore_stats *st;
-	struct txq tx[GW_CONF_MAX_PORTS];
+	struct txq tx[GW_PORTS_MAX];
 	struct rte_ip_frag_tbl *frag;
 	struct rte_ip_frag_death_row dr;
-	struct handoff_q ho[GW_MAX_WORKERS];
+	struct handoff_q ho[GW_WORKERS_MAX];
 	struct punt_q pq;
 };
 
@@ -75,7 +75,8 @@ unsigned wk_ring_send(struct worker *w, struct rte_ring *r, struct rte_mbuf **m,
 /* Enqueue the packets waiting for the control lcore. */
 void wk_punt_flush(struct worker *w);
 
-static inline void
+/* Queue m on TX queue p of this worker (sent when full, and once per loop). */
+static __rte_always_inline void
 tx_enqueue(struct worker *w, unsigned p, struct rte_mbuf *m)
 {
 	struct txq *q = &w->tx[p];

@@ -38,6 +38,7 @@
 #include <rte_mbuf.h>
 
 #include "gw_drop.h"
+#include "gw_limits.h"   /* GW_ESP_BURST_MAX_PACKETS, GW_REPLAY_WINDOW_* */
 #include "gw_types.h"    /* enum gw_suite, struct gw_addr */
 
 struct esp_sa;   /* opaque; cache-aligned, one per direction and SPI */
@@ -51,7 +52,8 @@ struct esp_sa_params {
 	const uint8_t *auth_key;    /* HMAC-SHA-256 key for -sha256 suites (RFC 4868) */
 	uint8_t auth_key_len;       /* bytes, 32 */
 	bool esn;                   /* 64-bit sequence numbers (RFC 4303 2.2.1) */
-	uint32_t replay_window;     /* in: packets (multiple of 64, <= GW_ESP_REPLAY_WINDOW_MAX); 0 = off */
+	uint32_t replay_window;     /* in: packets (multiple of GW_REPLAY_WINDOW_STEP_PACKETS,
+	                             * <= GW_REPLAY_WINDOW_MAX_PACKETS); 0 = off */
 	struct gw_addr local;       /* outer source (out) / outer destination (in) */
 	struct gw_addr remote;      /* outer destination (out) / outer source (in) */
 	uint64_t seq_first;         /* out: first sequence number to send, >= 1 */
@@ -132,7 +134,7 @@ void esp_sa_uncount(struct esp_sa *sa, uint32_t bytes);
  * ECN copied per RFC 6040 normal mode, ESP header, IV, encrypted payload, padding
  * 1,2,3..., pad length, next header 4/41, ICV); or drop[i] is the reason
  * (seq_overflow, malformed) and mb[i] is untouched for the caller to free.
- * n <= 64 packets. Never allocates, locks or calls the kernel. */
+ * n <= GW_ESP_BURST_MAX_PACKETS. Never allocates, locks or calls the kernel. */
 void esp_outbound_burst(struct esp_sa *const sa[], struct rte_mbuf *mb[],
 			uint8_t drop[], uint16_t n);
 
@@ -162,8 +164,8 @@ void esp_outbound_beet_burst(struct esp_sa *const sa[], struct rte_mbuf *mb[],
  * and packet_type ESP_PTYPE_BEET (esp_pkt_is_beet); it needs 40 - (outer
  * header + ESP header + IV) bytes of headroom, else malformed. Without BEET
  * such packets are malformed. A dropped packet may hold partly decrypted data (decryption is
- * in place); the caller frees it. n <= 64 is the design point; larger bursts are
- * processed in runs of 64. */
+ * in place); the caller frees it. n <= GW_ESP_BURST_MAX_PACKETS is the design
+ * point; larger bursts are processed in runs of that many. */
 void esp_inbound_burst(struct esp_sa *const sa[], struct rte_mbuf *mb[],
 		       uint8_t drop[], uint16_t n);
 

@@ -137,10 +137,10 @@ in_check(const struct esp_sa *sa, struct rte_mbuf *m, struct in_pkt *p, uint64_t
 	dl = rte_pktmbuf_data_len(m);
 	if (unlikely(dl < GW_IPV4_HDR_LEN))
 		return GW_DROP_MALFORMED;
-	if ((ip[0] >> 4) == 4) {
+	if (gw_ip_version(ip) == 4) {
 		const struct rte_ipv4_hdr *h = (const struct rte_ipv4_hdr *)ip;
 
-		hl = (ip[0] & 0xf) * 4u;
+		hl = gw_ipv4_hdr_bytes(ip);
 		tl = rte_be_to_cpu_16(h->total_length);
 		if (unlikely(hl < GW_IPV4_HDR_LEN || tl < hl || tl > dl ||
 			     h->next_proto_id != GW_IPPROTO_ESP ||
@@ -151,7 +151,7 @@ in_check(const struct esp_sa *sa, struct rte_mbuf *m, struct in_pkt *p, uint64_t
 		    unlikely((hl == GW_IPV4_HDR_LEN ? esp_cksum20(h) : rte_ipv4_cksum(h)) != 0))
 			return GW_DROP_MALFORMED;
 		p->outer_ecn = h->type_of_service & GW_ECN_MASK;
-	} else if ((ip[0] >> 4) == 6) {
+	} else if (gw_ip_version(ip) == 6) {
 		const struct rte_ipv6_hdr *h = (const struct rte_ipv6_hdr *)ip;
 
 		if (unlikely(dl < GW_IPV6_HDR_LEN))
@@ -160,7 +160,7 @@ in_check(const struct esp_sa *sa, struct rte_mbuf *m, struct in_pkt *p, uint64_t
 		tl = GW_IPV6_HDR_LEN + rte_be_to_cpu_16(h->payload_len);
 		if (unlikely(tl > dl || h->proto != GW_IPPROTO_ESP))
 			return GW_DROP_MALFORMED;
-		p->outer_ecn = (rte_be_to_cpu_32(h->vtc_flow) >> 20) & GW_ECN_MASK;
+		p->outer_ecn = gw_ipv6_tc(rte_be_to_cpu_32(h->vtc_flow)) & GW_ECN_MASK;
 	} else {
 		return GW_DROP_MALFORMED;
 	}
@@ -281,7 +281,7 @@ in_beet(struct esp_sa *sa, struct rte_mbuf *m, struct in_pkt *p, const unsigned 
 	if (!sa->beet || before < GW_IPV6_HDR_LEN)
 		return GW_DROP_MALFORMED;
 	h = (struct rte_ipv6_hdr *)(in - GW_IPV6_HDR_LEN);
-	h->vtc_flow = rte_cpu_to_be_32((6u << 28) | ((uint32_t)p->outer_ecn << 20));
+	h->vtc_flow = rte_cpu_to_be_32(gw_ipv6_vtc_flow(p->outer_ecn));
 	h->payload_len = rte_cpu_to_be_16((uint16_t)inner_len);
 	h->proto = nh;
 	h->hop_limits = GW_IP_DEFAULT_TTL;
@@ -326,9 +326,9 @@ in_finish(struct esp_sa *sa, struct rte_mbuf *m, struct in_pkt *p, const unsigne
 		struct rte_ipv4_hdr *h = (struct rte_ipv4_hdr *)in;
 		unsigned ihl;
 
-		if (unlikely(inner_len < GW_IPV4_HDR_LEN || (in[0] >> 4) != 4))
+		if (unlikely(inner_len < GW_IPV4_HDR_LEN || gw_ip_version(in) != 4))
 			return GW_DROP_MALFORMED;
-		ihl = (in[0] & 0xf) * 4u;
+		ihl = gw_ipv4_hdr_bytes(in);
 		tl = rte_be_to_cpu_16(h->total_length);
 		/* shorter than inner_len: TFC padding (RFC 4303 2.4), dropped */
 		if (unlikely(ihl < GW_IPV4_HDR_LEN || tl < ihl || tl > inner_len))
@@ -337,12 +337,12 @@ in_finish(struct esp_sa *sa, struct rte_mbuf *m, struct in_pkt *p, const unsigne
 	} else if (nh == GW_IPPROTO_IPV6) {
 		struct rte_ipv6_hdr *h = (struct rte_ipv6_hdr *)in;
 
-		if (unlikely(inner_len < GW_IPV6_HDR_LEN || (in[0] >> 4) != 6))
+		if (unlikely(inner_len < GW_IPV6_HDR_LEN || gw_ip_version(in) != 6))
 			return GW_DROP_MALFORMED;
 		tl = GW_IPV6_HDR_LEN + rte_be_to_cpu_16(h->payload_len);
 		if (unlikely(tl > inner_len))
 			return GW_DROP_MALFORMED;
-		ecn_in = (rte_be_to_cpu_32(h->vtc_flow) >> 20) & GW_ECN_MASK;
+		ecn_in = gw_ipv6_tc(rte_be_to_cpu_32(h->vtc_flow)) & GW_ECN_MASK;
 	} else {
 		return in_beet(sa, m, p, iv_len, in, inner_len, nh, ilen);
 	}
@@ -360,7 +360,8 @@ in_finish(struct esp_sa *sa, struct rte_mbuf *m, struct in_pkt *p, const unsigne
 			struct rte_ipv6_hdr *h = (struct rte_ipv6_hdr *)in;
 			uint32_t v = rte_be_to_cpu_32(h->vtc_flow);
 
-			v = (v & ~((uint32_t)GW_ECN_MASK << 20)) | ((uint32_t)ecn_new << 20);
+			v = (v & ~((uint32_t)GW_ECN_MASK << GW_IPV6_TC_SHIFT)) |
+			    ((uint32_t)ecn_new << GW_IPV6_TC_SHIFT);
 			h->vtc_flow = rte_cpu_to_be_32(v);
 		}
 	}
@@ -408,8 +409,8 @@ in_crypto(struct esp_sa *sa, IMB_MGR *mgr, struct rte_mbuf **mb, uint8_t *drop,
 		}
 	} else {
 		IMB_JOB *job;
-		uint32_t len[ESP_MAX_BURST];
-		uint16_t ord_buf[ESP_MAX_BURST];
+		uint32_t len[GW_ESP_BURST_MAX_PACKETS];
+		uint16_t ord_buf[GW_ESP_BURST_MAX_PACKETS];
 		const uint16_t *ord;
 
 		for (uint16_t k = 0; k < nv; k++)
@@ -443,8 +444,8 @@ in_run(struct esp_sa *sa, IMB_MGR *mgr, unsigned slot, struct rte_mbuf **mb, uin
 {
 	const unsigned iv_len = K == K_CBC ? GW_ESP_CBC_IV_LEN :
 				K == K_NULL ? 0 : GW_ESP_GCM_IV_LEN;
-	struct in_pkt pk[ESP_MAX_BURST];
-	uint16_t idx[ESP_MAX_BURST];
+	struct in_pkt pk[GW_ESP_BURST_MAX_PACKETS];
+	uint16_t idx[GW_ESP_BURST_MAX_PACKETS];
 	uint32_t nok = 0;
 	uint64_t bytes = 0;
 

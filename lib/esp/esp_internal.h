@@ -23,7 +23,6 @@
 #include "hipgw_wire.h"
 #include "replay.h"
 
-#define ESP_MAX_BURST 64          /* packets per esp_*_burst call handled in one pass */
 #define ESP_AES_MAX_ROUNDS 14
 #define ESP_AES_SCHED_LEN (16 * (ESP_AES_MAX_ROUNDS + 1))
 #define ESP_SHA256_DIGEST 32
@@ -300,12 +299,12 @@ esp_jobs_reap(IMB_MGR *mgr, IMB_JOB *job, uint8_t *drop, uint8_t reason)
  * equal lengths in arrival order: idx itself when all lengths are equal, else
  * ord filled. Jobs submitted in this order
  * leave only short ones in the multi-buffer lanes that the flush at the end of
- * the burst runs with idle neighbours (mixed sizes, IMIX). n <= ESP_MAX_BURST;
+ * the burst runs with idle neighbours (mixed sizes, IMIX). n <= GW_ESP_BURST_MAX_PACKETS;
  * linear when all lengths are equal. */
 static __rte_always_inline const uint16_t *
 esp_order_longest_first(uint16_t *ord, const uint16_t *idx, const uint32_t *len, uint16_t n)
 {
-	uint32_t l[ESP_MAX_BURST];
+	uint32_t l[GW_ESP_BURST_MAX_PACKETS];
 	uint16_t k;
 
 	for (k = 1; k < n && len[k] == len[0]; k++)

@@ -90,14 +90,14 @@ out_validate(const struct esp_sa *sa, struct rte_mbuf *m, struct out_pkt *p,
 		const struct rte_ipv6_hdr *h = (const struct rte_ipv6_hdr *)ip;
 
 		if (!sa->beet || sa->dir != GW_DIR_OUT || dl < GW_IPV6_HDR_LEN ||
-		    (ip[0] >> 4) != 6 || memcmp(h->src_addr, sa->hit_local, 16) != 0 ||
+		    gw_ip_version(ip) != 6 || memcmp(h->src_addr, sa->hit_local, 16) != 0 ||
 		    memcmp(h->dst_addr, sa->hit_remote, 16) != 0 ||
 		    h->proto == GW_IPPROTO_IPIP || h->proto == GW_IPPROTO_IPV6)
 			return GW_DROP_MALFORMED;
 		tl = GW_IPV6_HDR_LEN + rte_be_to_cpu_16(h->payload_len);
 		if (tl > dl)
 			return GW_DROP_MALFORMED;
-		p->tos = (uint8_t)(rte_be_to_cpu_32(h->vtc_flow) >> 20);
+		p->tos = gw_ipv6_tc(rte_be_to_cpu_32(h->vtc_flow));
 		p->df = 1;
 		p->nh = h->proto;
 		p->skip = GW_IPV6_HDR_LEN;
@@ -117,9 +117,9 @@ out_validate(const struct esp_sa *sa, struct rte_mbuf *m, struct out_pkt *p,
 	}
 	if (unlikely(dl < GW_IPV4_HDR_LEN))
 		return GW_DROP_MALFORMED;
-	if ((ip[0] >> 4) == 4) {
+	if (gw_ip_version(ip) == 4) {
 		const struct rte_ipv4_hdr *h = (const struct rte_ipv4_hdr *)ip;
-		unsigned ihl = (ip[0] & 0xf) * 4u;
+		unsigned ihl = gw_ipv4_hdr_bytes(ip);
 
 		tl = rte_be_to_cpu_16(h->total_length);
 		if (unlikely(ihl < GW_IPV4_HDR_LEN || tl < ihl || tl > dl))
@@ -127,7 +127,7 @@ out_validate(const struct esp_sa *sa, struct rte_mbuf *m, struct out_pkt *p,
 		p->tos = h->type_of_service;
 		p->df = (h->fragment_offset & rte_cpu_to_be_16(GW_IPV4_DF)) != 0;
 		p->nh = GW_IPPROTO_IPIP;
-	} else if ((ip[0] >> 4) == 6) {
+	} else if (gw_ip_version(ip) == 6) {
 		const struct rte_ipv6_hdr *h = (const struct rte_ipv6_hdr *)ip;
 
 		if (unlikely(dl < GW_IPV6_HDR_LEN))
@@ -135,7 +135,7 @@ out_validate(const struct esp_sa *sa, struct rte_mbuf *m, struct out_pkt *p,
 		tl = GW_IPV6_HDR_LEN + rte_be_to_cpu_16(h->payload_len);
 		if (unlikely(tl > dl))
 			return GW_DROP_MALFORMED;
-		p->tos = (uint8_t)(rte_be_to_cpu_32(h->vtc_flow) >> 20);
+		p->tos = gw_ipv6_tc(rte_be_to_cpu_32(h->vtc_flow));
 		p->df = 1;
 		p->nh = GW_IPPROTO_IPV6;
 	} else {
@@ -188,7 +188,7 @@ out_build(const struct esp_sa *sa, struct rte_mbuf *m, struct out_pkt *p,
 
 		sum = (sum & 0xffff) + (sum >> 16);
 		sum = (sum & 0xffff) + (sum >> 16);
-		h->version_ihl = 0x45;
+		h->version_ihl = GW_IPV4_VER_IHL;
 		h->type_of_service = p->tos;
 		h->total_length = len;
 		h->packet_id = id;
@@ -202,7 +202,7 @@ out_build(const struct esp_sa *sa, struct rte_mbuf *m, struct out_pkt *p,
 		struct rte_ipv6_hdr *h = (struct rte_ipv6_hdr *)o;
 
 		memcpy(h, &sa->tmpl6, sizeof(*h));
-		h->vtc_flow = rte_cpu_to_be_32((6u << 28) | ((uint32_t)p->tos << 20));
+		h->vtc_flow = rte_cpu_to_be_32(gw_ipv6_vtc_flow(p->tos));
 		h->payload_len = rte_cpu_to_be_16((uint16_t)(outer_len - GW_IPV6_HDR_LEN));
 	}
 	esp = o + sa->outer_hlen;
@@ -303,8 +303,8 @@ out_run(struct esp_sa *sa, IMB_MGR *mgr, unsigned slot, struct rte_mbuf **mb, ui
 	const unsigned iv_len = K == K_CBC ? GW_ESP_CBC_IV_LEN :
 				K == K_NULL ? 0 : GW_ESP_GCM_IV_LEN;
 	const unsigned align = K == K_CBC ? GW_ESP_CBC_BLOCK : GW_ESP_MIN_ALIGN;
-	struct out_pkt pk[ESP_MAX_BURST];
-	uint16_t idx[ESP_MAX_BURST];
+	struct out_pkt pk[GW_ESP_BURST_MAX_PACKETS];
+	uint16_t idx[GW_ESP_BURST_MAX_PACKETS];
 	uint16_t nv = 0, nok;
 	uint64_t bytes = 0, seq;
 	uint32_t got;
@@ -348,8 +348,8 @@ out_run(struct esp_sa *sa, IMB_MGR *mgr, unsigned slot, struct rte_mbuf **mb, ui
 		}
 	} else {
 		IMB_JOB *job;
-		uint32_t len[ESP_MAX_BURST];
-		uint16_t ord_buf[ESP_MAX_BURST];
+		uint32_t len[GW_ESP_BURST_MAX_PACKETS];
+		uint16_t ord_buf[GW_ESP_BURST_MAX_PACKETS];
 		const uint16_t *ord;
 
 		for (uint16_t k = 0; k < nok; k++)

@@ -160,7 +160,7 @@ build_template(struct esp_sa *sa)
 {
 	if (sa->outer_family == 4) {
 		struct rte_ipv4_hdr h = {
-			.version_ihl = 0x45,
+			.version_ihl = GW_IPV4_VER_IHL,
 			.time_to_live = GW_IP_DEFAULT_TTL,
 			.next_proto_id = GW_IPPROTO_ESP,
 		};
@@ -176,7 +176,7 @@ build_template(struct esp_sa *sa)
 	} else {
 		struct rte_ipv6_hdr *h = &sa->tmpl6;
 
-		h->vtc_flow = rte_cpu_to_be_32(6u << 28);
+		h->vtc_flow = rte_cpu_to_be_32(gw_ipv6_vtc_flow(0));
 		h->proto = GW_IPPROTO_ESP;
 		h->hop_limits = GW_IP_DEFAULT_TTL;
 		memcpy(h->src_addr, sa->local.addr, 16);
@@ -191,55 +191,14 @@ static const esp_run_fn runs[2][GW_SUITE_MAX] = {
 	[GW_DIR_IN] = { esp_in_gcm128, esp_in_gcm256, esp_in_cbc, esp_in_cbc, esp_in_null },
 };
 
-struct esp_sa *
-esp_sa_create(const struct esp_sa_params *p, char *err, size_t errlen)
+/* A zeroed SA for checked parameters p: its fields, outer header template,
+ * and the anti-replay window (in) or sequence numbers (out) set; keys not
+ * yet. NULL when out of memory. */
+static struct esp_sa *
+sa_alloc(const struct esp_sa_params *p)
 {
-	uint8_t want_key, ivk[32];
-	uint8_t scratch[ESP_AES_SCHED_LEN] __rte_aligned(16);
 	size_t hdr_len, stats_len, rw_len = 0, total;
 	struct esp_sa *sa;
-	struct gcm_key_data *gk;
-	bool gcm, hmac;
-
-	/* the key lines sa_prefetch names start on a line (line 0: esp_internal.h) */
-	RTE_BUILD_BUG_ON(offsetof(struct esp_sa, k) % RTE_CACHE_LINE_SIZE != 0);
-	if (esp_key_mgr == NULL)
-		return fail(err, errlen, "esp_lib_init() was not called");
-	if (p == NULL)
-		return fail(err, errlen, "no parameters");
-	if (p->dir != GW_DIR_OUT && p->dir != GW_DIR_IN)
-		return fail(err, errlen, "bad direction %d", (int)p->dir);
-	if ((unsigned)p->suite >= GW_SUITE_MAX)
-		return fail(err, errlen, "bad suite %d", (int)p->suite);
-	if (p->spi < 256)
-		return fail(err, errlen, "SPI %u is reserved (RFC 4303 2.1)", p->spi);
-	gcm = p->suite == GW_SUITE_AES128_GCM16 || p->suite == GW_SUITE_AES256_GCM16;
-	hmac = !gcm;
-	switch (p->suite) {
-	case GW_SUITE_AES128_GCM16: want_key = 16 + GW_ESP_GCM_SALT_LEN; break;
-	case GW_SUITE_AES256_GCM16: want_key = 32 + GW_ESP_GCM_SALT_LEN; break;
-	case GW_SUITE_AES128_CBC_SHA256: want_key = 16; break;
-	case GW_SUITE_AES256_CBC_SHA256: want_key = 32; break;
-	default: want_key = 0; break;
-	}
-	if (p->key_len != want_key || (want_key != 0 && p->key == NULL))
-		return fail(err, errlen, "key is %u bytes, suite needs %u", p->key_len, want_key);
-	if (hmac && (p->auth_key == NULL || p->auth_key_len != GW_ESP_HMAC256_KEY_LEN))
-		return fail(err, errlen, "auth key is %u bytes, HMAC-SHA-256-128 needs %u (RFC 4868)",
-			    p->auth_key_len, GW_ESP_HMAC256_KEY_LEN);
-	if (gcm && p->auth_key_len != 0)
-		return fail(err, errlen, "GCM suites take no auth key");
-	if ((p->local.family != 4 && p->local.family != 6) || p->local.family != p->remote.family)
-		return fail(err, errlen, "local and remote must both be IPv4 or both IPv6");
-	if (p->dir == GW_DIR_IN && !replay_window_valid(p->replay_window))
-		return fail(err, errlen, "replay window %u: must be a multiple of 64 up to %u",
-			    p->replay_window, GW_ESP_REPLAY_WINDOW_MAX);
-	if (p->dir == GW_DIR_OUT) {
-		if (p->seq_first == 0)
-			return fail(err, errlen, "first sequence number must be >= 1");
-		if (!p->esn && p->seq_first > UINT32_MAX)
-			return fail(err, errlen, "first sequence number beyond 2^32-1 without ESN");
-	}
 
 	hdr_len = ESP_SA_HDR_LEN;
 	stats_len = (size_t)(esp_nslots - 1) * RTE_CACHE_LINE_SIZE;   /* slots 1.. */
@@ -248,7 +207,7 @@ esp_sa_create(const struct esp_sa_params *p, char *err, size_t errlen)
 	total = hdr_len + stats_len + rw_len;
 	sa = rte_zmalloc("esp_sa", total, RTE_CACHE_LINE_SIZE);
 	if (sa == NULL)
-		return fail(err, errlen, "out of memory for SA 0x%x", p->spi);
+		return NULL;
 	sa->alloc_len = (uint32_t)total;
 	sa->spi_be = rte_cpu_to_be_32(p->spi);
 	sa->suite = (uint8_t)p->suite;
@@ -270,6 +229,19 @@ esp_sa_create(const struct esp_sa_params *p, char *err, size_t errlen)
 		sa->seq = p->seq_first;
 		sa->seq_limit = p->esn ? p->seq_limit : RTE_MIN(p->seq_limit, (uint64_t)UINT32_MAX);
 	}
+	return sa;
+}
+
+/* The keys of sa from p (lengths checked): AES-GCM's key schedule and salt
+ * (RFC 4106); AES-CBC's schedules and an IV key (RFC 3602); with hmac the
+ * HMAC-SHA-256 pads (RFC 4868). Returns 0, or -1 when no IV key could be
+ * drawn. */
+static int
+sa_set_keys(struct esp_sa *sa, const struct esp_sa_params *p, bool hmac)
+{
+	uint8_t scratch[ESP_AES_SCHED_LEN] __rte_aligned(16);
+	struct gcm_key_data *gk;
+	uint8_t ivk[32];
 
 	switch (p->suite) {
 	case GW_SUITE_AES128_GCM16:
@@ -292,10 +264,8 @@ esp_sa_create(const struct esp_sa_params *p, char *err, size_t errlen)
 		/* IV key: RFC 3602 section 3 wants unpredictable IVs; the IV of a
 		 * packet is AES(ivk, seq64 || 0^64), ivk drawn here from OpenSSL's
 		 * CSPRNG. Distinct per packet (seq is), unpredictable without ivk. */
-		if (RAND_bytes(ivk, sa->key_len) != 1) {
-			esp_sa_free(sa);
-			return fail(err, errlen, "RAND_bytes failed for the CBC IV key");
-		}
+		if (RAND_bytes(ivk, sa->key_len) != 1)
+			return -1;
 		if (sa->key_len == 16) {
 			IMB_AES_KEYEXP_128(esp_key_mgr, p->key, sa->k.cbc.enc, sa->k.cbc.dec);
 			IMB_AES_KEYEXP_128(esp_key_mgr, ivk, sa->k.cbc.ivk, scratch);
@@ -315,6 +285,64 @@ esp_sa_create(const struct esp_sa_params *p, char *err, size_t errlen)
 	if (hmac)
 		esp_hmac_precompute(esp_key_mgr, p->auth_key, p->auth_key_len,
 				    sa->k.cbc.ipad, sa->k.cbc.opad);
+	return 0;
+}
+
+struct esp_sa *
+esp_sa_create(const struct esp_sa_params *p, char *err, size_t errlen)
+{
+	struct esp_sa *sa;
+	uint8_t want_key;
+	bool gcm, hmac;
+
+	/* the key lines sa_prefetch names start on a line (line 0: esp_internal.h) */
+	RTE_BUILD_BUG_ON(offsetof(struct esp_sa, k) % RTE_CACHE_LINE_SIZE != 0);
+	if (esp_key_mgr == NULL)
+		return fail(err, errlen, "esp_lib_init() was not called");
+	if (p == NULL)
+		return fail(err, errlen, "no parameters");
+	if (p->dir != GW_DIR_OUT && p->dir != GW_DIR_IN)
+		return fail(err, errlen, "bad direction %d", (int)p->dir);
+	if ((unsigned)p->suite >= GW_SUITE_MAX)
+		return fail(err, errlen, "bad suite %d", (int)p->suite);
+	if (p->spi < GW_ESP_SPI_MIN)
+		return fail(err, errlen, "SPI %u is reserved (RFC 4303 2.1)", p->spi);
+	gcm = p->suite == GW_SUITE_AES128_GCM16 || p->suite == GW_SUITE_AES256_GCM16;
+	hmac = !gcm;
+	switch (p->suite) {
+	case GW_SUITE_AES128_GCM16: want_key = 16 + GW_ESP_GCM_SALT_LEN; break;
+	case GW_SUITE_AES256_GCM16: want_key = 32 + GW_ESP_GCM_SALT_LEN; break;
+	case GW_SUITE_AES128_CBC_SHA256: want_key = 16; break;
+	case GW_SUITE_AES256_CBC_SHA256: want_key = 32; break;
+	default: want_key = 0; break;
+	}
+	if (p->key_len != want_key || (want_key != 0 && p->key == NULL))
+		return fail(err, errlen, "key is %u bytes, suite needs %u", p->key_len, want_key);
+	if (hmac && (p->auth_key == NULL || p->auth_key_len != GW_ESP_HMAC256_KEY_LEN))
+		return fail(err, errlen, "auth key is %u bytes, HMAC-SHA-256-128 needs %u (RFC 4868)",
+			    p->auth_key_len, GW_ESP_HMAC256_KEY_LEN);
+	if (gcm && p->auth_key_len != 0)
+		return fail(err, errlen, "GCM suites take no auth key");
+	if ((p->local.family != 4 && p->local.family != 6) || p->local.family != p->remote.family)
+		return fail(err, errlen, "local and remote must both be IPv4 or both IPv6");
+	if (p->dir == GW_DIR_IN && !replay_window_valid(p->replay_window))
+		return fail(err, errlen, "replay window %u: must be a multiple of %u up to %u",
+			    p->replay_window, GW_REPLAY_WINDOW_STEP_PACKETS,
+			    GW_REPLAY_WINDOW_MAX_PACKETS);
+	if (p->dir == GW_DIR_OUT) {
+		if (p->seq_first == 0)
+			return fail(err, errlen, "first sequence number must be >= 1");
+		if (!p->esn && p->seq_first > UINT32_MAX)
+			return fail(err, errlen, "first sequence number beyond 2^32-1 without ESN");
+	}
+
+	sa = sa_alloc(p);
+	if (sa == NULL)
+		return fail(err, errlen, "out of memory for SA 0x%x", p->spi);
+	if (sa_set_keys(sa, p, hmac) != 0) {
+		esp_sa_free(sa);
+		return fail(err, errlen, "RAND_bytes failed for the CBC IV key");
+	}
 	return sa;
 }
 
@@ -462,7 +490,7 @@ prefetch_replay_word(const struct esp_sa *sa, const struct rte_mbuf *m)
 
 	if (sa->rw.win == 0 || dl == 0)   /* an empty mbuf has no byte to read */
 		return;
-	hl = (ip[0] >> 4) == 4 ? (ip[0] & 0xfu) * 4u : GW_IPV6_HDR_LEN;
+	hl = gw_ip_version(ip) == 4 ? gw_ipv4_hdr_bytes(ip) : GW_IPV6_HDR_LEN;
 	if (dl < hl + GW_ESP_HDR_LEN)
 		return;
 	memcpy(&seq_be, ip + hl + 4, 4);
@@ -505,7 +533,7 @@ dispatch(struct esp_sa *const sa[], struct rte_mbuf *mb[], uint8_t drop[], uint1
 	while (i < n) {
 		uint16_t j = i + 1;
 
-		while (j < n && sa[j] == sa[i] && j - i < ESP_MAX_BURST)
+		while (j < n && sa[j] == sa[i] && j - i < GW_ESP_BURST_MAX_PACKETS)
 			j++;
 		if (beet)
 			esp_out_beet_run(sa[i], mgr, slot, &mb[i], &drop[i], j - i);

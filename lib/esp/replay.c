@@ -5,6 +5,9 @@
 
 #include "replay.h"
 
+_Static_assert(GW_REPLAY_WINDOW_STEP_PACKETS == 64,
+	       "a window is whole 64-bit words of its bitmap (words_for)");
+
 static uint32_t
 words_for(uint32_t win)
 {
@@ -19,14 +22,14 @@ words_for(uint32_t win)
 bool
 replay_window_valid(uint32_t win)
 {
-	return win <= REPLAY_WINDOW_MAX && win % 64 == 0;
+	return win <= GW_REPLAY_WINDOW_MAX_PACKETS && win % GW_REPLAY_WINDOW_STEP_PACKETS == 0;
 }
 
 size_t
 replay_bits_bytes(uint32_t win)
 {
 	if (!replay_window_valid(win))
-		win = REPLAY_WINDOW_MAX;
+		win = GW_REPLAY_WINDOW_MAX_PACKETS;
 	return (size_t)words_for(win) * sizeof(uint64_t);
 }
 

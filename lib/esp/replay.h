@@ -28,20 +28,22 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define REPLAY_WINDOW_MAX 4096u   /* = GW_ESP_REPLAY_WINDOW_MAX */
+#include "gw_limits.h"   /* GW_REPLAY_WINDOW_MAX_PACKETS, _STEP_PACKETS */
 
 /* The window's state; its bitmap `bits` (replay_bits_bytes) lies elsewhere:
  * bit (s & 63) of word (s >> 6) & mask set = sequence number s seen. */
 struct replay_window {
 	uint64_t top;      /* highest sequence number authenticated so far (64 bits with ESN); 0 = none */
-	uint32_t win;      /* W in packets: 0 = anti-replay off, else a multiple of 64, <= REPLAY_WINDOW_MAX */
+	uint32_t win;      /* W in packets: 0 = anti-replay off, else a multiple of
+	                    * GW_REPLAY_WINDOW_STEP_PACKETS, <= GW_REPLAY_WINDOW_MAX_PACKETS */
 	uint32_t mask;     /* words in the bitmap - 1 */
 };
 
 /* Bytes to allocate for the bitmap of a window of `win` packets (8-byte aligned). */
 size_t replay_bits_bytes(uint32_t win);
 
-/* True when `win` is acceptable: 0, or a multiple of 64 up to REPLAY_WINDOW_MAX. */
+/* True when `win` is acceptable: 0, or a multiple of GW_REPLAY_WINDOW_STEP_PACKETS
+ * up to GW_REPLAY_WINDOW_MAX_PACKETS. */
 bool replay_window_valid(uint32_t win);
 
 /* Initialise a window and zero its bitmap of replay_bits_bytes(win) bytes.

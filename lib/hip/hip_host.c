@@ -156,7 +156,7 @@ cfg_ok(const struct hip_host_cfg *c, char *err, size_t errlen)
 		msg = "no ESP transform";
 	else if (c->n_dh_groups == 0 || c->n_dh_groups > HIP_MAX_DH_GROUPS)
 		msg = "no DH group";
-	else if (c->n_hip_ciphers == 0 || c->n_hip_ciphers > 4)
+	else if (c->n_hip_ciphers == 0 || c->n_hip_ciphers > HIP_MAX_CIPHERS)
 		msg = "no HIP cipher";
 	else if (c->puzzle_k > HIP_PUZZLE_K_ACCEPT)
 		msg = "puzzle K too large";

@@ -14,12 +14,14 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "gw_limits.h"      /* the gateway's limits the engine shares */
 #include "gw_types.h"       /* struct gw_addr */
 #include "hip_hi.h"         /* struct hip_hi */
 
-#define HIP_MAX_TRANSFORMS 6
-#define HIP_MAX_DH_GROUPS  6
-#define HIP_MAX_LOCATORS   4
+#define HIP_MAX_TRANSFORMS GW_HIP_ESP_TRANSFORMS_MAX
+#define HIP_MAX_DH_GROUPS  GW_HIP_DH_GROUPS_MAX
+#define HIP_MAX_CIPHERS    GW_HIP_CIPHERS_MAX
+#define HIP_MAX_LOCATORS   GW_PEER_LOCATORS_MAX
 #define HIP_ESP_KEY_MAX    64
 
 struct hip_host;
@@ -53,7 +55,7 @@ struct hip_io {
 	 * for src/dst) from locator src to locator dst. */
 	void (*send)(void *ctx, const struct gw_addr *src, const struct gw_addr *dst,
 		     const uint8_t *pkt, size_t len);
-	/* Pick an unused inbound SPI (>= 256) for a new SA; 0 = none free. */
+	/* Pick an unused inbound SPI (>= GW_ESP_SPI_MIN) for a new SA; 0 = none free. */
 	uint32_t (*spi_alloc)(void *ctx);
 	/* New SAs are ready (BEX done, or UPDATE rekey): install `in` first,
 	 * then switch the peer's outbound traffic to `out` (make-before-break).
@@ -91,7 +93,7 @@ struct hip_host_cfg {
 	unsigned n_esp_transforms;
 	uint8_t dh_groups[HIP_MAX_DH_GROUPS];   /* preference order, RFC 7401 IDs */
 	unsigned n_dh_groups;
-	uint16_t hip_ciphers[4];                /* HIP_CIPHER IDs, preference order */
+	uint16_t hip_ciphers[HIP_MAX_CIPHERS];  /* HIP_CIPHER IDs, preference order */
 	unsigned n_hip_ciphers;
 	uint64_t sa_lifetime_ns;                /* rekey after this; 0 = never */
 	/* R1s sent per second at most, 1..HIP_R1_RATE_MAX; 0 = no limit. A
@@ -278,7 +280,7 @@ int hip_host_set_rng(struct hip_host *h, int (*rng)(void *ctx, uint8_t *buf, siz
  * bucket depth for a rate, R1s: a tenth of a second's worth, at least 16, so
  * that a burst of legitimate I1s (gateways restarting together) is answered
  * at once while the long-run rate stays at r1_rate. */
-#define HIP_R1_RATE_MAX        10000000u
+#define HIP_R1_RATE_MAX        GW_R1_RATE_MAX_PER_S
 #define HIP_R1_BURST(rate)     ((rate) / 10 > 16 ? (rate) / 10 : 16u)
 
 #endif

@@ -31,12 +31,21 @@
 #include "hip_hit.h"
 #include "hip_keymat.h"
 
+/* lib/hipcrypto keeps its own copies of these (it includes nothing of the
+ * gateway's); the wire format's limits bound what we offer. */
+_Static_assert(HIP_HI_MAX_LEN == HIP_HI_MAX, "one Host Identity limit, bytes");
+_Static_assert(HIP_RHASH_MAX == HIP_RHASH_LEN_MAX, "one RHASH length limit, bytes");
+_Static_assert(HIP_MAX_TRANSFORMS <= HIP_ESP_SUITES_MAX,
+	       "no more ESP transforms offered than RFC 7402 5.1.2 lets a sender");
+_Static_assert(HIP_MAX_CIPHERS <= HIP_CIPHER_IDS_MAX,
+	       "no more HIP ciphers offered than RFC 7401 5.2.8 lets a sender");
+
 #define HIP_NSEC_PER_MS        (1000ull * 1000)
 #define HIP_NSEC_PER_S         (1000ull * 1000 * 1000)
 
 #define HIP_PUZZLE_LIFETIME    37      /* 2^(37-32) = 32 s to solve */
 #define HIP_PUZZLE_K_MAX       24      /* what we ask at most, under load */
-#define HIP_PUZZLE_K_ACCEPT    28      /* what we solve at most as initiator */
+#define HIP_PUZZLE_K_ACCEPT    GW_PUZZLE_K_MAX_BITS  /* what we solve at most as initiator */
 #define HIP_R1_GENS            3       /* current and two previous generations accepted */
 #define HIP_K_CHANGE_MIN_NS    (1000ull * HIP_NSEC_PER_MS) /* K changes at most this often */
 #define HIP_ECHO_LEN           16      /* CLOSE nonce */

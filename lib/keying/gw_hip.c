@@ -35,6 +35,9 @@
 
 #define LOG(level, ...) RTE_LOG(level, USER1, __VA_ARGS__)
 
+/* a [peer]'s hit (lib/conf) is what the engine takes as a HIT (lib/hipcrypto) */
+_Static_assert(GW_CONF_HIT_LEN == HIP_HIT_LEN, "one HIT length, bytes");
+
 #define GW_HIP_OLD_SA_NS    (2ULL * 1000 * 1000 * 1000)  /* keep a replaced in SA 2 s */
 #define GW_HIP_DROP_LOG_MAX 8           /* dropped HIP packets logged per second, */
 #define GW_HIP_DROP_LOG_NS  (1000ULL * 1000 * 1000)   /* the rest counted (an I1 flood) */
@@ -68,7 +71,7 @@ io_send(void *arg, const struct gw_addr *src, const struct gw_addr *dst, const u
 	if (src->family == 4) {
 		struct rte_ipv4_hdr *ip = (struct rte_ipv4_hdr *)p;
 		memset(ip, 0, sizeof(*ip));
-		ip->version_ihl = 0x45;
+		ip->version_ihl = GW_IPV4_VER_IHL;
 		ip->total_length = rte_cpu_to_be_16(hl + len);
 		ip->time_to_live = GW_IP_DEFAULT_TTL;
 		ip->next_proto_id = GW_IPPROTO_HIP;
@@ -78,7 +81,7 @@ io_send(void *arg, const struct gw_addr *src, const struct gw_addr *dst, const u
 	} else {
 		struct rte_ipv6_hdr *ip = (struct rte_ipv6_hdr *)p;
 		memset(ip, 0, sizeof(*ip));
-		ip->vtc_flow = rte_cpu_to_be_32(6u << 28);
+		ip->vtc_flow = rte_cpu_to_be_32(gw_ipv6_vtc_flow(0));
 		ip->payload_len = rte_cpu_to_be_16(len);
 		ip->proto = GW_IPPROTO_HIP;
 		ip->hop_limits = GW_IP_DEFAULT_TTL;
@@ -98,7 +101,7 @@ io_spi_alloc(void *arg)
 		void *data;
 		if (RAND_bytes((unsigned char *)&spi, sizeof(spi)) != 1)
 			return 0;
-		if (spi < 256)
+		if (spi < GW_ESP_SPI_MIN)
 			continue;
 		if (rte_hash_lookup_data(g->ctx->sadb.sad, &spi, &data) < 0)
 			return spi;
@@ -188,7 +191,7 @@ make_sa(struct gw_peer *p, const struct hip_sa_keys *k, enum gw_dir dir)
 		.spi = k->spi, .dir = dir,
 		.key = k->enc_key, .key_len = k->enc_key_len,
 		.auth_key = k->auth_key, .auth_key_len = k->auth_key_len,
-		.replay_window = GW_ESP_REPLAY_WINDOW_DEFAULT,
+		.replay_window = GW_REPLAY_WINDOW_DEFAULT_PACKETS,
 		.local = k->local, .remote = k->remote,
 		.seq_first = 1, .seq_limit = UINT64_MAX,
 		.beet = true,     /* our HIT and the peer's are the inner addresses */
@@ -428,7 +431,7 @@ hook_hip_input(void *arg, struct rte_mbuf *m, unsigned port)
 	int rc;
 
 	(void)port;
-	if ((l3[0] >> 4) == 4) {
+	if (gw_ip_version(l3) == 4) {
 		struct rte_ipv4_hdr *ip = (struct rte_ipv4_hdr *)l3;
 		hl = rte_ipv4_hdr_len(ip);
 		tl = rte_be_to_cpu_16(ip->total_length);
@@ -580,7 +583,7 @@ gw_hip_create(struct gw_ctx *ctx, struct gw_ctrl *ctrl, FILE *keylog, char *err,
 	memcpy(hc.esp_transforms, cfg->esp_transforms, hc.n_esp_transforms * sizeof(uint16_t));
 	hc.n_dh_groups = RTE_MIN(cfg->n_dh_groups, (unsigned)HIP_MAX_DH_GROUPS);
 	memcpy(hc.dh_groups, cfg->dh_groups, hc.n_dh_groups);
-	hc.n_hip_ciphers = RTE_MIN(cfg->n_hip_ciphers, 4u);
+	hc.n_hip_ciphers = RTE_MIN(cfg->n_hip_ciphers, (unsigned)HIP_MAX_CIPHERS);
 	memcpy(hc.hip_ciphers, cfg->hip_ciphers, hc.n_hip_ciphers * sizeof(uint16_t));
 	hc.sa_lifetime_ns = cfg->sa_lifetime_s * 1000000000ULL;
 	hc.io = (struct hip_io){ .ctx = g, .send = io_send, .spi_alloc = io_spi_alloc,

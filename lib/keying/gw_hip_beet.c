@@ -62,7 +62,7 @@ hit_ping_send(struct gw_peer *p)
 		return;
 	}
 	memset(ip, 0, sizeof(*ip));
-	ip->vtc_flow = rte_cpu_to_be_32(6u << 28);
+	ip->vtc_flow = rte_cpu_to_be_32(gw_ipv6_vtc_flow(0));
 	ip->payload_len = rte_cpu_to_be_16(8 + GW_HIP_ECHO_DATA);
 	ip->proto = GW_IPPROTO_ICMPV6;
 	ip->hop_limits = GW_IP_DEFAULT_TTL;
@@ -100,8 +100,7 @@ gw_hip_beet_input(void *arg, struct rte_mbuf *m)
 	uint8_t *ic, a[16];
 	uint32_t plen;
 
-	if (len < sizeof(*ip) + 8 || (ip->vtc_flow & rte_cpu_to_be_32(0xf0000000)) !=
-	    rte_cpu_to_be_32(6u << 28)) {
+	if (len < sizeof(*ip) + 8 || gw_ip_version((const uint8_t *)ip) != 6) {
 		gw_hip_count_drop(m, GW_DROP_MALFORMED);
 		return;
 	}

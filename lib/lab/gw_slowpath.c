@@ -140,8 +140,8 @@ stamp(struct gw_ctx *ctx, struct rte_mbuf *m, unsigned origin)
 unsigned
 gw_slow_poll(struct gw_ctx *ctx)
 {
-	static struct rte_mbuf *down[GW_MAX_WORKERS][GW_BURST];
-	unsigned nd[GW_MAX_WORKERS] = { 0 };
+	static struct rte_mbuf *down[GW_WORKERS_MAX][GW_BURST_PACKETS];
+	unsigned nd[GW_WORKERS_MAX] = { 0 };
 	uint64_t now = rte_rdtsc();
 	unsigned total = 0;
 
@@ -150,8 +150,9 @@ gw_slow_poll(struct gw_ctx *ctx)
 	else if (now - slow.online_since > rte_get_tsc_hz() / 1000000 * SLOW_HOLD_US)
 		return 0;     /* let the workers drain so that a grace period can end */
 	for (unsigned w = 0; w < ctx->n_workers; w++) {
-		struct rte_mbuf *pkts[GW_BURST];
-		unsigned n = rte_ring_sc_dequeue_burst(ctx->slow_up[w], (void **)pkts, GW_BURST, NULL);
+		struct rte_mbuf *pkts[GW_BURST_PACKETS];
+		unsigned n = rte_ring_sc_dequeue_burst(ctx->slow_up[w], (void **)pkts,
+						       GW_BURST_PACKETS, NULL);
 		if (n == 0)
 			continue;
 		if (!slow.online) {

@@ -492,7 +492,7 @@ stats_file_write(struct gw_ctx *ctx, struct gw_hip *hip, const char *path)
 int
 gw_run(struct gw_ctx *ctx, const struct gw_run_opts *opts)
 {
-	struct gw_worker_arg args[GW_MAX_WORKERS];
+	struct gw_worker_arg args[GW_WORKERS_MAX];
 	struct gw_ctrl_task tasks[GW_CTRL_TASKS_MAX];
 	struct gw_ctrl *ctrl = gw_ctrl_create(ctx);
 	struct gw_hip *hip = NULL;
@@ -562,12 +562,12 @@ gw_destroy(struct gw_ctx *ctx)
 		gw_sadb_free(&ctx->sadb);
 	gw_routes_free(&ctx->routes);
 	rte_hash_free(ctx->neigh);
-	for (unsigned w = 0; w < GW_MAX_WORKERS; w++) {
+	for (unsigned w = 0; w < GW_WORKERS_MAX; w++) {
 		rte_ring_free(ctx->to_ctrl[w]);
 		rte_ring_free(ctx->from_ctrl[w]);
 		rte_ring_free(ctx->slow_up[w]);
 		rte_ring_free(ctx->slow_down[w]);
-		for (unsigned from = 0; from < GW_MAX_WORKERS; from++)
+		for (unsigned from = 0; from < GW_WORKERS_MAX; from++)
 			rte_ring_free(ctx->handoff_ring[w][from]);
 	}
 	rte_mempool_free(ctx->pool);

@@ -54,9 +54,9 @@ struct snap_worker {
 struct snap {
 	uint64_t drops[GW_DROP_MAX];
 	uint64_t pmtu[GW_PMTU_MAX];
-	struct snap_worker workers[GW_MAX_WORKERS];
+	struct snap_worker workers[GW_WORKERS_MAX];
 	unsigned n_workers;
-	struct snap_port ports[GW_CONF_MAX_PORTS];
+	struct snap_port ports[GW_PORTS_MAX];
 	unsigned n_ports;
 	struct snap_sa sa[2 * GW_SPD_MAX_SA];
 	unsigned n_sa;
@@ -182,7 +182,7 @@ snapshot(struct gw_ctx *ctx, struct snap *s)
 		const struct gw_lcore_stats *st = &gw_stats[ctx->worker_lcore[w]];
 		struct snap_worker *o = &s->workers[s->n_workers++];
 		o->lcore = ctx->worker_lcore[w];
-		for (unsigned p = 0; p < GW_MAX_PORTS; p++) {
+		for (unsigned p = 0; p < GW_PORTS_MAX; p++) {
 			o->ctrl_looped += st->ctrl_looped[p];
 			o->rx += st->port_rx[p];
 			o->tx += st->port_tx[p];

@@ -14,26 +14,25 @@
 #include <rte_ring.h>
 #include <rte_hash.h>
 #include "gw_config.h"
+#include "gw_limits.h"
 #include "gw_pmtu.h"
 #include "gw_route.h"
 #include "gw_peerloc.h"
 #include "gw_sa.h"
 #include "gw_stats.h"
 
-#define GW_MAX_WORKERS  16
-#define GW_BURST        32
 #define GW_RING_SIZE    1024
 #define GW_HANDOFF_RING 512             /* per worker pair, inbound single writer */
 
 /* Large mbufs (gw_ctx.pool_big): a multi-segment frame (a jumbo frame that
  * the PMD chained) or a reassembled ESP packet longer than its first buffer
  * is copied into one (lib/dp wk_flatten). Data room after the headroom: the
- * largest frame a port carries, Ethernet 14 + GW_CONF_MTU_MAX, plus the most
+ * largest frame a port carries, Ethernet 14 + GW_PORT_MTU_MAX_BYTES, plus the most
  * ESP tunnel mode adds to an inner packet of that size (outer IPv6 40, ESP 8,
  * IV 16, padding 15, trailer 2, ICV 16: 97), rounded up; bytes. */
 #define GW_BIG_MBUF_ROOM        9216
 #define GW_BIG_MBUFS_PER_WORKER 512     /* mbufs of the large pool per worker */
-_Static_assert(GW_BIG_MBUF_ROOM >= RTE_ETHER_HDR_LEN + GW_CONF_MTU_MAX + 97,
+_Static_assert(GW_BIG_MBUF_ROOM >= RTE_ETHER_HDR_LEN + GW_PORT_MTU_MAX_BYTES + 97,
 	       "a large mbuf holds the largest frame and ESP around the largest inner packet");
 
 struct gw_port {
@@ -73,7 +72,7 @@ struct gw_sagen_progress {
 
 struct gw_ctx {
 	const struct gw_config *cfg;
-	struct gw_port ports[GW_CONF_MAX_PORTS];
+	struct gw_port ports[GW_PORTS_MAX];
 	unsigned n_ports;
 	struct gw_routes routes;
 	struct rte_hash *neigh;
@@ -85,18 +84,18 @@ struct gw_ctx {
 	struct rte_mempool *pool;
 	struct rte_mempool *pool_big;                /* GW_BIG_MBUF_ROOM data room */
 	unsigned n_workers;
-	unsigned worker_lcore[GW_MAX_WORKERS];
-	struct rte_ring *to_ctrl[GW_MAX_WORKERS];    /* worker -> control (SP/SC) */
-	struct rte_ring *from_ctrl[GW_MAX_WORKERS];  /* control -> worker (SP/SC) */
+	unsigned worker_lcore[GW_WORKERS_MAX];
+	struct rte_ring *to_ctrl[GW_WORKERS_MAX];    /* worker -> control (SP/SC) */
+	struct rte_ring *from_ctrl[GW_WORKERS_MAX];  /* control -> worker (SP/SC) */
 	/* Inbound single writer (n_workers > 1): handoff[to][from] carries ESP
 	 * packets from worker `from` to the worker `to` that owns their SA (SP/SC). */
 	bool handoff;
-	struct rte_ring *handoff_ring[GW_MAX_WORKERS][GW_MAX_WORKERS];
+	struct rte_ring *handoff_ring[GW_WORKERS_MAX][GW_WORKERS_MAX];
 	/* --slow-path (diagnostic): every frame goes worker -> slow_up[w] -> control
 	 * lcore (SA / SPD lookup, stamped into gw_meta) -> slow_down[w'] -> worker. */
 	bool slow_path;
-	struct rte_ring *slow_up[GW_MAX_WORKERS];    /* SP/SC */
-	struct rte_ring *slow_down[GW_MAX_WORKERS];  /* SP/SC */
+	struct rte_ring *slow_up[GW_WORKERS_MAX];    /* SP/SC */
+	struct rte_ring *slow_down[GW_WORKERS_MAX];  /* SP/SC */
 	enum gw_idle idle;
 	volatile bool stop;                          /* set by the control lcore on exit */
 	volatile uint64_t last_rx_tsc;               /* any worker: TSC of the last received burst */

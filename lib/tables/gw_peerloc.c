@@ -9,6 +9,7 @@
 #include <rte_malloc.h>
 
 #include "gw_peerloc.h"
+#include "hipgw_wire.h"
 
 #define PEERLOC_HASH_MIN   16        /* rte_hash entries at least (its bucket is 8) */
 #define PEERLOC_WIN_SHIFT  16        /* window: second in the high bits, count below */
@@ -78,7 +79,7 @@ void
 gw_peerloc_src(const uint8_t *l3, struct gw_addr *src)
 {
 	memset(src, 0, sizeof(*src));
-	if ((l3[0] >> 4) == 4) {
+	if (gw_ip_version(l3) == 4) {
 		src->family = 4;
 		memcpy(src->addr, l3 + offsetof(struct rte_ipv4_hdr, src_addr), 4);
 	} else {

@@ -293,3 +293,74 @@ def test_tcp_mss_clamp(gw, rng, clamp):
         diff = gwlib.forwarded_diff(_with_mss(s, want), d.inner)
         assert diff is None, diff
     check_drops(r)
+
+
+def test_inbound_ttl_expiry_both_families(gw, rng):
+    """A decapsulated IPv4 packet with TTL 1 and an IPv6 one with hop limit 1
+    are not forwarded to the site: dropped as ttl and not counted as delivered
+    by their SA. TTL / hop limit 2 goes on with 1."""
+    out, inn = gwlib.make_sa_pair(rng, "aes128-gcm16", 4)
+    hosts = {4: gwlib.HOST4, 6: gwlib.HOST6}
+    good = gwlib.mixed_traffic(rng, 20, 1400, REMOTE_SITE, hosts)
+    last_hop = [gwlib.inner_packet(rng, 4, "10.2.0.32", gwlib.HOST4, 300, ttl=2, proto="udp"),
+                gwlib.inner_packet(rng, 6, "fd00:2::32", gwlib.HOST6, 300, ttl=2, proto="udp")]
+    dying = [gwlib.inner_packet(rng, 4, "10.2.0.33", gwlib.HOST4, 300, ttl=1, proto="tcp"),
+             gwlib.inner_packet(rng, 6, "fd00:2::33", gwlib.HOST6, 300, ttl=1, proto="tcp")]
+    seq = good[:10] + [dying[0], last_hop[0], dying[1], last_hop[1]] + good[10:]
+    wan = [gwlib.esp_frame_scapy(inn, b, i + 1, iv=gwlib.scapy_iv(inn, rng))
+           for i, b in enumerate(seq)]
+    r = gw.run([out, inn], wan_in=wan)
+    lan = [gwlib.inner_bytes_of(f) for f in gwlib.data_frames(r.lan_out)]
+    problems = gwlib.match_forwarded(good + last_hop, lan)
+    assert not problems, "\n".join(problems[:10])
+    check_drops(r, ttl=len(dying))
+    assert r.sa(inn.name)["packets"] == len(good) + len(last_hop), \
+        "the in SA counts %d packets delivered" % r.sa(inn.name)["packets"]
+
+
+def _fragment_of(b, offset8, more):
+    """IPv4 packet b (bytes, DF clear) as a fragment at offset8 (8-byte units),
+    MF set when `more`; its payload bytes unchanged."""
+    p = IP(b)
+    p.flags = "MF" if more else 0
+    p.frag = offset8
+    del p.chksum
+    return bytes(p)
+
+
+def test_tcp_mss_clamp_first_fragment_only_and_not_bypass(gw, rng):
+    """The MSS of an IPv4 SYN is clamped in a first fragment (offset 0, MF set:
+    it holds the TCP header), never in a later fragment of protocol TCP whose
+    bytes look like a SYN (they are not a TCP header), and never in a packet
+    that [policy] bypass lets through in clear (no SA, no ESP overhead)."""
+    out, inn = gwlib.make_sa_pair(rng, "aes128-cbc-sha256", 4)
+    limit = gwlib.max_inner(out.suite, 4) - 40
+    first = _fragment_of(_syn(rng, 4, 1460), 0, True)
+    later = _fragment_of(_syn(rng, 4, 1460), 100, False)
+    bypass = []
+    for fam, dst in ((4, "10.9.0.40"), (6, "fd00:9::40")):
+        s = IP(_syn(rng, fam, 1460)) if fam == 4 else IPv6(_syn(rng, fam, 1460))
+        s.dst = dst
+        del s[TCP].chksum
+        if fam == 4:
+            del s.chksum
+        bypass.append(bytes(s))
+    lan = [gwlib.lan_frame(b) for b in [first, later] + bypass]
+    r = gw.run([out, inn], lan_in=lan, lan_mss="auto", bypass=[gwlib.BYPASS4, gwlib.BYPASS6],
+               gateway6=True)
+    frames = gwlib.data_frames(r.wan_out)
+    esp = [f for f in frames if IP in f and f[IP].proto == 50]
+    clear = [gwlib.inner_bytes_of(f) for f in frames if not (IP in f and f[IP].proto == 50)]
+    dec = gwlib.decrypt_outbound(out, esp)
+    assert len(dec) == 2, (len(dec), r.drops)
+    got = {d.inner[4:6]: d.inner for d in dec}
+    mss = _mss_of(got[first[4:6]])
+    assert limit - 16 < mss <= limit, \
+        "first fragment's SYN MSS 1460 became %d; the ESP overhead allows %d" % (mss, limit)
+    diff = gwlib.forwarded_diff(_with_mss(first, mss), got[first[4:6]])
+    assert diff is None, "first fragment: " + diff
+    diff = gwlib.forwarded_diff(later, got[later[4:6]])
+    assert diff is None, "a later fragment was changed: " + diff
+    problems = gwlib.match_forwarded(bypass, clear, what="bypass SYN")
+    assert not problems, "\n".join(problems)
+    check_drops(r)

@@ -229,7 +229,7 @@ build(struct cursor *c, const struct esp_ref_sa *ref, uint64_t top, unsigned k, 
 	r->seg = get8(c) + 1u;
 	getn(c, r->inner, il);
 	getn(c, tfc, tfc_n);
-	fam = il > 0 && r->inner[0] >> 4 == 6 ? 6 : 4;
+	fam = il > 0 && gw_ip_version(r->inner) == 6 ? 6 : 4;
 	r->inner_len = 0;
 	if ((flags & 4) && il >= GW_IPV6_HDR_LEN) {
 		/* a sound inner header: the ESP checks after it are reached */
@@ -237,7 +237,7 @@ build(struct cursor *c, const struct esp_ref_sa *ref, uint64_t top, unsigned k, 
 		if (fam == 4) {
 			struct rte_ipv4_hdr *h = (struct rte_ipv4_hdr *)r->inner;
 
-			h->version_ihl = 0x45;
+			h->version_ihl = GW_IPV4_VER_IHL;
 			h->total_length = rte_cpu_to_be_16((uint16_t)il);
 			h->hdr_checksum = 0;
 			h->hdr_checksum = rte_ipv4_cksum(h);
@@ -303,7 +303,7 @@ check_delivered(const struct rec *r, struct rte_mbuf *m)
 		return;                       /* inner header as fuzzed: length unknown here */
 	if (rte_pktmbuf_pkt_len(m) != r->inner_len)
 		abort();
-	from = (d[0] >> 4) == 4 ? 12 : 4;
+	from = gw_ip_version(d) == 4 ? 12 : 4;
 	if (memcmp(d + from, r->inner + from, r->inner_len - from) != 0 || d[0] != r->inner[0])
 		abort();
 }

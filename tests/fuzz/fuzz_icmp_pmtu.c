@@ -73,7 +73,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (wa != GW_PMTU_REFUSED_MALFORMED && wa != GW_PMTU_REFUSED_MTU)
 			FAIL("refused as %s", gw_pmtu_event_name(wa));
 	} else {
-		uint8_t fam = ip[0] >> 4;
+		uint8_t fam = gw_ip_version(ip);
 
 		if (!gw_icmp_is_ptb(ip, len))
 			FAIL("parsed a message gw_icmp_is_ptb does not name");

@@ -58,7 +58,7 @@
 
 #define CONF_PATH   HIPGW_SOURCE_ROOT "/tests/fuzz/fuzz_worker.ini"
 #define FRAME_MAX   2048        /* bytes: the default mbuf's data room */
-#define MAX_FRAMES  (GW_BURST * 2)
+#define MAX_FRAMES  (GW_BURST_PACKETS * 2)
 #define MAX_ROUNDS  16          /* worker / control turns until quiet */
 #define MAX_SAS     (2 * GW_SPD_MAX_SA)
 #define REC_HDR     3           /* port byte, length (2) */
@@ -257,7 +257,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 		off += REC_HDR;
 		len = RTE_MIN(RTE_MIN(len, size - off), (size_t)FRAME_MAX);
-		if (n > 0 && (port != run_port || n == GW_BURST)) {
+		if (n > 0 && (port != run_port || n == GW_BURST_PACKETS)) {
 			gw_worker_test_run(worker, run_port, run, n);
 			n = 0;
 		}

@@ -1695,7 +1695,7 @@ test_job_order(void **state)
 	const uint32_t mixed[6] = { 64, 1400, 576, 64, 1400, 576 };
 	const uint32_t same[6] = { 96, 96, 96, 96, 96, 96 };
 	const uint16_t want[6] = { 5, 11, 7, 13, 3, 9 };
-	uint16_t ord[ESP_MAX_BURST];
+	uint16_t ord[GW_ESP_BURST_MAX_PACKETS];
 	const uint16_t *o;
 
 	(void)state;

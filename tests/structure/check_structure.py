@@ -4,7 +4,7 @@
 - layers: a file in lib/X includes project headers only from lib/X or from a
   folder that lib/meson.build lists before X (no include circle between
   folders; the order there is the layering);
-- sizes (with --sizes): no file under lib/ or app/ over MAX_FILE_LINES lines,
+- sizes (with --sizes, as the unit suite runs it): no file under lib/ or app/ over MAX_FILE_LINES lines,
   no function there over MAX_FUNC_LINES lines (DPDK style: the name at the
   start of a line, the body from a "{" line to a "}" line in column 0).
 Usage: check_structure.py SOURCE_ROOT [--sizes]. Prints each violation as

@@ -20,7 +20,8 @@
 # hugepages, DPDK runs with --no-huge), HGW_BUILD / HGW_BUILD_ASAN / HGW_BUILD_FUZZ
 # (build directories, default build, build-asan and build-fuzz), HGW_FUZZ_JOBS
 # (harnesses fuzzed at once, default 2), HGW_FUZZ_LOG (per-run figures, default
-# build-fuzz/fuzz-runs.log).
+# build-fuzz/fuzz-runs.log), HGW_TEST_JOBS (component test files run at once,
+# pytest-xdist, default 2; 1 runs them one after another).
 set -euo pipefail
 
 cd "$(dirname "$(readlink -f "$0")")"
@@ -30,13 +31,15 @@ BUILD=${HGW_BUILD:-build}
 BUILD_ASAN=${HGW_BUILD_ASAN:-build-asan}
 BUILD_FUZZ=${HGW_BUILD_FUZZ:-build-fuzz}
 FUZZ_LOG=${HGW_FUZZ_LOG:-$BUILD_FUZZ/fuzz-runs.log}
+TEST_JOBS=${HGW_TEST_JOBS:-2}
 NINJA_TARGETS=   # build_dir: set for one call only
 
 # Debian packages the project needs (build, tests, demo).
 PKGS=(
 	build-essential pkg-config meson ninja-build
 	dpdk dpdk-dev libdpdk-dev libipsec-mb-dev libssl-dev libpcap-dev libcmocka-dev
-	python3 python3-scapy python3-cryptography python3-pytest python3-matplotlib python3-numpy
+	python3 python3-scapy python3-cryptography python3-pytest python3-pytest-xdist
+	python3-matplotlib python3-numpy
 	tshark iperf3 iproute2 iputils-ping ethtool procps kmod util-linux pciutils
 	clang libclang-rt-14-dev
 )
@@ -365,9 +368,17 @@ run_component() {
 		stage_result component 0 0
 		return
 	fi
-	say "component tests: pytest tests/component (ASan build: $BUILD_ASAN/app/hipgw)"
+	# most of their time the tests wait for hipgw runs (start, idle exit, ARP,
+	# timeouts), so files run TEST_JOBS at once (pytest-xdist, one file per
+	# process: a file's tests keep their order and fixtures); every namespace,
+	# DPDK file prefix and temporary file of a test is its own
+	local jobs=()
+	if [ "$TEST_JOBS" -gt 1 ] && "$PY" -c 'import xdist' 2>/dev/null; then
+		jobs=(-n "$TEST_JOBS" --dist loadfile)
+	fi
+	say "component tests: pytest tests/component (ASan build: $BUILD_ASAN/app/hipgw${jobs:+; ${TEST_JOBS} files at once})"
 	# tests/component/gwlib.py: HIPGW_ASAN=1 picks build-asan/app/hipgw, HIPGW_BIN wins
-	HIPGW_ASAN=1 HIPGW_BIN="${HIPGW_BIN:-$REPO/$BUILD_ASAN/app/hipgw}" timeout 900 "$PY" -m pytest -q -p no:cacheprovider tests/component 2>&1 | tee "$log" || rc=$?
+	HIPGW_ASAN=1 HIPGW_BIN="${HIPGW_BIN:-$REPO/$BUILD_ASAN/app/hipgw}" timeout 900 "$PY" -m pytest -q -p no:cacheprovider "${jobs[@]}" tests/component 2>&1 | tee "$log" || rc=$?
 	read -r p f <<<"$(count_from_log "$log")"
 	if [ "$rc" -eq 5 ]; then
 		stage_result component 0 0

@@ -203,30 +203,35 @@ test_untagged_limits(void **state)
 	limits(0, 0, 14, 0);
 }
 
+/* n tags (first 802.1Q or 802.1ad, then 802.1Q): both TPIDs at the limits,
+ * and a full-size frame (1514 bytes + 4 per tag). */
+static void
+tagged(unsigned n)
+{
+	const uint32_t l2 = GW_ETH_HDR_BYTES + n * GW_VLAN_TAG_BYTES;
+	const uint32_t full = 1514 + n * GW_VLAN_TAG_BYTES;
+	struct gw_etherip_frame f;
+
+	limits(n, GW_ETHERTYPE_VLAN, l2, n);
+	limits(n, GW_ETHERTYPE_QINQ, l2, n);
+	assert_int_equal(encap_parse(full, n, GW_ETHERTYPE_QINQ, &f), GW_DROP_NONE);
+	assert_int_equal(f.len, full);
+	assert_int_equal(f.l2_len, l2);
+	assert_int_equal(f.vlan_tags, n);
+}
+
 static void
 test_vlan_single(void **state)
 {
-	struct gw_etherip_frame f;
-
 	(void)state;
-	limits(1, GW_ETHERTYPE_VLAN, 18, 1);
-	limits(1, GW_ETHERTYPE_QINQ, 18, 1);
-	assert_int_equal(encap_parse(1518, 1, GW_ETHERTYPE_VLAN, &f), GW_DROP_NONE);
-	assert_int_equal(f.len, 1518);
-	assert_int_equal(f.l2_len, 18);
+	tagged(1);
 }
 
 static void
 test_vlan_double(void **state)
 {
-	struct gw_etherip_frame f;
-
 	(void)state;
-	limits(2, GW_ETHERTYPE_QINQ, 22, 2);
-	limits(2, GW_ETHERTYPE_VLAN, 22, 2);
-	assert_int_equal(encap_parse(1522, 2, GW_ETHERTYPE_QINQ, &f), GW_DROP_NONE);
-	assert_int_equal(f.len, 1522);
-	assert_int_equal(f.vlan_tags, 2);
+	tagged(2);
 }
 
 static void

@@ -21,7 +21,10 @@
 	X(NO_NEIGHBOR, "no_neighbor") \
 	X(RING_FULL, "ring_full") \
 	X(NO_MBUF, "no_mbuf")           /* no large mbuf free to copy a multi-segment packet into */ \
-	X(POLICY, "policy")             /* no SA and no bypass; clear traffic on the outer side */
+	X(POLICY, "policy")             /* no SA and no bypass; clear traffic on the outer side */ \
+	X(ETHERIP_VERSION, "etherip_version")   /* L2 mode: EtherIP version not 3 (RFC 3378) */ \
+	X(ETHERIP_RESERVED, "etherip_reserved") /* L2 mode: an EtherIP reserved bit set (RFC 3378) */ \
+	X(L2_RUNT, "l2_runt")           /* L2 mode: ESP payload shorter than EtherIP + Ethernet header */
 
 enum gw_drop {
 	GW_DROP_NONE = 0,

@@ -20,6 +20,7 @@
 #define GW_IPPROTO_ICMPV6   58
 #define GW_IPPROTO_NONE     59   /* no next header: ESP "dummy" packet (RFC 4303 2.6) */
 #define GW_IPPROTO_HIP      139
+#define GW_IPPROTO_ETHERIP  97   /* an Ethernet frame behind a 2-byte EtherIP header (RFC 3378): ESP next header in L2 mode */
 /* IPv6 extension header types (RFC 8200 section 4), in the same number space */
 #define GW_IPPROTO_HOPOPTS  0    /* Hop-by-Hop Options (RFC 8200 4.3) */
 #define GW_IPPROTO_ROUTING  43   /* Routing (RFC 8200 4.4) */

@@ -50,7 +50,8 @@ IDLE_EXIT_MS = 500
 
 DROP_REASONS = ("no_sa", "replay", "auth", "pad", "dummy", "malformed", "spoof", "ttl",
                 "mtu", "ecn", "seq_overflow", "no_route", "no_neighbor",
-                "ring_full", "no_mbuf", "policy")
+                "ring_full", "no_mbuf", "policy", "etherip_version", "etherip_reserved",
+                "l2_runt")
 
 
 def asan_mode():

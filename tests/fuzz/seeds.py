@@ -37,6 +37,11 @@
               header 59, TFC bytes, a flipped ICV bit, cut short; as raw inputs
               (one segment and chained) and as structured records near a 2^32
               boundary of the window (fuzz_esp_inbound.c says the format).
+  etherip:    decrypted L2-mode ESP payloads that scapy's EtherIP (RFC 3378)
+              builds around Ethernet frames as an inner port sees them: IPv4
+              UDP and ICMP, IPv6, ARP, an 802.1Q and an 802.1ad + 802.1Q
+              tagged frame, each whole; the shortest frame of each tag count,
+              one cut inside its header, a wrong version and a reserved bit.
 
 It also writes the dictionaries tests/fuzz/dict/NAME.dict: the HIP parameter
 types of lib/hipwire/hip_wire.h as 2-byte big-endian tokens (hip_packet,
@@ -577,7 +582,30 @@ def seed_esp_inbound(seen):
                     put("esp_inbound", esp_head(mode, 2, esn, si, top) + recs, seen)
 
 
-SEEDERS = {"hip_packet": seed_hip_packet, "host_id": seed_host_id, "config": seed_config,
+def seed_etherip(seen):
+    from scapy.contrib.etherip import EtherIP
+    from scapy.layers.inet import IP, ICMP, UDP
+    from scapy.layers.inet6 import IPv6, ICMPv6EchoRequest
+    from scapy.layers.l2 import ARP, Dot1AD, Dot1Q, Ether
+    eth = Ether(src="02:00:00:0a:00:01", dst="02:00:00:0b:00:02")
+    frames = [eth / IP(src="10.1.0.10", dst="10.2.0.10") / UDP(sport=4000, dport=5000) / (b"x" * 32),
+              eth / IP(src="10.1.0.10", dst="10.2.0.10") / ICMP() / (b"p" * 56),
+              eth / IPv6(src="fd00:1::10", dst="fd00:2::10") / ICMPv6EchoRequest(data=b"q" * 16),
+              Ether(src="02:00:00:0a:00:01", dst="ff:ff:ff:ff:ff:ff") / ARP(psrc="10.1.0.10", pdst="10.1.0.1"),
+              eth / Dot1Q(vlan=100) / IP(src="10.1.0.10", dst="10.2.0.10") / UDP() / (b"v" * 8),
+              eth / Dot1AD(vlan=200) / Dot1Q(vlan=100) / IPv6(src="fd00:1::10", dst="fd00:2::10")]
+    for fr in frames:
+        put("etherip", bytes(EtherIP() / fr), seen)
+    for hdr in (14, 18, 22):
+        short = bytes(EtherIP() / eth / Dot1AD() / Dot1Q() / Dot1Q())[:2 + hdr]
+        put("etherip", short, seen)
+        put("etherip", short[:-1], seen)
+    whole = bytes(EtherIP() / frames[0])
+    put("etherip", bytes(EtherIP(version=4)) + whole[2:], seen)
+    put("etherip", bytes(EtherIP(reserved=1)) + whole[2:], seen)
+
+
+SEEDERS = {"etherip": seed_etherip, "hip_packet": seed_hip_packet, "host_id": seed_host_id, "config": seed_config,
            "esp_inbound": seed_esp_inbound, "icmp_pmtu": seed_icmp_pmtu, "worker": seed_worker}
 
 
@@ -592,7 +620,7 @@ def main():
             config_dict()
         elif name == "worker":
             worker_dict()
-        elif name not in ("esp_inbound", "icmp_pmtu"):   # no dictionary: fields are numbers
+        elif name not in ("esp_inbound", "icmp_pmtu", "etherip"):   # no dictionary: fields are numbers
             hip_dict(name, name == "host_id")
         print("%s: %d seeds" % (name, len(seen)))
 

@@ -93,7 +93,8 @@ ESP_TRANSFORMS = {7: "NULL + HMAC-SHA-256", 8: "AES-128-CBC + HMAC-SHA-256",
                   9: "AES-256-CBC + HMAC-SHA-256", 13: "AES-GCM, 16-octet ICV"}
 HIP_CIPHERS = {1: "NULL", 2: "AES-128-CBC", 3: "3DES-CBC", 4: "AES-256-CBC"}
 REASONS = ["no_sa", "replay", "auth", "pad", "dummy", "malformed", "spoof", "ttl", "mtu",
-           "ecn", "seq_overflow", "no_route", "no_neighbor", "ring_full", "no_mbuf", "policy"]
+           "ecn", "seq_overflow", "no_route", "no_neighbor", "ring_full", "no_mbuf", "policy",
+           "etherip_version", "etherip_reserved", "l2_runt"]
 PI_ERROR = 0x00800000   # wireshark expert severity "error" (malformed packets among them)
 
 

@@ -740,7 +740,8 @@ stats_summary() {
 	"$PY" - "$1" <<'EOF'
 import json, sys
 REASONS = ["no_sa", "replay", "auth", "pad", "dummy", "malformed", "spoof", "ttl", "mtu",
-           "ecn", "seq_overflow", "no_route", "no_neighbor", "ring_full", "no_mbuf", "policy"]
+           "ecn", "seq_overflow", "no_route", "no_neighbor", "ring_full", "no_mbuf", "policy",
+           "etherip_version", "etherip_reserved", "l2_runt"]
 try:
     d = json.load(open(sys.argv[1]))
 except Exception as e:

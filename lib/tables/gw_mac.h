@@ -37,20 +37,21 @@
 #define GW_MAC_LOCAL               UINT32_MAX /* where: the bridge's own segment */
 
 /* The hash key: 8 bytes, padding none (mac then vlan). Build it with
- * gw_mac_key_make so that equal addresses give equal bytes. */
+ * gw_mac_key_make so that equal addresses give equal bytes. 8-byte aligned:
+ * rte_hash_crc reads it as one uint64_t. */
 struct gw_mac_key {
 	uint8_t mac[GW_MAC_ADDR_BYTES];
 	uint16_t vlan;               /* 0 .. GW_MAC_VLAN_MAX, host order */
-};
+} __rte_aligned(8);
 
 /* One entry, the hash's key data. Workers read `where` and write
  * `last_seen_ns` with atomics; the rest is the control lcore's. */
 struct gw_mac_entry {
 	uint64_t last_seen_ns;       /* ns, the caller's clock (atomic, relaxed) */
+	struct gw_mac_key key;
 	uint32_t where;              /* GW_MAC_LOCAL or a peer index (atomic) */
 	uint8_t is_static;           /* from the config: never aged, never moved */
 	uint8_t live;                /* in the hash (0: free or waiting for reclaim) */
-	struct gw_mac_key key;
 };
 
 /* What the table counted (control lcore writes, anyone reads). */

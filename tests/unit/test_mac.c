@@ -86,6 +86,8 @@ test_learn_lookup_move(void **state)
 	assert_int_equal(gw_mac_learn(t, m, 0, 7, 3), GW_MAC_MOVED);
 	assert_int_equal(where_of(t, 3, 0), 7);
 	assert_int_equal(gw_mac_lookup(t, m, 0)->last_seen_ns, 3);
+	/* the entry's key is what gw_mac_delete hashes: aligned for rte_hash_crc */
+	assert_int_equal((uintptr_t)&gw_mac_lookup(t, m, 0)->key % sizeof(uint64_t), 0);
 	assert_int_equal(gw_mac_counters(t)->learned, 40);
 	assert_int_equal(gw_mac_counters(t)->moved, 1);
 	/* bulk: the same answers */

@@ -315,7 +315,7 @@ setup(void **state)
 	char *argv[] = { "test_mac", "--no-huge", "-m", "128", "--no-pci", "--no-shconf",
 			 "--no-telemetry", "--file-prefix", "test_mac", "-l", "0",
 			 "--log-level", "error", NULL };
-	size_t sz = rte_rcu_qsbr_get_memsize(1);
+	size_t sz;
 
 	(void)state;
 	if (rte_eal_init(RTE_DIM(argv) - 1, argv) < 0)

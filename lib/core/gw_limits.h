@@ -72,4 +72,17 @@
  * [gateway] pmtu-age, --test-pmtu-age. */
 #define GW_PMTU_AGE_MAX_S           86400u
 
+/* ---- L2 bridging ------------------------------------------------------------- */
+
+/* MAC learning table of one bridge (lib/tables/gw_mac.h), entries: learned
+ * and static MAC + VLAN keys together. The default when the config says
+ * nothing, and the most a table may be created with. */
+#define GW_MAC_ENTRIES_DEFAULT      65536u
+#define GW_MAC_ENTRIES_MAX          1048576u
+
+/* A learned MAC not seen for this long is deleted, seconds (static entries
+ * never age); the most an age may be. */
+#define GW_MAC_AGE_DEFAULT_S        300u
+#define GW_MAC_AGE_MAX_S            86400u
+
 #endif

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause
  * Config loader: checks across sections (ports against each other, SAs, peers,
- * bypass prefixes, [sa-gen]), once every section has been parsed.
+ * bypass prefixes, [sa-gen], [bridge]), once every section has been parsed.
  */
 #include <arpa/inet.h>
 #include <stdio.h>
@@ -442,10 +442,171 @@ cross_check_sas(struct loader *L)
 	return 0;
 }
 
+/* Index of `name` among n name fields, the first at names, stride bytes
+ * apart (FIND: the structs of an array), or -1. */
+static int
+index_of(const char *names, size_t stride, unsigned n, const char *name)
+{
+	for (unsigned i = 0; i < n; i++)
+		if (strcmp(names + i * stride, name) == 0)
+			return (int)i;
+	return -1;
+}
+
+#define FIND(arr, n, nm) index_of((arr)[0].name, sizeof((arr)[0]), (n), (nm))
+
+/* Bridge i's port: a port in mode l2 that no bridge before it has. */
+static int
+bridge_port_check(struct loader *L, unsigned i)
+{
+	struct gw_config *cfg = L->cfg;
+	struct gw_conf_bridge *b = &cfg->bridges[i];
+	unsigned pl = key_line(L, SEC_BRIDGE, i, K_B_PORT);
+	int p = FIND(cfg->ports, cfg->n_ports, b->port_name);
+
+	if (p < 0)
+		return conf_fail(L, pl, "port: there is no [port %s]", b->port_name);
+	if (cfg->ports[p].mode != GW_PORT_L2)
+		return conf_fail(L, pl, "port: port %s is in mode l3 (a bridge port needs mode = l2)",
+				 b->port_name);
+	for (unsigned j = 0; j < i; j++)
+		if (cfg->bridges[j].port == (unsigned)p)
+			return conf_fail(L, pl, "port: port %s is also the port of [bridge %s] "
+					 "(line %u)", b->port_name, cfg->bridges[j].name,
+					 key_line(L, SEC_BRIDGE, j, K_B_PORT));
+	b->port = (unsigned)p;
+	return 0;
+}
+
+/* Bridge i's peers and SAs: sections that exist, in no bridge before it
+ * (EtherIP, RFC 3378, names no bridge: a peer's frames go to one bridge). */
+static int
+bridge_members_check(struct loader *L, unsigned i)
+{
+	struct gw_config *cfg = L->cfg;
+	struct gw_conf_bridge *b = &cfg->bridges[i];
+	unsigned pl = key_line(L, SEC_BRIDGE, i, K_B_PEERS), sl = key_line(L, SEC_BRIDGE, i, K_B_SAS);
+
+	for (unsigned x = 0; x < b->n_peers; x++) {
+		int p = FIND(cfg->peers, cfg->n_peers, b->peer_names[x]);
+
+		if (p < 0)
+			return conf_fail(L, pl, "peers: there is no [peer %s]", b->peer_names[x]);
+		b->peers[x] = (unsigned)p;
+		for (unsigned j = 0; j < i; j++)
+			for (unsigned y = 0; y < cfg->bridges[j].n_peers; y++)
+				if (cfg->bridges[j].peers[y] == (unsigned)p)
+					return conf_fail(L, pl, "peers: peer %s is also in [bridge %s] "
+							 "(a peer carries one bridge)",
+							 b->peer_names[x], cfg->bridges[j].name);
+	}
+	for (unsigned x = 0; x < b->n_sas; x++) {
+		int s = FIND(cfg->sas, cfg->n_sas, b->sa_names[x]);
+
+		if (s < 0)
+			return conf_fail(L, sl, "sas: there is no [sa %s]", b->sa_names[x]);
+		b->sas[x] = (unsigned)s;
+		for (unsigned j = 0; j < i; j++)
+			for (unsigned y = 0; y < cfg->bridges[j].n_sas; y++)
+				if (cfg->bridges[j].sas[y] == (unsigned)s)
+					return conf_fail(L, sl, "sas: SA %s is also in [bridge %s] "
+							 "(an SA carries one bridge)",
+							 b->sa_names[x], cfg->bridges[j].name);
+	}
+	return 0;
+}
+
+/* Bridge i's SAs in pairs: each out SA with an in SA of the same remote in
+ * the bridge and the other way round (frames cross in both directions). */
+static int
+bridge_sa_pairs_check(struct loader *L, unsigned i)
+{
+	const struct gw_config *cfg = L->cfg;
+	const struct gw_conf_bridge *b = &cfg->bridges[i];
+	char a[INET6_ADDRSTRLEN];
+
+	for (unsigned x = 0; x < b->n_sas; x++) {
+		const struct gw_conf_sa *sa = &cfg->sas[b->sas[x]];
+		bool pair = false;
+
+		for (unsigned y = 0; y < b->n_sas && !pair; y++) {
+			const struct gw_conf_sa *o = &cfg->sas[b->sas[y]];
+
+			pair = o->dir != sa->dir && conf_addr_eq(&o->remote, &sa->remote);
+		}
+		if (!pair)
+			return conf_fail(L, key_line(L, SEC_BRIDGE, i, K_B_SAS), "sas: %s SA %s has no "
+					 "%s SA with remote %s in this bridge", gw_dir_name(sa->dir),
+					 sa->name, gw_dir_name(sa->dir == GW_DIR_OUT ? GW_DIR_IN :
+							       GW_DIR_OUT), conf_addr_str(&sa->remote, a));
+	}
+	return 0;
+}
+
+/* Bridge i's static entries: each to local, to one of its peers or to one of
+ * its out SAs (the MACs are unicast and unique per VLAN: gw_conf_bridge.c). */
+static int
+bridge_static_check(struct loader *L, unsigned i)
+{
+	struct gw_config *cfg = L->cfg;
+	struct gw_conf_bridge *b = &cfg->bridges[i];
+
+	for (unsigned x = 0; x < b->n_statics; x++) {
+		struct gw_conf_bridge_static *st = &b->statics[x];
+
+		if (st->dest == GW_BRIDGE_DEST_LOCAL)
+			continue;
+		for (unsigned y = 0; y < b->n_peers && st->dest == GW_BRIDGE_DEST_PEER; y++)
+			if (strcmp(b->peer_names[y], st->dest_name) == 0) {
+				st->dest_idx = b->peers[y];
+				goto next;
+			}
+		for (unsigned y = 0; y < b->n_sas; y++)
+			if (strcmp(b->sa_names[y], st->dest_name) == 0 &&
+			    cfg->sas[b->sas[y]].dir == GW_DIR_OUT) {
+				st->dest = GW_BRIDGE_DEST_SA;
+				st->dest_idx = b->sas[y];
+				goto next;
+			}
+		return conf_fail(L, key_line(L, SEC_BRIDGE, i, K_B_STATIC), "static: %s is not local, "
+				 "a peer or an out SA of this bridge", st->dest_name);
+next:;
+	}
+	return 0;
+}
+
+/* Bridges: port, members and static entries bridge by bridge; then every port
+ * in mode l2 is the port of a bridge. */
+static int
+cross_check_bridges(struct loader *L)
+{
+	const struct gw_config *cfg = L->cfg;
+
+	for (unsigned i = 0; i < cfg->n_bridges; i++)
+		if (bridge_port_check(L, i) != 0 || bridge_members_check(L, i) != 0 ||
+		    bridge_sa_pairs_check(L, i) != 0 || bridge_static_check(L, i) != 0)
+			return -1;
+	for (unsigned p = 0; p < cfg->n_ports; p++) {
+		bool in = false;
+
+		if (cfg->ports[p].mode != GW_PORT_L2)
+			continue;
+		for (unsigned i = 0; i < cfg->n_bridges; i++)
+			in |= cfg->bridges[i].port == p;
+		if (!in)
+			return conf_fail(L, key_line(L, SEC_PORT, p, K_MODE), "mode: port %s is in mode "
+					 "l2 but in no [bridge] (set port = %s in one)",
+					 cfg->ports[p].name, cfg->ports[p].name);
+	}
+	return 0;
+}
+
 int
 conf_cross_check(struct loader *L)
 {
 	if (cross_check_ports(L) != 0 || cross_check_sas(L) != 0 || cross_check_peers(L) != 0)
 		return -1;
-	return cross_check_sagen(L);
+	if (cross_check_sagen(L) != 0)
+		return -1;
+	return cross_check_bridges(L);
 }

@@ -40,27 +40,36 @@
 #define GW_CONF_NEIGH_REFRESH_MAX 3600u     /* s */
 #define GW_CONF_SAGEN_BATCH_MAX   65536u    /* SAs per control-loop pass */
 #define GW_CONF_SAGEN_PLEN_MAX    32        /* prefix-len, bits: IPv4 prefixes */
+#define GW_CONF_MAC_AGE_MIN       10u       /* [bridge] mac-age, s */
+#define GW_CONF_FLOOD_RATE_MAX    10000000u /* [bridge] flood-rate, frames per s */
+/* [bridge] static vlan: a VLAN ID (IEEE 802.1Q 9.6: 0 is no VLAN, 4095 reserved) */
+#define GW_CONF_VLAN_MIN          1u
+#define GW_CONF_VLAN_MAX          4094u
 
-#define MAX_SECTIONS (3 + GW_CONF_MAX_PORTS + GW_CONF_MAX_SAS + GW_CONF_MAX_PEERS)
+#define MAX_SECTIONS (3 + GW_CONF_MAX_PORTS + GW_CONF_MAX_SAS + GW_CONF_MAX_PEERS + \
+		      GW_CONF_MAX_BRIDGES)
 #define ECHO "%.80s"          /* user text quoted in messages, bounded */
 #define N_OF(a) (sizeof(a) / sizeof((a)[0]))
 #define PFX_STRLEN (INET6_ADDRSTRLEN + 5)   /* a prefix as text, bytes incl. NUL */
 
 /* ---------- section kinds and keys ---------------------------------------------- */
 
-enum sec_type { SEC_GATEWAY, SEC_PORT, SEC_SA, SEC_POLICY, SEC_PEER, SEC_SAGEN, SEC_MAX };
+enum sec_type { SEC_GATEWAY, SEC_PORT, SEC_SA, SEC_POLICY, SEC_PEER, SEC_SAGEN, SEC_BRIDGE,
+		SEC_MAX };
 
 /* One per row of conf_keys, in its order. */
 enum key_id {
 	K_WORKERS, K_IDLE, K_HI, K_PUZZLE_K, K_R1_RATE, K_ESP_TRANSFORMS, K_DH_GROUPS, K_HIP_CIPHERS,
 	K_SA_LIFETIME, K_PMTU_AGE, K_MBUFS, K_MBUF_SIZE, K_NEIGH_REFRESH,
-	K_DEVICE, K_ROLE, K_ADDRESS, K_MAC, K_NEIGHBORS, K_ROUTES, K_GATEWAY, K_MTU, K_MSS,
+	K_DEVICE, K_ROLE, K_MODE, K_ADDRESS, K_MAC, K_NEIGHBORS, K_ROUTES, K_GATEWAY, K_MTU, K_MSS,
 	K_DIRECTION, K_SPI, K_SUITE, K_KEY, K_AUTH_KEY, K_LOCAL, K_REMOTE, K_PREFIXES,
 	K_LOCAL_PREFIXES, K_ESN, K_STATE, K_REPLAY,
 	K_BYPASS,
 	K_HIT, K_LOCATOR, K_PEER_LOCAL, K_PEER_PREFIXES,
 	K_G_COUNT, K_G_DIRECTION, K_G_SUITE, K_G_LOCAL, K_G_REMOTE, K_G_SPI_SEED, K_G_PREFIXES,
 	K_G_PREFIX_LEN, K_G_PREFIX_SEED, K_G_KEY_SEED, K_G_REPLAY, K_G_BATCH, K_G_INSTALL,
+	K_B_PORT, K_B_PEERS, K_B_SAS, K_B_MAC_TABLE, K_B_MAC_AGE, K_B_FLOOD_RATE, K_B_LINK_LOCAL,
+	K_B_STATIC,
 	K_MAX
 };
 
@@ -219,14 +228,17 @@ conf_parse_fn conf_key_number, conf_key_choice, conf_key_string, conf_key_unicas
 	conf_key_prefixes, conf_key_ids, conf_key_replay, conf_key_seed;
 
 /* Parsers and checks of one section kind each (gw_conf_gateway.c, gw_conf_port.c,
- * gw_conf_sa.c, gw_conf_peer.c, gw_conf_sagen.c), named in conf_keys / conf_kinds. */
+ * gw_conf_sa.c, gw_conf_peer.c, gw_conf_sagen.c, gw_conf_bridge.c), named in
+ * conf_keys / conf_kinds. */
 conf_parse_fn conf_gateway_hi, conf_gateway_lifetime, conf_gateway_pmtu_age;
 conf_parse_fn conf_port_address, conf_port_mac, conf_port_neighbors, conf_port_routes,
 	conf_port_gateway, conf_port_mss;
 conf_parse_fn conf_sa_spi, conf_sa_key, conf_sa_auth_key, conf_sa_state;
 conf_parse_fn conf_peer_hit, conf_peer_locators, conf_peer_local, conf_peer_prefixes;
 conf_parse_fn conf_sagen_direction, conf_sagen_block;
-conf_finish_fn conf_port_finish, conf_sa_finish, conf_peer_finish, conf_sagen_finish;
+conf_parse_fn conf_bridge_port, conf_bridge_peers, conf_bridge_sas, conf_bridge_static;
+conf_finish_fn conf_port_finish, conf_sa_finish, conf_peer_finish, conf_sagen_finish,
+	conf_bridge_finish;
 
 /* gw_conf_keys.c */
 bool conf_suite_is_gcm(enum gw_suite s);

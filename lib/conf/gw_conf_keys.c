@@ -62,12 +62,15 @@ static const char *const dir_names[] = { "out", "in" };              /* enum gw_
 static const char *const onoff_names[] = { "off", "on" };            /* bool */
 static const char *const sagen_dir_names[] = { "out", "in", "both" };
 static const char *const install_names[] = { "after-start", "before-start" };   /* before_start */
+static const char *const mode_names[] = { "l3", "l2" };             /* enum gw_port_mode */
+static const char *const link_local_names[] = { "drop", "pass" };   /* link_local_pass */
 
 #define GW struct gw_config
 #define PORT struct gw_conf_port
 #define SA struct gw_conf_sa
 #define PEER struct gw_conf_peer
 #define SAGEN struct gw_conf_sagen
+#define BRIDGE struct gw_conf_bridge
 
 /* Every key of every section kind, once. */
 const struct conf_key conf_keys[K_MAX] = {
@@ -117,8 +120,10 @@ const struct conf_key conf_keys[K_MAX] = {
 		.required = true, .doc = "PCI address or vdev string; unique" },
 	[K_ROLE] = { SEC_PORT, "role", conf_key_choice, FIELD(PORT, role), SET(role_names),
 		.required = true, .doc = "inner (the site) or outer (the WAN)" },
+	[K_MODE] = { SEC_PORT, "mode", conf_key_choice, FIELD(PORT, mode), SET(mode_names),
+		.def = "l3", .doc = "l3 (route IP) or l2 (inner only: bridge the segment, [bridge])" },
 	[K_ADDRESS] = { SEC_PORT, "address", conf_port_address, LIST(PORT, addrs, n_addrs),
-		.required = true, .doc = "interface addresses with prefix length, IPv4 and/or IPv6" },
+		.doc = "interface addresses with prefix length; required in mode l3" },
 	[K_MAC] = { SEC_PORT, "mac", conf_port_mac, FIELD(PORT, mac),
 		.doc = "unicast MAC to set on the port; default: the PMD's" },
 	[K_NEIGHBORS] = { SEC_PORT, "neighbors", conf_port_neighbors, LIST(PORT, neigh, n_neigh),
@@ -201,6 +206,27 @@ const struct conf_key conf_keys[K_MAX] = {
 	[K_G_INSTALL] = { SEC_SAGEN, "install", conf_key_choice, FIELD(SAGEN, before_start),
 		SET(install_names), .def = "after-start",
 		.doc = "after-start (while the workers run) or before-start" },
+
+	[K_B_PORT] = { SEC_BRIDGE, "port", conf_bridge_port, FIELD(BRIDGE, port_name),
+		.required = true, .doc = "the inner port in mode l2 whose segment is bridged" },
+	[K_B_PEERS] = { SEC_BRIDGE, "peers", conf_bridge_peers,
+		LIST(BRIDGE, peer_names, n_peers), .doc = "[peer] sections the segment is bridged to" },
+	[K_B_SAS] = { SEC_BRIDGE, "sas", conf_bridge_sas, LIST(BRIDGE, sa_names, n_sas),
+		.doc = "manually keyed [sa] sections (in and out) that carry the frames" },
+	[K_B_MAC_TABLE] = { SEC_BRIDGE, "mac-table-size", conf_key_number,
+		FIELD(BRIDGE, mac_table_size), .lo = 1, .hi = GW_MAC_ENTRIES_MAX,
+		.def = "65536", .doc = "MAC table entries, learned and static" },
+	[K_B_MAC_AGE] = { SEC_BRIDGE, "mac-age", conf_key_number, FIELD(BRIDGE, mac_age_s),
+		.lo = GW_CONF_MAC_AGE_MIN, .hi = GW_MAC_AGE_MAX_S, .def = "300",
+		.doc = "seconds a learned MAC lasts without a frame from it" },
+	[K_B_FLOOD_RATE] = { SEC_BRIDGE, "flood-rate", conf_key_number, FIELD(BRIDGE, flood_rate),
+		.lo = 0, .hi = GW_CONF_FLOOD_RATE_MAX, .def = "10000",
+		.doc = "frames flooded per second at most; 0 = no limit" },
+	[K_B_LINK_LOCAL] = { SEC_BRIDGE, "link-local", conf_key_choice,
+		FIELD(BRIDGE, link_local_pass), SET(link_local_names), .def = "drop",
+		.doc = "IEEE 802.1D link-local frames (01:80:C2:00:00:0x): drop or pass" },
+	[K_B_STATIC] = { SEC_BRIDGE, "static", conf_bridge_static, LIST(BRIDGE, statics, n_statics),
+		.doc = "static MAC entries: MAC [vlan N] local|PEER" },
 };
 
 #define KIND(t, m) .cfg_off = offsetof(GW, m), .stride = sizeof(((GW *)0)->m[0]), \
@@ -216,6 +242,8 @@ const struct sec_kind conf_kinds[SEC_MAX] = {
 	[SEC_SAGEN] = { "sa-gen", true, 1, .cfg_off = offsetof(GW, sagen),
 		.name_off = offsetof(SAGEN, name), .line_off = offsetof(SAGEN, line),
 		.finish = conf_sagen_finish },
+	[SEC_BRIDGE] = { "bridge", true, GW_CONF_MAX_BRIDGES, KIND(BRIDGE, bridges),
+		.finish = conf_bridge_finish },
 };
 
 #undef GW
@@ -223,6 +251,7 @@ const struct sec_kind conf_kinds[SEC_MAX] = {
 #undef SA
 #undef PEER
 #undef SAGEN
+#undef BRIDGE
 
 bool
 gw_config_key_info(unsigned i, struct gw_conf_key_info *info)

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause
  * Config loader: [port NAME]: its list keys (address, neighbors, routes,
- * gateway), mac and tcp-mss-clamp, and the checks of a whole port section.
+ * gateway), mac and tcp-mss-clamp, and the checks of a whole port section
+ * (mode l2 only inner, an address unless l2).
  */
 #include <arpa/inet.h>
 #include <stdio.h>
@@ -188,6 +189,13 @@ conf_port_finish(struct loader *L, const struct sec *sec, void *base)
 	struct gw_conf_port *p = base;
 	bool has_v6 = false;
 
+	/* an l2 port is a bridge port of the site: it needs no address of its own */
+	if (p->mode == GW_PORT_L2 && p->role != GW_ROLE_INNER)
+		return conf_fail(L, sec->key_line[K_MODE], "mode: l2 needs role = inner (an outer "
+				 "port is never bridged)");
+	if (p->mode == GW_PORT_L3 && p->n_addrs == 0)
+		return conf_fail(L, sec->line, "[%s]: missing key '%s'", sec->cfgname,
+				 conf_keys[K_ADDRESS].name);
 	for (unsigned i = 0; i < p->n_addrs; i++)
 		has_v6 |= p->addrs[i].a.family == 6;
 	if (has_v6 && p->mtu < GW_CONF_MTU_MIN_V6)

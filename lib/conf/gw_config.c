@@ -267,6 +267,8 @@ gw_config_load(const char *path, struct gw_config *cfg, char *err, size_t errlen
 			s->idx = cfg->n_sas++;
 		else if (s->type == SEC_PEER)
 			s->idx = cfg->n_peers++;
+		else if (s->type == SEC_BRIDGE)
+			s->idx = cfg->n_bridges++;
 		/* SEC_SAGEN: at most one, idx 0 */
 	}
 	for (unsigned i = 0; i < L->n_secs; i++)

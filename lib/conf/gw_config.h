@@ -36,6 +36,11 @@
 #define GW_CONF_MAX_ESP_TRANSFORMS GW_HIP_ESP_TRANSFORMS_MAX
 #define GW_CONF_MAX_DH_GROUPS      GW_HIP_DH_GROUPS_MAX
 #define GW_CONF_MAX_HIP_CIPHERS    GW_HIP_CIPHERS_MAX
+/* [bridge NAME] sections: one inner port each, a port in one bridge at most */
+#define GW_CONF_MAX_BRIDGES        GW_PORTS_MAX
+#define GW_CONF_MAX_BRIDGE_PEERS   GW_CONF_MAX_PEERS   /* names in a bridge's peers */
+#define GW_CONF_MAX_BRIDGE_SAS     64                  /* names in a bridge's sas */
+#define GW_CONF_MAX_BRIDGE_STATIC  32                  /* static MAC entries per bridge */
 
 struct gw_conf_neighbor {
 	struct gw_addr ip;
@@ -50,6 +55,10 @@ struct gw_conf_route {
 /* Worker lcores with nothing to do: poll on, or sleep a little ([gateway] idle). */
 enum gw_idle { GW_IDLE_BUSY = 0, GW_IDLE_ADAPTIVE = 1 };
 
+/* What an inner port does with its segment ([port] mode): route IP (l3), or
+ * bridge whole Ethernet frames to the [bridge]'s peers (l2). */
+enum gw_port_mode { GW_PORT_L3 = 0, GW_PORT_L2 = 1 };
+
 #define GW_MSS_CLAMP_AUTO (-1)
 #define GW_MSS_CLAMP_OFF  0
 
@@ -57,6 +66,7 @@ struct gw_conf_port {
 	char name[GW_CONF_NAME_MAX];          /* "lan" of [port lan] */
 	char device[GW_CONF_DEVICE_MAX];      /* PCI address or vdev string */
 	enum gw_role role;
+	enum gw_port_mode mode;               /* default l3; l2: inner only, in one [bridge] */
 	struct gw_prefix addrs[GW_CONF_MAX_ADDRS];   /* with host part */
 	unsigned n_addrs;
 	struct gw_conf_neighbor neigh[GW_CONF_MAX_NEIGH];
@@ -125,6 +135,40 @@ struct gw_conf_peer {
 	unsigned line;                         /* line of the section header */
 };
 
+/* A static MAC entry of a [bridge]: frames to `mac` (on `vlan`) go to the
+ * bridge's port (local) or to one of its peers or SAs. */
+enum gw_bridge_dest { GW_BRIDGE_DEST_LOCAL = 0, GW_BRIDGE_DEST_PEER = 1, GW_BRIDGE_DEST_SA = 2 };
+struct gw_conf_bridge_static {
+	uint8_t mac[6];                        /* unicast */
+	uint16_t vlan;                         /* VLAN ID 1..4094 (IEEE 802.1Q); 0 = untagged */
+	enum gw_bridge_dest dest;
+	char dest_name[GW_CONF_NAME_MAX];      /* PEER: a name of the bridge's peers or sas */
+	unsigned dest_idx;                     /* into cfg->peers / cfg->sas (not LOCAL) */
+};
+
+/* An L2 bridge ([bridge NAME]): the Ethernet segment of one inner port in mode
+ * l2, carried whole (EtherIP in ESP) to the same bridge at each peer's site.
+ * The lists hold names as in the file; the cross-checks resolve them into
+ * indices into cfg->peers and cfg->sas. */
+struct gw_conf_bridge {
+	char name[GW_CONF_NAME_MAX];
+	char port_name[GW_CONF_NAME_MAX];
+	unsigned port;                         /* index into cfg->ports */
+	char peer_names[GW_CONF_MAX_BRIDGE_PEERS][GW_CONF_NAME_MAX];
+	unsigned peers[GW_CONF_MAX_BRIDGE_PEERS];   /* indices into cfg->peers */
+	unsigned n_peers;
+	char sa_names[GW_CONF_MAX_BRIDGE_SAS][GW_CONF_NAME_MAX];
+	unsigned sas[GW_CONF_MAX_BRIDGE_SAS];  /* indices into cfg->sas (in and out) */
+	unsigned n_sas;
+	uint32_t mac_table_size;               /* entries; default 65536 */
+	uint32_t mac_age_s;                    /* s a learned MAC lasts unheard; default 300 */
+	uint32_t flood_rate;                   /* flooded frames per s; 0 = no limit; default 10000 */
+	bool link_local_pass;                  /* 01:80:C2:00:00:0x frames bridged; default dropped */
+	struct gw_conf_bridge_static statics[GW_CONF_MAX_BRIDGE_STATIC];
+	unsigned n_statics;
+	unsigned line;                         /* line of the section header */
+};
+
 struct gw_config {
 	char path[GW_CONF_PATH_MAX];
 	unsigned workers;                      /* default 1 */
@@ -155,6 +199,8 @@ struct gw_config {
 	struct gw_conf_peer peers[GW_CONF_MAX_PEERS];
 	unsigned n_peers;                      /* in file order */
 	struct gw_conf_sagen sagen;            /* at most one [sa-gen]; count 0 = none */
+	struct gw_conf_bridge bridges[GW_CONF_MAX_BRIDGES];
+	unsigned n_bridges;                    /* in file order */
 	uint32_t mbufs;                        /* packet buffers; 0 = default (from ports, workers) */
 	uint32_t mbuf_size;                    /* data room per buffer incl. headroom, bytes; 0 = default */
 	uint32_t neighbor_refresh_s;           /* s between walks over learned neighbours; 0 = default */
@@ -180,7 +226,7 @@ void gw_config_wipe(struct gw_config *cfg);
 /* One row of the loader's key table, for tools that document or check the
  * keys (tests/structure/conf_keys.c against docs/config.md). */
 struct gw_conf_key_info {
-	const char *section;    /* "gateway", "port", "sa", "policy", "peer", "sa-gen" */
+	const char *section;    /* "gateway", "port", "sa", "policy", "peer", "sa-gen", "bridge" */
 	const char *key;        /* as in the file */
 	const char *def;        /* the default as it would be written; NULL: none, or a
 				 * default the loader or hipgw computes */

@@ -350,6 +350,22 @@ ring_drain(struct rte_ring *r)
 		rte_pktmbuf_free(m);
 }
 
+/* L2 mode ([bridge], [port] mode = l2) has a config but no data path in this
+ * build: refuse it rather than run without it. The loader has every l2 port
+ * in a bridge, so the first bridge names it. */
+static int
+l2_refuse(const struct gw_config *cfg, char *err, size_t errlen)
+{
+	for (unsigned i = 0; i < cfg->n_ports; i++)
+		if (cfg->ports[i].mode == GW_PORT_L2 && cfg->n_bridges == 0)
+			return fail(err, errlen, "%s:%u: [port %s]: mode = l2: L2 mode is not in this "
+				    "build yet", cfg->path, cfg->ports[i].line, cfg->ports[i].name);
+	if (cfg->n_bridges > 0)
+		return fail(err, errlen, "%s:%u: [bridge %s]: L2 mode is not in this build yet",
+			    cfg->path, cfg->bridges[0].line, cfg->bridges[0].name);
+	return 0;
+}
+
 int
 gw_create(struct gw_ctx *ctx, const struct gw_config *cfg, const struct gw_run_opts *opts,
 	  char *err, size_t errlen)
@@ -358,6 +374,8 @@ gw_create(struct gw_ctx *ctx, const struct gw_config *cfg, const struct gw_run_o
 
 	memset(ctx, 0, sizeof(*ctx));
 	ctx->cfg = cfg;
+	if (l2_refuse(cfg, err, errlen) != 0)
+		return -1;
 	ctx->idle = cfg->idle;
 	ctx->n_workers = cfg->workers;
 	ctx->handoff = ctx->n_workers > 1;

@@ -2,15 +2,25 @@
 # SPDX-License-Identifier: BSD-3-Clause
 # Every example config in drivers-cfg/ passes `hipgw --check-config`, so the
 # examples the README and docs/config.md point to keep up with the loader.
+# A config with a [gateway] hi is checked with hi pointing to a key this
+# script makes (`hipgw keygen`), its other lines as they are.
 # Usage: check_drivers_cfg.sh HIPGW SOURCE_ROOT. Exits 1 when one fails or
 # there is none.
 hipgw=$1
 n=0
 bad=0
+tmp=$(mktemp -d) || exit 1
+trap 'rm -rf "$tmp"' EXIT
+"$hipgw" keygen --algo ecdsa-p256 --out "$tmp/gw.pem" >/dev/null || exit 1
 for f in "$2"/drivers-cfg/*.ini; do
 	[ -e "$f" ] || break
 	n=$((n + 1))
-	if ! "$hipgw" --check-config "$f"; then
+	c=$f
+	if grep -q '^hi *=' "$f"; then
+		c=$tmp/$(basename "$f")
+		sed "s|^hi *=.*|hi = $tmp/gw.pem|" "$f" > "$c"
+	fi
+	if ! "$hipgw" --check-config "$c"; then
 		echo "FAIL: hipgw --check-config $f" >&2
 		bad=$((bad + 1))
 	fi

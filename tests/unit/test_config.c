@@ -1409,6 +1409,80 @@ test_peer_limit(void **state)
 	free(cfg);
 }
 
+/* L2 mode: [port] mode and [bridge]: every key read, the defaults, the names
+ * resolved into indices, and l3 ports and peers' prefixes beside it. */
+static void
+test_bridge(void **state)
+{
+	static const char text[] = GW_HI LAN WAN
+		"[port seg]\ndevice = net_null2\nrole = inner\nmode = l2\n"
+		"[port seg2]\ndevice = net_null3\nrole = inner\nmode = l2\naddress = 10.9.0.1/24\n"
+		PEER_C "[peer siteD]\nhit = 2001:22::d\nlocator = 198.51.100.4\nprefixes = 10.4.0.0/16\n"
+		SA_OUT SA_IN
+		"[bridge b1]\nport = seg\npeers = siteD\nsas = in1, out1\nmac-table-size = 1048576\n"
+		"mac-age = 86400\nflood-rate = 0\nlink-local = pass\n"
+		"static = 02:00:00:00:00:01 local, 02:00:00:00:00:01 vlan 4094 siteD, "
+		"02:00:00:00:00:02 vlan 1 out1\n"
+		"[bridge b2]\nport = seg2\npeers = siteC\nmac-table-size = 1\nmac-age = 10\n";
+	struct gw_config *cfg = new_cfg();
+	const struct gw_conf_bridge *b = &cfg->bridges[0], *b2 = &cfg->bridges[1];
+	struct tmpconf t;
+	char err[512], *tx = subst(text);
+
+	(void)state;
+	if (load_len(tx, strlen(tx), cfg, err, sizeof(err), &t) != 0)
+		fail_msg("%s", err);
+	unlink(t.path);
+	assert_int_equal(cfg->n_ports, 4);
+	assert_int_equal(cfg->ports[0].mode, GW_PORT_L3);
+	assert_int_equal(cfg->ports[1].mode, GW_PORT_L3);
+	assert_int_equal(cfg->ports[2].mode, GW_PORT_L2);
+	assert_int_equal(cfg->ports[2].n_addrs, 0);
+	assert_int_equal(cfg->ports[3].n_addrs, 1);
+	assert_int_equal(cfg->n_bridges, 2);
+	assert_string_equal(b->name, "b1");
+	assert_int_equal(b->port, 2);
+	assert_int_equal(b->n_peers, 1);
+	assert_int_equal(b->peers[0], 1);
+	assert_int_equal(cfg->peers[1].n_prefixes, 1);   /* L3 beside L2 */
+	assert_int_equal(b->n_sas, 2);
+	assert_int_equal(b->sas[0], 1);                  /* in1 */
+	assert_int_equal(b->sas[1], 0);                  /* out1 */
+	assert_int_equal(b->mac_table_size, GW_MAC_ENTRIES_MAX);
+	assert_int_equal(b->mac_age_s, GW_MAC_AGE_MAX_S);
+	assert_int_equal(b->flood_rate, 0);
+	assert_true(b->link_local_pass);
+	assert_int_equal(b->n_statics, 3);
+	assert_mac(b->statics[0].mac, "02:00:00:00:00:01");
+	assert_int_equal(b->statics[0].vlan, 0);
+	assert_int_equal(b->statics[0].dest, GW_BRIDGE_DEST_LOCAL);
+	assert_int_equal(b->statics[1].vlan, 4094);
+	assert_int_equal(b->statics[1].dest, GW_BRIDGE_DEST_PEER);
+	assert_int_equal(b->statics[1].dest_idx, 1);
+	assert_int_equal(b->statics[2].vlan, 1);
+	assert_int_equal(b->statics[2].dest, GW_BRIDGE_DEST_SA);
+	assert_int_equal(b->statics[2].dest_idx, 0);
+	/* the other bounds, and the defaults */
+	assert_int_equal(b2->port, 3);
+	assert_int_equal(b2->peers[0], 0);
+	assert_int_equal(b2->n_sas, 0);
+	assert_int_equal(b2->mac_table_size, 1);
+	assert_int_equal(b2->mac_age_s, 10);
+	assert_int_equal(b2->flood_rate, 10000);
+	assert_false(b2->link_local_pass);
+	assert_int_equal(b2->n_statics, 0);
+	free(tx);
+	tx = subst(GW_HI LAN WAN "[port seg]\ndevice = net_null2\nrole = inner\nmode = l2\n"
+		   PEER_B "[bridge b]\nport = seg\npeers = siteB\n");
+	if (load_len(tx, strlen(tx), cfg, err, sizeof(err), &t) != 0)
+		fail_msg("%s", err);
+	unlink(t.path);
+	assert_int_equal(cfg->bridges[0].mac_table_size, GW_MAC_ENTRIES_DEFAULT);
+	assert_int_equal(cfg->bridges[0].mac_age_s, GW_MAC_AGE_DEFAULT_S);
+	free(tx);
+	free(cfg);
+}
+
 int
 main(void)
 {
@@ -1430,6 +1504,7 @@ main(void)
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_hip_lifetime);
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_r1_rate);
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_peer_limit);
+	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_bridge);
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_sagen);
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_syntax_variants);
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_limits);

@@ -24,7 +24,9 @@
 	X(POLICY, "policy")             /* no SA and no bypass; clear traffic on the outer side */ \
 	X(ETHERIP_VERSION, "etherip_version")   /* L2 mode: EtherIP version not 3 (RFC 3378) */ \
 	X(ETHERIP_RESERVED, "etherip_reserved") /* L2 mode: an EtherIP reserved bit set (RFC 3378) */ \
-	X(L2_RUNT, "l2_runt")           /* L2 mode: ESP payload shorter than EtherIP + Ethernet header */
+	X(L2_RUNT, "l2_runt")           /* L2 mode: ESP payload shorter than EtherIP + Ethernet header */ \
+	X(L2_LINK_LOCAL, "l2_link_local") /* L2 mode: frame to 01:80:C2:00:00:0x, link-local = drop */ \
+	X(L2_LOCAL, "l2_local")         /* L2 mode: frame to a MAC on the bridge's own segment */
 
 enum gw_drop {
 	GW_DROP_NONE = 0,

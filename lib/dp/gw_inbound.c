@@ -510,7 +510,8 @@ inbound_esp(struct worker *w, unsigned pidx, struct rte_mbuf **dec, const uint32
 	for (uint16_t i = 0; i < nd; i++) {  /* inner route entries, before the pass below */
 		const uint8_t *l3 = rte_pktmbuf_mtod(dec[i], const uint8_t *);
 
-		if (res[i] == GW_DROP_NONE && gw_ip_version(l3) == 4 && !esp_pkt_is_beet(dec[i]))
+		if (res[i] == GW_DROP_NONE && gw_ip_version(l3) == 4 && !esp_pkt_is_beet(dec[i]) &&
+		    !esp_pkt_is_etherip(dec[i]))
 			gw_route4_prefetch(&ctx->routes,
 					   ((const struct rte_ipv4_hdr *)l3)->dst_addr);
 	}
@@ -521,6 +522,10 @@ inbound_esp(struct worker *w, unsigned pidx, struct rte_mbuf **dec, const uint32
 			rte_prefetch0(rte_pktmbuf_mtod(dec[i + 2], void *));
 		if (res[i] != GW_DROP_NONE) {
 			drop(w, m, res[i]);
+			continue;
+		}
+		if (esp_pkt_is_etherip(m)) {
+			wk_l2_inbound(w, m, sas[i]);
 			continue;
 		}
 		if (esp_pkt_is_beet(m)) {

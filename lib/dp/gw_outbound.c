@@ -200,11 +200,9 @@ outbound_ip6(struct worker *w, struct rte_mbuf *m, unsigned pidx, uint32_t len,
 /* The ESP stage of a burst: enc[0..ne) through esp[] (RFC 4303 3.3), each
  * routed by its new outer header's destination (the SA's remote), which the
  * ESP stage just wrote: no other line of the SA. */
-static __rte_always_inline void
-outbound_esp(struct worker *w, struct esp_sa **esp, struct rte_mbuf **enc, uint8_t *res,
-	     uint16_t ne)
+void
+wk_esp_route_send(struct worker *w, struct rte_mbuf **enc, const uint8_t *res, uint16_t ne)
 {
-	esp_outbound_burst(esp, enc, res, ne);
 	for (uint16_t i = 0; i < ne; i++) {
 		const uint8_t *o = rte_pktmbuf_mtod(enc[i], const uint8_t *);
 		uint8_t family, dst[16];
@@ -218,6 +216,14 @@ outbound_esp(struct worker *w, struct esp_sa **esp, struct rte_mbuf **enc, uint8
 				 offsetof(struct rte_ipv6_hdr, dst_addr)), family == 4 ? 4 : 16);
 		route_and_send(w, enc[i], family, dst);
 	}
+}
+
+static __rte_always_inline void
+outbound_esp(struct worker *w, struct esp_sa **esp, struct rte_mbuf **enc, uint8_t *res,
+	     uint16_t ne)
+{
+	esp_outbound_burst(esp, enc, res, ne);
+	wk_esp_route_send(w, enc, res, ne);
 }
 
 static __rte_always_inline void

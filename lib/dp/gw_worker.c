@@ -214,6 +214,10 @@ static void
 worker_rx(struct worker *w, unsigned p, struct rte_mbuf **pkts, uint16_t n)
 {
 	w->st->port_rx[p] += n;
+	if (w->ctx->port_bridge[p] != 0) {       /* L2 mode: frames whole, no slow path */
+		wk_l2_outbound_burst(w, p, pkts, n);
+		return;
+	}
 	if (unlikely(w->slow)) {
 		slow_send(w, p, pkts, n);
 		return;

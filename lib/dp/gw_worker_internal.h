@@ -217,6 +217,14 @@ void wk_outbound_burst(struct worker *w, unsigned pidx, struct rte_mbuf **pkts, 
 void wk_outbound_burst_slow(struct worker *w, unsigned pidx, struct rte_mbuf **pkts, uint16_t n);
 void wk_inbound_burst(struct worker *w, unsigned pidx, struct rte_mbuf **pkts, uint16_t n);
 void wk_inbound_burst_slow(struct worker *w, unsigned pidx, struct rte_mbuf **pkts, uint16_t n);
+/* After an ESP outbound burst: each enc[i] with res[i] GW_DROP_NONE routed by
+ * its outer destination and sent, the others dropped for res[i] (gw_outbound.c). */
+void wk_esp_route_send(struct worker *w, struct rte_mbuf **enc, const uint8_t *res, uint16_t ne);
+/* L2 mode (gw_l2.c): a burst of l2 port pidx, bridged through its bridge's
+ * out SA; and an EtherIP payload (esp_pkt_is_etherip) decrypted by in SA sa,
+ * to its bridge's port. */
+void wk_l2_outbound_burst(struct worker *w, unsigned pidx, struct rte_mbuf **pkts, uint16_t n);
+void wk_l2_inbound(struct worker *w, struct rte_mbuf *m, struct gw_sa *sa);
 /* ESP packets other workers handed to this one; returns how many. */
 unsigned wk_drain_handoff(struct worker *w);
 /* Reassemblies older than the fragment table's timeout: their fragments onto

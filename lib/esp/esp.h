@@ -66,16 +66,30 @@ struct esp_sa_params {
 	bool beet;
 	uint8_t hit_local[16];      /* our HIT: inner source (out) / destination (in) */
 	uint8_t hit_remote[16];     /* the peer's HIT: inner destination (out) / source (in) */
+	/* L2 mode: besides tunnel mode the SA carries Ethernet frames behind an
+	 * EtherIP header (RFC 3378), next header GW_IPPROTO_ETHERIP (97) */
+	bool etherip;
 };
 
 /* packet_type of a packet esp_inbound_burst delivered in BEET: the inner IPv6
  * header (HITs) was rebuilt from the SA, the packet is for the gateway itself. */
 #define ESP_PTYPE_BEET (RTE_PTYPE_L3_IPV6 | RTE_PTYPE_TUNNEL_ESP)
 
+/* packet_type of a packet esp_inbound_burst delivered from next header 97 on
+ * an etherip SA: the ESP payload, EtherIP header first, not checked further. */
+#define ESP_PTYPE_ETHERIP (RTE_PTYPE_TUNNEL_ESP | RTE_PTYPE_INNER_L2_ETHER)
+
 static inline bool
 esp_pkt_is_beet(const struct rte_mbuf *m)
 {
-	return (m->packet_type & RTE_PTYPE_TUNNEL_MASK) == RTE_PTYPE_TUNNEL_ESP;
+	return (m->packet_type & (RTE_PTYPE_TUNNEL_MASK | RTE_PTYPE_INNER_L2_MASK)) ==
+	       RTE_PTYPE_TUNNEL_ESP;
+}
+
+static inline bool
+esp_pkt_is_etherip(const struct rte_mbuf *m)
+{
+	return m->packet_type == ESP_PTYPE_ETHERIP;
 }
 
 /* Global set-up: one intel-ipsec-mb manager per lcore (call after rte_eal_init,
@@ -146,6 +160,14 @@ void esp_outbound_burst(struct esp_sa *const sa[], struct rte_mbuf *mb[],
 void esp_outbound_beet_burst(struct esp_sa *const sa[], struct rte_mbuf *mb[],
 			     uint8_t drop[], uint16_t n);
 
+/* Outbound in L2 mode (RFC 4303 3.3, RFC 3378): as esp_outbound_burst, but
+ * mb[i] holds an ESP payload (an EtherIP header and an Ethernet frame, as
+ * gw_etherip_encap leaves it), carried whole with next header 97; the outer
+ * IPv4 header has DF clear and DSCP / ECN 0. An SA without etherip:
+ * malformed. */
+void esp_outbound_etherip_burst(struct esp_sa *const sa[], struct rte_mbuf *mb[],
+				uint8_t drop[], uint16_t n);
+
 /* Inbound (RFC 4303 3.4): for each i, mb[i] holds an outer IP packet (IPv4 or
  * IPv6, protocol ESP, reassembled) starting at the IP header, sa[i] the SA whose
  * SPI it carries. Checks, in this order: length (malformed), anti-replay (replay),
@@ -163,7 +185,9 @@ void esp_outbound_beet_burst(struct esp_sa *const sa[], struct rte_mbuf *mb[],
  * peer's HIT, destination ours, that next header, hop limit 64, the outer ECN)
  * and packet_type ESP_PTYPE_BEET (esp_pkt_is_beet); it needs 40 - (outer
  * header + ESP header + IV) bytes of headroom, else malformed. Without BEET
- * such packets are malformed. A dropped packet may hold partly decrypted data (decryption is
+ * such packets are malformed. On an etherip SA next header 97 delivers the
+ * payload as is (EtherIP header first, for lib/dp to check), packet_type
+ * ESP_PTYPE_ETHERIP; without etherip it is malformed. A dropped packet may hold partly decrypted data (decryption is
  * in place); the caller frees it. n <= GW_ESP_BURST_MAX_PACKETS is the design
  * point; larger bursts are processed in runs of that many. */
 void esp_inbound_burst(struct esp_sa *const sa[], struct rte_mbuf *mb[],

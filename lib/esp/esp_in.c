@@ -265,7 +265,8 @@ ecn_fold(uint8_t outer, uint8_t inner)
 }
 
 /* Stage 3 for next headers other than 4 and 41, the ICV and the padding
- * verified: 59 is a dummy packet (RFC 4303 2.6); any other is, on a BEET SA
+ * verified: 59 is a dummy packet (RFC 4303 2.6); 97 on an etherip SA is L2
+ * mode's EtherIP payload, delivered as is; any other is, on a BEET SA
  * (RFC 7402 3.1), an upper layer: rebuild the inner IPv6 header from the
  * SA's HITs right in front of the payload (into the bytes of the ESP header,
  * IV and outer header, and the headroom if those are fewer than 40). */
@@ -278,6 +279,16 @@ in_beet(struct esp_sa *sa, struct rte_mbuf *m, struct in_pkt *p, const unsigned 
 
 	if (nh == GW_IPPROTO_NONE)
 		return GW_DROP_DUMMY;
+	if (nh == GW_IPPROTO_ETHERIP && sa->etherip) {
+		/* L2 mode: the payload as is; lib/dp checks the EtherIP header */
+		m->data_off = (uint16_t)(m->data_off + p->hl + GW_ESP_HDR_LEN + iv_len);
+		m->data_len = (uint16_t)inner_len;
+		m->pkt_len = inner_len;
+		m->packet_type = ESP_PTYPE_ETHERIP;
+		m->ol_flags &= ~(RTE_MBUF_F_RX_IP_CKSUM_MASK | RTE_MBUF_F_RX_L4_CKSUM_MASK);
+		*ilen = inner_len;
+		return GW_DROP_NONE;
+	}
 	if (!sa->beet || before < GW_IPV6_HDR_LEN)
 		return GW_DROP_MALFORMED;
 	h = (struct rte_ipv6_hdr *)(in - GW_IPV6_HDR_LEN);

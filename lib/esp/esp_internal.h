@@ -82,6 +82,7 @@ struct esp_sa {
 	uint8_t align;               /* padding alignment: 16 CBC, 4 GCM and NULL */
 	uint8_t key_len;             /* AES key bytes (16/32), 0 for NULL */
 	uint8_t beet;                /* BEET next headers accepted / sent (esp.h) */
+	uint8_t etherip;             /* EtherIP (next header 97) accepted / sent (esp.h) */
 
 	/* ---- cache line 1: IPv6 outer header template, addresses ---- */
 	struct rte_ipv6_hdr tmpl6 __rte_cache_aligned;  /* out, IPv6: version, next header 50,
@@ -164,8 +165,11 @@ void esp_in_gcm128(struct esp_sa *, IMB_MGR *, unsigned, struct rte_mbuf **, uin
 void esp_in_gcm256(struct esp_sa *, IMB_MGR *, unsigned, struct rte_mbuf **, uint8_t *, uint16_t);
 void esp_in_cbc(struct esp_sa *, IMB_MGR *, unsigned, struct rte_mbuf **, uint8_t *, uint16_t);
 void esp_in_null(struct esp_sa *, IMB_MGR *, unsigned, struct rte_mbuf **, uint8_t *, uint16_t);
-/* Outbound BEET for a run of one SA (esp_out.c; esp_outbound_beet_burst). */
-void esp_out_beet_run(struct esp_sa *, IMB_MGR *, unsigned, struct rte_mbuf **, uint8_t *, uint16_t);
+/* Outbound BEET (esp_outbound_beet_burst) or EtherIP (esp_outbound_etherip_burst)
+ * for a run of one SA (esp_out.c): mode ESP_OUT_BEET or ESP_OUT_ETHERIP. */
+enum esp_out_mode { ESP_OUT_TUNNEL = 0, ESP_OUT_BEET = 1, ESP_OUT_ETHERIP = 2 };
+void esp_out_mode_run(struct esp_sa *, IMB_MGR *, unsigned, struct rte_mbuf **, uint8_t *, uint16_t,
+		      enum esp_out_mode);
 
 /* ---------- helpers used by the data path (and by the tests through them) ---------- */
 

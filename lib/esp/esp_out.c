@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause
  * ESP outbound, tunnel mode (RFC 4303 section 3.3), and BEET (RFC 7402 section
- * 3.1) for the gateway's own HIT-to-HIT packets on HIP-keyed SAs.
+ * 3.1) for the gateway's own HIT-to-HIT packets on HIP-keyed SAs, and EtherIP
+ * (RFC 3378, next header 97) for L2 mode's Ethernet frames.
  *
  * A run of packets of one SA goes through three stages, as DPDK's lib/ipsec:
  *   1. validate: inner header, lengths, head- and tailroom (drop: malformed);
@@ -48,7 +49,7 @@ struct out_pkt {
 	uint32_t ct_len;       /* payload + padding + trailer */
 	uint8_t tos;           /* inner DSCP and ECN */
 	uint8_t df;
-	uint8_t nh;            /* ESP next header: 4 or 41; BEET: the upper layer */
+	uint8_t nh;            /* ESP next header: 4 or 41; BEET: the upper layer; 97 EtherIP */
 	uint8_t pad;
 	uint8_t skip;          /* BEET: bytes of inner IPv6 header to remove first */
 	uint8_t nonce[12];     /* GCM: salt || IV */
@@ -74,7 +75,7 @@ aes_block(const uint8_t *sched, unsigned rounds, uint8_t out[16], const uint8_t 
  * nothing but a trim of bytes after the IP packet and a linearisation. */
 static __rte_always_inline uint8_t
 out_validate(const struct esp_sa *sa, struct rte_mbuf *m, struct out_pkt *p,
-	     const unsigned iv_len, const unsigned align, const int beet)
+	     const unsigned iv_len, const unsigned align, const int mode)
 {
 	const unsigned hdr = sa->outer_hlen + GW_ESP_HDR_LEN + iv_len;
 	const uint8_t *ip;
@@ -85,7 +86,17 @@ out_validate(const struct esp_sa *sa, struct rte_mbuf *m, struct out_pkt *p,
 	ip = rte_pktmbuf_mtod(m, const uint8_t *);
 	dl = rte_pktmbuf_data_len(m);
 	p->skip = 0;
-	if (beet) {
+	if (mode == ESP_OUT_ETHERIP) {
+		/* the payload as lib/dp built it: EtherIP header + frame, no checks */
+		if (!sa->etherip || sa->dir != GW_DIR_OUT)
+			return GW_DROP_MALFORMED;
+		tl = dl;
+		p->tos = 0;
+		p->df = 0;
+		p->nh = GW_IPPROTO_ETHERIP;
+		goto room;
+	}
+	if (mode == ESP_OUT_BEET) {
 		/* RFC 7402 3.1: an IPv6 packet HIT -> HIT; the header is not carried */
 		const struct rte_ipv6_hdr *h = (const struct rte_ipv6_hdr *)ip;
 
@@ -141,6 +152,7 @@ out_validate(const struct esp_sa *sa, struct rte_mbuf *m, struct out_pkt *p,
 	} else {
 		return GW_DROP_MALFORMED;
 	}
+room:
 	p->pad = (uint8_t)((0u - (tl + GW_ESP_TRAILER_LEN)) & (align - 1));
 	tail = p->pad + GW_ESP_TRAILER_LEN + GW_ESP_GCM_ICV_LEN;
 	if (unlikely(rte_pktmbuf_headroom(m) < hdr || rte_pktmbuf_tailroom(m) + (dl - tl) < tail ||
@@ -298,7 +310,7 @@ seq_reserve(struct esp_sa *sa, uint32_t want, uint32_t *got)
 
 static __rte_always_inline void
 out_run(struct esp_sa *sa, IMB_MGR *mgr, unsigned slot, struct rte_mbuf **mb, uint8_t *drop,
-	uint16_t n, const enum out_kind K, const int tamper, const int beet)
+	uint16_t n, const enum out_kind K, const int tamper, const int mode)
 {
 	const unsigned iv_len = K == K_CBC ? GW_ESP_CBC_IV_LEN :
 				K == K_NULL ? 0 : GW_ESP_GCM_IV_LEN;
@@ -311,7 +323,7 @@ out_run(struct esp_sa *sa, IMB_MGR *mgr, unsigned slot, struct rte_mbuf **mb, ui
 
 	/* 1. validate */
 	for (uint16_t i = 0; i < n; i++) {
-		drop[i] = out_validate(sa, mb[i], &pk[i], iv_len, align, beet);
+		drop[i] = out_validate(sa, mb[i], &pk[i], iv_len, align, mode);
 		if (likely(drop[i] == GW_DROP_NONE))
 			idx[nv++] = i;
 	}
@@ -411,24 +423,30 @@ esp_out_null(struct esp_sa *sa, IMB_MGR *mgr, unsigned slot, struct rte_mbuf **m
 	out_run(sa, mgr, slot, mb, drop, n, K_NULL, 0, 0);
 }
 
-/* BEET (RFC 7402 3.1): not on the per-packet fast path (the gateway's own
- * HIT-to-HIT packets), so one function switching on the suite. */
+/* BEET (RFC 7402 3.1: the gateway's own HIT-to-HIT packets) and EtherIP
+ * (L2 mode): one function switching on the suite, out_run specialised on the
+ * mode. */
 void
-esp_out_beet_run(struct esp_sa *sa, IMB_MGR *mgr, unsigned slot, struct rte_mbuf **mb,
-		 uint8_t *drop, uint16_t n)
+esp_out_mode_run(struct esp_sa *sa, IMB_MGR *mgr, unsigned slot, struct rte_mbuf **mb,
+		 uint8_t *drop, uint16_t n, enum esp_out_mode mode)
 {
-	if (sa->dir != GW_DIR_OUT || !sa->beet) {
+	const int md = mode == ESP_OUT_BEET ? ESP_OUT_BEET : ESP_OUT_ETHERIP;
+
+	if (sa->dir != GW_DIR_OUT || (md == ESP_OUT_BEET ? !sa->beet : !sa->etherip)) {
 		for (uint16_t i = 0; i < n; i++)
 			drop[i] = GW_DROP_MALFORMED;
 		return;
 	}
+#define MODE_RUN(K) (md == ESP_OUT_BEET ? out_run(sa, mgr, slot, mb, drop, n, K, 0, ESP_OUT_BEET) : \
+		     out_run(sa, mgr, slot, mb, drop, n, K, 0, ESP_OUT_ETHERIP))
 	switch (sa->suite) {
-	case GW_SUITE_AES128_GCM16: out_run(sa, mgr, slot, mb, drop, n, K_GCM128, 0, 1); break;
-	case GW_SUITE_AES256_GCM16: out_run(sa, mgr, slot, mb, drop, n, K_GCM256, 0, 1); break;
+	case GW_SUITE_AES128_GCM16: MODE_RUN(K_GCM128); break;
+	case GW_SUITE_AES256_GCM16: MODE_RUN(K_GCM256); break;
 	case GW_SUITE_AES128_CBC_SHA256:
-	case GW_SUITE_AES256_CBC_SHA256: out_run(sa, mgr, slot, mb, drop, n, K_CBC, 0, 1); break;
-	default: out_run(sa, mgr, slot, mb, drop, n, K_NULL, 0, 1); break;
+	case GW_SUITE_AES256_CBC_SHA256: MODE_RUN(K_CBC); break;
+	default: MODE_RUN(K_NULL); break;
 	}
+#undef MODE_RUN
 }
 
 /* ---------- unit-test entry points ---------- */

@@ -217,6 +217,7 @@ sa_alloc(const struct esp_sa_params *p)
 	sa->remote = p->remote;
 	sa->outer_family = p->local.family;
 	sa->beet = p->beet;
+	sa->etherip = p->etherip;
 	if (p->beet) {
 		memcpy(sa->hit_local, p->hit_local, 16);
 		memcpy(sa->hit_remote, p->hit_remote, 16);
@@ -504,7 +505,7 @@ prefetch_replay_word(const struct esp_sa *sa, const struct rte_mbuf *m)
  * headers go to. */
 static __rte_always_inline void
 dispatch(struct esp_sa *const sa[], struct rte_mbuf *mb[], uint8_t drop[], uint16_t n,
-	 const bool out, const bool beet)
+	 const bool out, const enum esp_out_mode mode)
 {
 	unsigned idx = esp_lcore_idx();
 	IMB_MGR *mgr = esp_mgr[idx];
@@ -535,8 +536,8 @@ dispatch(struct esp_sa *const sa[], struct rte_mbuf *mb[], uint8_t drop[], uint1
 
 		while (j < n && sa[j] == sa[i] && j - i < GW_ESP_BURST_MAX_PACKETS)
 			j++;
-		if (beet)
-			esp_out_beet_run(sa[i], mgr, slot, &mb[i], &drop[i], j - i);
+		if (mode != ESP_OUT_TUNNEL)
+			esp_out_mode_run(sa[i], mgr, slot, &mb[i], &drop[i], j - i, mode);
 		else
 			runs[sa[i]->dir][sa[i]->suite](sa[i], mgr, slot, &mb[i], &drop[i], j - i);
 		i = j;
@@ -546,20 +547,27 @@ dispatch(struct esp_sa *const sa[], struct rte_mbuf *mb[], uint8_t drop[], uint1
 void
 esp_outbound_burst(struct esp_sa *const sa[], struct rte_mbuf *mb[], uint8_t drop[], uint16_t n)
 {
-	dispatch(sa, mb, drop, n, true, false);
+	dispatch(sa, mb, drop, n, true, ESP_OUT_TUNNEL);
 }
 
 void
 esp_outbound_beet_burst(struct esp_sa *const sa[], struct rte_mbuf *mb[], uint8_t drop[],
 			uint16_t n)
 {
-	dispatch(sa, mb, drop, n, true, true);
+	dispatch(sa, mb, drop, n, true, ESP_OUT_BEET);
+}
+
+void
+esp_outbound_etherip_burst(struct esp_sa *const sa[], struct rte_mbuf *mb[], uint8_t drop[],
+			   uint16_t n)
+{
+	dispatch(sa, mb, drop, n, true, ESP_OUT_ETHERIP);
 }
 
 void
 esp_inbound_burst(struct esp_sa *const sa[], struct rte_mbuf *mb[], uint8_t drop[], uint16_t n)
 {
-	dispatch(sa, mb, drop, n, false, false);
+	dispatch(sa, mb, drop, n, false, ESP_OUT_TUNNEL);
 }
 
 /* ---------- unit-test entry points ---------- */

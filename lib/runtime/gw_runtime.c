@@ -21,6 +21,7 @@
 #include <rte_mbuf.h>
 
 #include "gw.h"
+#include "gw_l2_setup.h"
 #include "gw_keying.h"
 #include "gw_lab.h"
 #include "gw_seqstate.h"
@@ -259,6 +260,7 @@ sa_setup(struct gw_ctx *ctx, const struct gw_config *cfg, const struct gw_conf_s
 		.esn = c->esn, .replay_window = c->replay_window,
 		.local = c->local, .remote = c->remote,
 		.seq_first = 1, .seq_limit = UINT64_MAX,
+		.etherip = gw_l2_sa_bridge(cfg, (unsigned)(c - cfg->sas)) != 0,
 	};
 	char msg[256];
 	int op;
@@ -293,6 +295,7 @@ sa_setup(struct gw_ctx *ctx, const struct gw_config *cfg, const struct gw_conf_s
 		    sa->name, sa->spi, sa->max_inner, sa->mss4, sa->mss6);
 		return 0;
 	}
+	sa->bridge = gw_l2_sa_bridge(cfg, (unsigned)(c - cfg->sas));
 	gw_sa_set_src(sa, c->prefixes, c->n_prefixes);
 	if (c->n_local_prefixes > 0) {
 		memcpy(sa->ok + sa->n_src, c->local_prefixes,
@@ -350,22 +353,6 @@ ring_drain(struct rte_ring *r)
 		rte_pktmbuf_free(m);
 }
 
-/* L2 mode ([bridge], [port] mode = l2) has a config but no data path in this
- * build: refuse it rather than run without it. The loader has every l2 port
- * in a bridge, so the first bridge names it. */
-static int
-l2_refuse(const struct gw_config *cfg, char *err, size_t errlen)
-{
-	for (unsigned i = 0; i < cfg->n_ports; i++)
-		if (cfg->ports[i].mode == GW_PORT_L2 && cfg->n_bridges == 0)
-			return fail(err, errlen, "%s:%u: [port %s]: mode = l2: L2 mode is not in this "
-				    "build yet", cfg->path, cfg->ports[i].line, cfg->ports[i].name);
-	if (cfg->n_bridges > 0)
-		return fail(err, errlen, "%s:%u: [bridge %s]: L2 mode is not in this build yet",
-			    cfg->path, cfg->bridges[0].line, cfg->bridges[0].name);
-	return 0;
-}
-
 int
 gw_create(struct gw_ctx *ctx, const struct gw_config *cfg, const struct gw_run_opts *opts,
 	  char *err, size_t errlen)
@@ -374,7 +361,7 @@ gw_create(struct gw_ctx *ctx, const struct gw_config *cfg, const struct gw_run_o
 
 	memset(ctx, 0, sizeof(*ctx));
 	ctx->cfg = cfg;
-	if (l2_refuse(cfg, err, errlen) != 0)
+	if (gw_l2_refuse(cfg, err, errlen) != 0)
 		return -1;
 	ctx->idle = cfg->idle;
 	ctx->n_workers = cfg->workers;
@@ -459,6 +446,8 @@ gw_create(struct gw_ctx *ctx, const struct gw_config *cfg, const struct gw_run_o
 		return -1;
 	if (gw_sadb_add_bypass(&ctx->sadb, cfg->bypass, cfg->n_bypass) != 0)
 		return fail(err, errlen, "cannot install bypass prefixes");
+	if (gw_l2_setup(ctx, cfg, err, errlen) != 0)
+		return -1;
 	for (unsigned i = 0; i < ctx->n_ports; i++) {
 		const struct gw_port *p = &ctx->ports[i];
 		char mac[RTE_ETHER_ADDR_FMT_SIZE];
@@ -576,6 +565,7 @@ gw_destroy(struct gw_ctx *ctx)
 			close(ctx->ports[i].ctrl_fd);
 	}
 	ctx->n_ports = 0;
+	gw_l2_free(ctx);
 	if (ctx->sadb.sad != NULL)
 		gw_sadb_free(&ctx->sadb);
 	gw_routes_free(&ctx->routes);

@@ -15,6 +15,7 @@
 #include <rte_hash.h>
 #include "gw_config.h"
 #include "gw_limits.h"
+#include "gw_mac.h"
 #include "gw_pmtu.h"
 #include "gw_route.h"
 #include "gw_peerloc.h"
@@ -70,6 +71,15 @@ struct gw_sagen_progress {
 	struct gw_sa tmpl_out, tmpl_in; /* fields every generated SA of a direction shares */
 };
 
+/* An L2 bridge ([bridge]): its l2 port, its MAC table, and the out slot of
+ * the one remote it floods to (manual SAs; one remote in this build). */
+struct gw_bridge {
+	struct gw_mac_table *mac;       /* readers: workers; writer: the control lcore */
+	unsigned port;                  /* index into ports[] */
+	uint32_t out_slot;              /* gw_sadb_out slot of the bridge's out SA */
+	bool link_local_pass;           /* 01:80:C2:00:00:0x bridged (else l2_link_local) */
+};
+
 struct gw_ctx {
 	const struct gw_config *cfg;
 	struct gw_port ports[GW_PORTS_MAX];
@@ -101,6 +111,10 @@ struct gw_ctx {
 	volatile uint64_t last_rx_tsc;               /* any worker: TSC of the last received burst */
 	struct gw_sagen_progress sagen;
 	struct gw_pmtu pmtu;                         /* lowered path MTUs; control lcore only */
+	struct gw_bridge bridges[GW_CONF_MAX_BRIDGES];
+	unsigned n_bridges;
+	/* 1 + index into bridges[] of an l2 port's bridge, 0: an l3 port */
+	uint8_t port_bridge[GW_PORTS_MAX];
 };
 
 /* True when `ip` (family 4/6) is one of port p's own addresses. */

@@ -34,6 +34,8 @@ struct gw_sa {
 	uint16_t max_inner;
 	uint16_t mss4, mss6;
 	uint8_t n_src, n_dst;
+	uint8_t bridge;                 /* in: 1 + index into gw_ctx.bridges when the SA
+	                                 * carries that bridge's frames, 0: none */
 	int32_t owner;                  /* in: the one worker that runs this SA's packets (its
 	                                 * anti-replay window has a single writer), or -1
 	                                 * until the first worker that receives it claims it */

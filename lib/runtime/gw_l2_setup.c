@@ -1,0 +1,142 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * L2 mode at start and exit: the bridges of struct gw_ctx built from the
+ * [bridge] sections (gw_l2_setup.h).
+ */
+#include <stdio.h>
+#include <string.h>
+#include <rte_errno.h>
+#include <rte_ethdev.h>
+#include <rte_log.h>
+
+#include "gw_l2_setup.h"
+
+#define LOG(level, ...) RTE_LOG(level, USER1, __VA_ARGS__)
+
+int
+gw_l2_refuse(const struct gw_config *cfg, char *err, size_t errlen)
+{
+	for (unsigned i = 0; i < cfg->n_ports; i++)
+		if (cfg->ports[i].mode == GW_PORT_L2 && cfg->n_bridges == 0) {
+			snprintf(err, errlen, "%s:%u: [port %s]: mode = l2: L2 mode is not in this "
+				 "build yet", cfg->path, cfg->ports[i].line, cfg->ports[i].name);
+			return -1;
+		}
+	for (unsigned b = 0; b < cfg->n_bridges; b++) {
+		const struct gw_conf_bridge *br = &cfg->bridges[b];
+		const struct gw_addr *remote = NULL;
+
+		if (br->n_peers > 0) {
+			snprintf(err, errlen, "%s:%u: [bridge %s]: L2 mode is not in this build yet",
+				 cfg->path, br->line, br->name);
+			return -1;
+		}
+		for (unsigned k = 0; k < br->n_sas; k++) {
+			const struct gw_conf_sa *c = &cfg->sas[br->sas[k]];
+
+			if (c->dir != GW_DIR_OUT)
+				continue;
+			if (remote != NULL && (remote->family != c->remote.family ||
+					       memcmp(remote->addr, c->remote.addr,
+						      c->remote.family == 4 ? 4 : 16) != 0)) {
+				snprintf(err, errlen, "%s:%u: [bridge %s]: out SAs to more than one "
+					 "remote: not in this build yet", cfg->path, br->line, br->name);
+				return -1;
+			}
+			remote = &c->remote;
+		}
+	}
+	return 0;
+}
+
+uint8_t
+gw_l2_sa_bridge(const struct gw_config *cfg, unsigned sa_idx)
+{
+	for (unsigned b = 0; b < cfg->n_bridges; b++)
+		for (unsigned k = 0; k < cfg->bridges[b].n_sas; k++)
+			if (cfg->bridges[b].sas[k] == sa_idx)
+				return (uint8_t)(b + 1);
+	return 0;
+}
+
+/* The out slot whose (manual, never replaced) SA is named `name`, or -1. */
+static int
+slot_of(const struct gw_sadb *db, const char *name)
+{
+	for (unsigned s = 0; s < db->n_slots; s++)
+		if (db->out[s] != NULL && strcmp(db->out[s]->name, name) == 0)
+			return (int)s;
+	return -1;
+}
+
+/* Bridge b: MAC table with its static entries, out slot. */
+static int
+bridge_setup(struct gw_ctx *ctx, const struct gw_config *cfg, unsigned b, char *err,
+	     size_t errlen)
+{
+	const struct gw_conf_bridge *br = &cfg->bridges[b];
+	struct gw_bridge *g = &ctx->bridges[b];
+	char name[64];
+	struct gw_mac_params mp = {
+		.name = name, .max_entries = br->mac_table_size,
+		.age_ns = (uint64_t)br->mac_age_s * NS_PER_S,
+		.rcu = ctx->sadb.rcu, .socket = SOCKET_ID_ANY,
+	};
+	int slot = -1;
+
+	snprintf(name, sizeof(name), "hipgw_mac%u", b);
+	g->port = br->port;
+	g->link_local_pass = br->link_local_pass;
+	for (unsigned k = 0; k < br->n_sas && slot < 0; k++)
+		if (cfg->sas[br->sas[k]].dir == GW_DIR_OUT)
+			slot = slot_of(&ctx->sadb, cfg->sas[br->sas[k]].name);
+	if (slot < 0) {
+		snprintf(err, errlen, "%s:%u: [bridge %s]: no out SA installed", cfg->path,
+			 br->line, br->name);
+		return -1;
+	}
+	g->out_slot = (uint32_t)slot;
+	g->mac = gw_mac_create(&mp);
+	if (g->mac == NULL) {
+		snprintf(err, errlen, "%s:%u: [bridge %s]: cannot create its MAC table (%s)",
+			 cfg->path, br->line, br->name, rte_strerror(rte_errno));
+		return -1;
+	}
+	for (unsigned i = 0; i < br->n_statics; i++) {
+		const struct gw_conf_bridge_static *st = &br->statics[i];
+		uint32_t where = st->dest == GW_BRIDGE_DEST_LOCAL ? GW_MAC_LOCAL : st->dest_idx;
+
+		if (gw_mac_add_static(g->mac, st->mac, st->vlan, where) != 0) {
+			snprintf(err, errlen, "%s:%u: [bridge %s]: cannot add static entry %u",
+				 cfg->path, br->line, br->name, i + 1);
+			return -1;
+		}
+	}
+	ctx->port_bridge[br->port] = (uint8_t)(b + 1);
+	if (rte_eth_promiscuous_enable(ctx->ports[br->port].port_id) != 0)
+		LOG(WARNING, "bridge %s: port %s: cannot enable promiscuous mode\n", br->name,
+		    ctx->ports[br->port].name);
+	LOG(INFO, "bridge %s: port %s, out SA %s, MAC table of %u entries\n", br->name,
+	    ctx->ports[br->port].name, ctx->sadb.out[slot]->name, br->mac_table_size);
+	return 0;
+}
+
+int
+gw_l2_setup(struct gw_ctx *ctx, const struct gw_config *cfg, char *err, size_t errlen)
+{
+	for (unsigned b = 0; b < cfg->n_bridges; b++) {
+		if (bridge_setup(ctx, cfg, b, err, errlen) != 0)
+			return -1;
+		ctx->n_bridges++;
+	}
+	return 0;
+}
+
+void
+gw_l2_free(struct gw_ctx *ctx)
+{
+	for (unsigned b = 0; b < GW_CONF_MAX_BRIDGES; b++) {
+		gw_mac_free(ctx->bridges[b].mac);
+		ctx->bridges[b].mac = NULL;
+	}
+	ctx->n_bridges = 0;
+}

@@ -1,0 +1,29 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * L2 mode's part of gw_create / gw_destroy (lib/runtime only): which
+ * [bridge] configs start, which SAs carry a bridge's frames, and each
+ * bridge's MAC table and out slot in struct gw_ctx.
+ */
+#ifndef HIPGW_L2_SETUP_H
+#define HIPGW_L2_SETUP_H
+
+#include <stddef.h>
+#include "gw_ctx.h"
+
+/* Refuse what this build cannot run yet: a bridge with `peers` (HIP keying of
+ * bridges), and one whose out SAs go to more than one remote (one remote to
+ * flood to). Returns 0, or -1 with "FILE:LINE: [bridge NAME]: ..." in err. */
+int gw_l2_refuse(const struct gw_config *cfg, char *err, size_t errlen);
+
+/* 1 + the index of the bridge whose `sas` list SA sa_idx (into cfg->sas), 0: none. */
+uint8_t gw_l2_sa_bridge(const struct gw_config *cfg, unsigned sa_idx);
+
+/* After the SAs are installed: per bridge its MAC table (gw_mac_create on the
+ * SA tables' RCU variable, static entries added), its out slot, its port's
+ * ctx->port_bridge entry, and the port in promiscuous mode. Returns 0, or -1
+ * with a message in err. */
+int gw_l2_setup(struct gw_ctx *ctx, const struct gw_config *cfg, char *err, size_t errlen);
+
+/* Free the bridges' MAC tables (the workers stopped). */
+void gw_l2_free(struct gw_ctx *ctx);
+
+#endif

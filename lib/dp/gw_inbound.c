@@ -201,12 +201,8 @@ outer_ip4(struct worker *w, struct rte_mbuf **mp, const struct gw_port *port, ui
 	struct rte_ipv4_hdr *ip = (struct rte_ipv4_hdr *)*l3;
 	uint16_t tl = gw_ipv4_check(ip, len);
 
-	if (tl == 0) {
-		drop(w, m, GW_DROP_MALFORMED);
+	if (!wk_ip_fit(w, m, tl, len))
 		return 0;
-	}
-	if (tl < len)
-		rte_pktmbuf_trim(m, len - tl);
 	if (!gw_port_owns(port, 4, (uint8_t *)&ip->dst_addr)) {
 		drop(w, m, GW_DROP_POLICY);   /* clear traffic never goes inward */
 		return 0;
@@ -239,12 +235,8 @@ outer_ip6(struct worker *w, struct rte_mbuf **mp, const struct gw_port *port, un
 	struct rte_ipv6_hdr *ip = (struct rte_ipv6_hdr *)*l3;
 	uint32_t tl = gw_ipv6_check(ip, len);
 
-	if (tl == 0) {
-		drop(w, m, GW_DROP_MALFORMED);
+	if (!wk_ip_fit(w, m, tl, len))
 		return 0;
-	}
-	if (tl < len)
-		rte_pktmbuf_trim(m, len - tl);
 	if (ip->dst_addr[0] == 0xff) {
 		punt(w, m, GW_PUNT_LOCAL, pidx, 0);
 		return 0;

@@ -142,12 +142,8 @@ outbound_ip4(struct worker *w, struct rte_mbuf *m, unsigned pidx, uint32_t len,
 	enum gw_spd_action act;
 	uint32_t slot;
 
-	if (tl == 0) {
-		drop(w, m, GW_DROP_MALFORMED);
+	if (!wk_ip_fit(w, m, tl, len))
 		return -1;
-	}
-	if (tl < len)
-		rte_pktmbuf_trim(m, len - tl);
 	if (is_own_addr(ctx, 4, (uint8_t *)&ip->dst_addr)) {
 		punt(w, m, GW_PUNT_LOCAL, pidx, 0);
 		return -1;
@@ -181,12 +177,8 @@ outbound_ip6(struct worker *w, struct rte_mbuf *m, unsigned pidx, uint32_t len,
 	enum gw_spd_action act;
 	uint32_t slot;
 
-	if (tl == 0) {
-		drop(w, m, GW_DROP_MALFORMED);
+	if (!wk_ip_fit(w, m, tl, len))
 		return -1;
-	}
-	if (tl < len)
-		rte_pktmbuf_trim(m, len - tl);
 	if (ip->dst_addr[0] == 0xff || is_own_addr(w->ctx, 6, ip->dst_addr)) {
 		punt(w, m, GW_PUNT_LOCAL, pidx, 0);
 		return -1;

@@ -59,6 +59,22 @@ drop(struct worker *w, struct rte_mbuf *m, enum gw_drop reason)
 	rte_pktmbuf_free(m);
 }
 
+/* m's IP packet after the header check: tl, its total length (bytes) from
+ * gw_ipv4_check / gw_ipv6_check, 0 for a bad header; len, the bytes the frame
+ * holds after its Ethernet header. A bad header is dropped as malformed
+ * (false); otherwise the frame's padding past tl is cut off (true). */
+static __rte_always_inline bool
+wk_ip_fit(struct worker *w, struct rte_mbuf *m, uint32_t tl, uint32_t len)
+{
+	if (tl == 0) {
+		drop(w, m, GW_DROP_MALFORMED);
+		return false;
+	}
+	if (tl < len)
+		rte_pktmbuf_trim(m, len - tl);
+	return true;
+}
+
 /* A multi-segment packet (a chained jumbo frame, a reassembled datagram) in
  * one segment, Ethernet (or IP) header first: linearised in place when its
  * first buffer has the room, else copied into a large mbuf (ctx->pool_big,

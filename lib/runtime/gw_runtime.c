@@ -314,29 +314,35 @@ table:
 		    c->name);
 }
 
+/* A single-producer, single-consumer ring of `size` slots (mbufs) on this
+ * socket, named by fmt with a and b (an lcore's index, a second one for the
+ * handoff rings). NULL when DPDK cannot make it. */
+static struct rte_ring *
+spsc_ring(unsigned size, const char *fmt, unsigned a, unsigned b)
+{
+	char name[32];
+
+	if (snprintf(name, sizeof(name), fmt, a, b) >= (int)sizeof(name))
+		return NULL;
+	return rte_ring_create(name, size, rte_socket_id(), RING_F_SP_ENQ | RING_F_SC_DEQ);
+}
+
 /* Rings of the inbound handoff (several workers) and of --slow-path. */
 static int
 rings_setup(struct gw_ctx *ctx)
 {
 	for (unsigned w = 0; w < ctx->n_workers; w++) {
-		char name[32];
 		if (ctx->slow_path) {
-			snprintf(name, sizeof(name), "hipgw_su%u", w);
-			ctx->slow_up[w] = rte_ring_create(name, GW_RING_SIZE, rte_socket_id(),
-							  RING_F_SP_ENQ | RING_F_SC_DEQ);
-			snprintf(name, sizeof(name), "hipgw_sd%u", w);
-			ctx->slow_down[w] = rte_ring_create(name, GW_RING_SIZE, rte_socket_id(),
-							    RING_F_SP_ENQ | RING_F_SC_DEQ);
+			ctx->slow_up[w] = spsc_ring(GW_RING_SIZE, "hipgw_su%u", w, 0);
+			ctx->slow_down[w] = spsc_ring(GW_RING_SIZE, "hipgw_sd%u", w, 0);
 			if (ctx->slow_up[w] == NULL || ctx->slow_down[w] == NULL)
 				return -1;
 		}
 		for (unsigned from = 0; ctx->handoff && from < ctx->n_workers; from++) {
 			if (from == w)
 				continue;
-			snprintf(name, sizeof(name), "hipgw_ho%u_%u", w, from);
-			ctx->handoff_ring[w][from] = rte_ring_create(name, GW_HANDOFF_RING,
-								     rte_socket_id(),
-								     RING_F_SP_ENQ | RING_F_SC_DEQ);
+			ctx->handoff_ring[w][from] = spsc_ring(GW_HANDOFF_RING, "hipgw_ho%u_%u",
+							       w, from);
 			if (ctx->handoff_ring[w][from] == NULL)
 				return -1;
 		}
@@ -404,13 +410,8 @@ gw_create(struct gw_ctx *ctx, const struct gw_config *cfg, const struct gw_run_o
 			    "memory with -m)", ctx->n_workers * GW_BIG_MBUFS_PER_WORKER,
 			    RTE_PKTMBUF_HEADROOM + GW_BIG_MBUF_ROOM);
 	for (unsigned w = 0; w < ctx->n_workers; w++) {
-		char name[32];
-		snprintf(name, sizeof(name), "hipgw_up%u", w);
-		ctx->to_ctrl[w] = rte_ring_create(name, GW_RING_SIZE, rte_socket_id(),
-						  RING_F_SP_ENQ | RING_F_SC_DEQ);
-		snprintf(name, sizeof(name), "hipgw_down%u", w);
-		ctx->from_ctrl[w] = rte_ring_create(name, GW_RING_SIZE, rte_socket_id(),
-						    RING_F_SP_ENQ | RING_F_SC_DEQ);
+		ctx->to_ctrl[w] = spsc_ring(GW_RING_SIZE, "hipgw_up%u", w, 0);
+		ctx->from_ctrl[w] = spsc_ring(GW_RING_SIZE, "hipgw_down%u", w, 0);
 		if (ctx->to_ctrl[w] == NULL || ctx->from_ctrl[w] == NULL)
 			return fail(err, errlen, "cannot create rings");
 	}

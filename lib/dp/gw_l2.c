@@ -102,7 +102,7 @@ wk_l2_outbound_burst(struct worker *w, unsigned pidx, struct rte_mbuf **pkts, ui
 {
 	struct gw_ctx *ctx = w->ctx;
 	const struct gw_bridge *br = &ctx->bridges[ctx->port_bridge[pidx] - 1];
-	const struct gw_sa *sa = gw_sadb_out(&ctx->sadb, br->out_slot);
+	const struct gw_sa *sa = gw_sadb_out(&ctx->sadb, br->remote_slot[0]);
 	struct esp_sa *esp[GW_BURST_PACKETS];
 	struct rte_mbuf *enc[GW_BURST_PACKETS];
 	uint8_t res[GW_BURST_PACKETS];

@@ -23,26 +23,11 @@ gw_l2_refuse(const struct gw_config *cfg, char *err, size_t errlen)
 		}
 	for (unsigned b = 0; b < cfg->n_bridges; b++) {
 		const struct gw_conf_bridge *br = &cfg->bridges[b];
-		const struct gw_addr *remote = NULL;
 
 		if (br->n_peers > 0) {
 			snprintf(err, errlen, "%s:%u: [bridge %s]: L2 mode is not in this build yet",
 				 cfg->path, br->line, br->name);
 			return -1;
-		}
-		for (unsigned k = 0; k < br->n_sas; k++) {
-			const struct gw_conf_sa *c = &cfg->sas[br->sas[k]];
-
-			if (c->dir != GW_DIR_OUT)
-				continue;
-			if (remote != NULL && (remote->family != c->remote.family ||
-					       memcmp(remote->addr, c->remote.addr,
-						      c->remote.family == 4 ? 4 : 16) != 0)) {
-				snprintf(err, errlen, "%s:%u: [bridge %s]: out SAs to more than one "
-					 "remote: not in this build yet", cfg->path, br->line, br->name);
-				return -1;
-			}
-			remote = &c->remote;
 		}
 	}
 	return 0;
@@ -56,6 +41,51 @@ gw_l2_sa_bridge(const struct gw_config *cfg, unsigned sa_idx)
 			if (cfg->bridges[b].sas[k] == sa_idx)
 				return (uint8_t)(b + 1);
 	return 0;
+}
+
+static bool
+same_addr(const struct gw_addr *a, const struct gw_addr *b)
+{
+	return a->family == b->family && memcmp(a->addr, b->addr, a->family == 4 ? 4 : 16) == 0;
+}
+
+/* The remote index of manual SA sa_idx in bridge b: remotes are the distinct
+ * remote addresses of the bridge's out SAs, in the order of its `sas` list.
+ * Returns -1 when no out SA of the bridge goes to that SA's remote. */
+static int
+remote_of(const struct gw_config *cfg, unsigned b, unsigned sa_idx)
+{
+	const struct gw_conf_bridge *br = &cfg->bridges[b];
+	const struct gw_addr *want = &cfg->sas[sa_idx].remote;
+	int n = 0;
+
+	for (unsigned k = 0; k < br->n_sas; k++) {
+		const struct gw_conf_sa *c = &cfg->sas[br->sas[k]];
+		bool seen = false;
+
+		if (c->dir != GW_DIR_OUT)
+			continue;
+		for (unsigned j = 0; j < k && !seen; j++) {
+			const struct gw_conf_sa *o = &cfg->sas[br->sas[j]];
+
+			seen = o->dir == GW_DIR_OUT && same_addr(&o->remote, &c->remote);
+		}
+		if (seen)
+			continue;
+		if (same_addr(&c->remote, want))
+			return n;
+		n++;
+	}
+	return -1;
+}
+
+uint8_t
+gw_l2_sa_remote(const struct gw_config *cfg, unsigned sa_idx)
+{
+	uint8_t b = gw_l2_sa_bridge(cfg, sa_idx);
+	int r = b != 0 ? remote_of(cfg, b - 1u, sa_idx) : -1;
+
+	return r < 0 ? 0 : (uint8_t)r;
 }
 
 /* The out slot whose (manual, never replaced) SA is named `name`, or -1. */
@@ -81,20 +111,36 @@ bridge_setup(struct gw_ctx *ctx, const struct gw_config *cfg, unsigned b, char *
 		.age_ns = (uint64_t)br->mac_age_s * NS_PER_S,
 		.rcu = ctx->sadb.rcu, .socket = SOCKET_ID_ANY,
 	};
-	int slot = -1;
 
 	snprintf(name, sizeof(name), "hipgw_mac%u", b);
 	g->port = br->port;
 	g->link_local_pass = br->link_local_pass;
-	for (unsigned k = 0; k < br->n_sas && slot < 0; k++)
-		if (cfg->sas[br->sas[k]].dir == GW_DIR_OUT)
-			slot = slot_of(&ctx->sadb, cfg->sas[br->sas[k]].name);
-	if (slot < 0) {
+	g->n_remotes = 0;
+	for (unsigned k = 0; k < br->n_sas; k++) {
+		const struct gw_conf_sa *c = &cfg->sas[br->sas[k]];
+		int r = remote_of(cfg, b, br->sas[k]);
+		int slot;
+
+		if (r < 0) {
+			snprintf(err, errlen, "%s:%u: [bridge %s]: SA %s: no out SA of the bridge "
+				 "goes to its remote", cfg->path, br->line, br->name, c->name);
+			return -1;
+		}
+		if (c->dir != GW_DIR_OUT || (unsigned)r < g->n_remotes)
+			continue;
+		slot = slot_of(&ctx->sadb, c->name);
+		if (slot < 0 || r >= GW_BRIDGE_REMOTES_MAX) {
+			snprintf(err, errlen, "%s:%u: [bridge %s]: out SA %s not installed",
+				 cfg->path, br->line, br->name, c->name);
+			return -1;
+		}
+		g->remote_slot[g->n_remotes++] = (uint32_t)slot;
+	}
+	if (g->n_remotes == 0) {
 		snprintf(err, errlen, "%s:%u: [bridge %s]: no out SA installed", cfg->path,
 			 br->line, br->name);
 		return -1;
 	}
-	g->out_slot = (uint32_t)slot;
 	g->mac = gw_mac_create(&mp);
 	if (g->mac == NULL) {
 		snprintf(err, errlen, "%s:%u: [bridge %s]: cannot create its MAC table (%s)",
@@ -103,7 +149,24 @@ bridge_setup(struct gw_ctx *ctx, const struct gw_config *cfg, unsigned b, char *
 	}
 	for (unsigned i = 0; i < br->n_statics; i++) {
 		const struct gw_conf_bridge_static *st = &br->statics[i];
-		uint32_t where = st->dest == GW_BRIDGE_DEST_LOCAL ? GW_MAC_LOCAL : st->dest_idx;
+		uint32_t where = GW_MAC_LOCAL;
+
+		if (st->dest == GW_BRIDGE_DEST_SA) {
+			int r = remote_of(cfg, b, st->dest_idx);
+
+			if (r < 0) {
+				snprintf(err, errlen, "%s:%u: [bridge %s]: static entry %u: its SA "
+					 "has no remote of the bridge", cfg->path, br->line,
+					 br->name, i + 1);
+				return -1;
+			}
+			where = (uint32_t)r;
+		} else if (st->dest == GW_BRIDGE_DEST_PEER) {
+			snprintf(err, errlen, "%s:%u: [bridge %s]: static entry %u: a peer's "
+				 "bridge is not in this build yet", cfg->path, br->line, br->name,
+				 i + 1);
+			return -1;
+		}
 
 		if (gw_mac_add_static(g->mac, st->mac, st->vlan, where) != 0) {
 			snprintf(err, errlen, "%s:%u: [bridge %s]: cannot add static entry %u",
@@ -115,8 +178,8 @@ bridge_setup(struct gw_ctx *ctx, const struct gw_config *cfg, unsigned b, char *
 	if (rte_eth_promiscuous_enable(ctx->ports[br->port].port_id) != 0)
 		LOG(WARNING, "bridge %s: port %s: cannot enable promiscuous mode\n", br->name,
 		    ctx->ports[br->port].name);
-	LOG(INFO, "bridge %s: port %s, out SA %s, MAC table of %u entries\n", br->name,
-	    ctx->ports[br->port].name, ctx->sadb.out[slot]->name, br->mac_table_size);
+	LOG(INFO, "bridge %s: port %s, %u remote(s), MAC table of %u entries\n", br->name,
+	    ctx->ports[br->port].name, g->n_remotes, br->mac_table_size);
 	return 0;
 }
 

@@ -10,12 +10,17 @@
 #include "gw_ctx.h"
 
 /* Refuse what this build cannot run yet: a bridge with `peers` (HIP keying of
- * bridges), and one whose out SAs go to more than one remote (one remote to
- * flood to). Returns 0, or -1 with "FILE:LINE: [bridge NAME]: ..." in err. */
+ * bridges). Returns 0, or -1 with "FILE:LINE: [bridge NAME]: ..." in err. */
 int gw_l2_refuse(const struct gw_config *cfg, char *err, size_t errlen);
 
 /* 1 + the index of the bridge whose `sas` list SA sa_idx (into cfg->sas), 0: none. */
 uint8_t gw_l2_sa_bridge(const struct gw_config *cfg, unsigned sa_idx);
+
+/* The remote index (into gw_bridge.remote_slot) of a bridge's manual SA
+ * sa_idx: the bridge's remotes are the distinct remote addresses of its out
+ * SAs, in the order of its `sas` list; an in SA belongs to the remote its
+ * packets come from. 0 when the SA is in no bridge. */
+uint8_t gw_l2_sa_remote(const struct gw_config *cfg, unsigned sa_idx);
 
 /* After the SAs are installed: per bridge its MAC table (gw_mac_create on the
  * SA tables' RCU variable, static entries added), its out slot, its port's

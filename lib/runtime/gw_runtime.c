@@ -296,6 +296,7 @@ sa_setup(struct gw_ctx *ctx, const struct gw_config *cfg, const struct gw_conf_s
 		return 0;
 	}
 	sa->bridge = gw_l2_sa_bridge(cfg, (unsigned)(c - cfg->sas));
+	sa->bridge_remote = gw_l2_sa_remote(cfg, (unsigned)(c - cfg->sas));
 	gw_sa_set_src(sa, c->prefixes, c->n_prefixes);
 	if (c->n_local_prefixes > 0) {
 		memcpy(sa->ok + sa->n_src, c->local_prefixes,

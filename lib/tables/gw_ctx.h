@@ -71,12 +71,17 @@ struct gw_sagen_progress {
 	struct gw_sa tmpl_out, tmpl_in; /* fields every generated SA of a direction shares */
 };
 
-/* An L2 bridge ([bridge]): its l2 port, its MAC table, and the out slot of
- * the one remote it floods to (manual SAs; one remote in this build). */
+/* Remotes of one bridge: the other sites it reaches, each through one out
+ * slot (a HIP peer's slot, or a manual out SA's). A MAC table entry's `where`
+ * is an index into remote_slot[] (or GW_MAC_LOCAL). */
+#define GW_BRIDGE_REMOTES_MAX GW_CONF_MAX_BRIDGE_PEERS
+
+/* An L2 bridge ([bridge]): its l2 port, its MAC table, and its remotes. */
 struct gw_bridge {
 	struct gw_mac_table *mac;       /* readers: workers; writer: the control lcore */
 	unsigned port;                  /* index into ports[] */
-	uint32_t out_slot;              /* gw_sadb_out slot of the bridge's out SA */
+	uint32_t remote_slot[GW_BRIDGE_REMOTES_MAX];  /* gw_sadb_out slot per remote */
+	unsigned n_remotes;
 	bool link_local_pass;           /* 01:80:C2:00:00:0x bridged (else l2_link_local) */
 };
 

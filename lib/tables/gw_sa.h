@@ -36,6 +36,8 @@ struct gw_sa {
 	uint8_t n_src, n_dst;
 	uint8_t bridge;                 /* in: 1 + index into gw_ctx.bridges when the SA
 	                                 * carries that bridge's frames, 0: none */
+	uint8_t bridge_remote;          /* in, bridge != 0: index into that bridge's
+	                                 * remote_slot[] of the site that sends on it */
 	int32_t owner;                  /* in: the one worker that runs this SA's packets (its
 	                                 * anti-replay window has a single writer), or -1
 	                                 * until the first worker that receives it claims it */

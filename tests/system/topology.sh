@@ -34,6 +34,8 @@ NS_GA=${P}gwA
 NS_GB=${P}gwB
 NS_HB=${P}hostB
 HGW_NAMESPACES=("$NS_HA" "$NS_GA" "$NS_GB" "$NS_HB")
+# the gateways' names (gw_start SIDE runs gwSIDE in namespace $NS_G<SIDE>)
+HGW_GW_SIDES=(A B)
 
 # Interface names (each lives in its own namespace) and fixed MACs.
 IF_HA=lan0;     MAC_HA=02:00:00:01:00:02
@@ -131,7 +133,7 @@ topo_kill_all() {
 # Kill whatever still runs inside our namespaces (leftovers of an earlier,
 # killed run included), then delete the namespaces.
 topo_destroy() {
-	local ns pids
+	local ns pids side
 	for ns in "${HGW_NAMESPACES[@]}"; do
 		if ip netns list 2>/dev/null | grep -qw -- "$ns"; then
 			pids=$(ip netns pids "$ns" 2>/dev/null || true)
@@ -146,7 +148,7 @@ topo_destroy() {
 			ip netns del "$ns" 2>/dev/null || true
 		fi
 	done
-	rm -rf "/var/run/dpdk/${P}gwA" "/var/run/dpdk/${P}gwB" 2>/dev/null || true
+	for side in "${HGW_GW_SIDES[@]}"; do rm -rf "/var/run/dpdk/${P}gw$side" 2>/dev/null || true; done
 }
 
 topo_cleanup() {
@@ -451,10 +453,15 @@ GW_CONF=
 GW_RUN=
 GW_KEYLOG=
 
-# gw_start A|B: start hipgw in the gateway namespace, in the background.
+# gw_start SIDE: start hipgw gwSIDE (A, B, ...) in its namespace $NS_G<SIDE>,
+# in the background; its --lcores are $HGW_LCORES_<SIDE> if set (gwA's
+# default 0@0,1@1, the others' 0@1,1@0: control of one on the CPU of the
+# other's worker).
 gw_start() {
-	local side=$1 ns lcores keylog=()
-	if [ "$side" = A ]; then ns=$NS_GA lcores='0@0,1@1'; else ns=$NS_GB lcores='0@1,1@0'; fi
+	local side=$1 nsv="NS_G$1" lcv="HGW_LCORES_$1" ns lcores keylog=()
+	ns=${!nsv}
+	if [ "$side" = A ]; then lcores='0@0,1@1'; else lcores='0@1,1@0'; fi
+	lcores=${!lcv:-$lcores}
 	if [ -n "$GW_KEYLOG" ]; then
 		rm -f "$WORK/keylog$side$GW_RUN.txt"
 		keylog=(--keylog "$WORK/keylog$side$GW_RUN.txt")

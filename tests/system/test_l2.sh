@@ -44,8 +44,10 @@ finish() {
 }
 
 need_tools
-command -v dumpcap >/dev/null && command -v arping >/dev/null ||
-	{ echo "missing tools: dumpcap, arping (run ./dpdk-env.sh deps)" >&2; exit 1; }
+if ! command -v dumpcap >/dev/null; then
+	echo "missing tools: dumpcap (run ./dpdk-env.sh deps)" >&2
+	exit 1
+fi
 hgw_workdir
 trap topo_cleanup EXIT
 trap 'echo "interrupted"; exit 130' INT TERM
@@ -70,8 +72,11 @@ wait_hosts() {
 		ok=1
 		for pair in "$@"; do
 			local to4="H${pair#*:}4" to6="H${pair#*:}6"
-			nsx "${P}host${pair%:*}" ping -4 -c1 -W1 -q "${!to4}" >/dev/null 2>&1 &&
-				nsx "${P}host${pair%:*}" ping -6 -c1 -W1 -q "${!to6}" >/dev/null 2>&1 || { ok=0; break; }
+			if ! nsx "${P}host${pair%:*}" ping -4 -c1 -W1 -q "${!to4}" >/dev/null 2>&1 ||
+				! nsx "${P}host${pair%:*}" ping -6 -c1 -W1 -q "${!to6}" >/dev/null 2>&1; then
+				ok=0
+				break
+			fi
 		done
 		[ "$ok" = 1 ] && return 0
 		sleep 0.3
@@ -79,7 +84,9 @@ wait_hosts() {
 	return 1
 }
 
-# start_gws LABEL SIDE...: check-config, start, wait for "hipgw running".
+# start_gws LABEL SIDE...: check-config, then start each and wait for its
+# "hipgw running" before the next: eal_mem_args then sees the hugepages the
+# one before took (and falls back to --no-huge when they are short).
 start_gws() {
 	local label=$1 s out ok=0
 	shift
@@ -90,8 +97,10 @@ start_gws() {
 			fail "$label: hipgw --check-config gw$s$GW_CONF.ini: $out"
 		fi
 	done
-	for s in "$@"; do gw_start "$s"; done
-	for s in "$@"; do gw_wait_running "$s" 30 || ok=1; done
+	for s in "$@"; do
+		gw_start "$s"
+		gw_wait_running "$s" 30 || ok=1
+	done
 	return $ok
 }
 
@@ -104,6 +113,13 @@ stop_gws() {
 		rc="GW_RC_$s"
 		check "$label: gw$s exits 0 on SIGTERM (exit ${!rc:-none})" test "${!rc:-1}" = 0
 	done
+}
+
+# arp_broadcast IP: hostA's kernel sends ONE ARP request (broadcast) for IP,
+# which nobody has (mcast_solicit 1: no retries).
+arp_broadcast() {
+	nsx "$NS_HA" sysctl -qw net.ipv4.neigh.lan0.mcast_solicit=1
+	nsx "$NS_HA" ping -4 -c 1 -W 1 "$1" >/dev/null 2>&1 || true
 }
 
 neigh_mac() { nsx "${P}host$1" ip neigh show "$2" dev lan0 | awk '{for (i = 1; i < NF; i++) if ($i == "lladdr") print $(i + 1)}'; }
@@ -226,7 +242,7 @@ if start_gws L2-1 A B && wait_hosts 40 "A B" A:B; then
 	m4=$(neigh_mac B "$HA4"); m6=$(neigh_mac B "$HA6")
 	check "L2-1 two sites: hostB resolved hostA by ARP ($m4) and ND ($m6) across" \
 		test "$m4" = "$MAC_HA" -a "$m6" = "$MAC_HA"
-	nsx "$NS_HA" arping -c 1 -w 1 -I lan0 "$BCAST1" >/dev/null 2>&1 || true
+	arp_broadcast "$BCAST1"
 	nsx "$NS_HA" ping -6 -c 1 -W 1 "ff02::1%lan0" >/dev/null 2>&1 || true
 	l2_cap_stop
 	iperf_server_start || warn "iperf3 server not listening"
@@ -265,7 +281,7 @@ if start_gws L2-2 A B C; then
 	pass "L2-2 mesh: three gateways run, each with the two others as remotes"
 	check "L2-2 mesh: hosts A, B and C reach each other (IPv4 and IPv6) within 40 s" \
 		wait_hosts 40 "A B C" A:B A:C B:C
-	nsx "$NS_HA" arping -c 1 -w 1 -I lan0 "$BCAST2" >/dev/null 2>&1 || true
+	arp_broadcast "$BCAST2"
 	nsx "$NS_HA" ping -6 -c 1 -W 1 "ff02::1%lan0" >/dev/null 2>&1 || true
 
 	info "L2-3: hostM moves from site A to site C"

@@ -1,4 +1,4 @@
-# shellcheck shell=bash
+# shellcheck shell=bash disable=SC2034
 # The L2 topology of tests/system/test_l2.sh, on topology.sh's plumbing
 # (cleanup, gw_start/gw_stop, keygen, counting checks): three sites on ONE
 # subnet, 10.9.0.0/24 and fd00:9::/64, each site segment a Linux bridge, the

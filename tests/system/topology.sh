@@ -182,7 +182,9 @@ v6_off() {
 		"net.ipv6.conf.$dev.disable_ipv6=1" >/dev/null
 }
 
-topo_create() {
+# topo_namespaces NS...: every namespace of HGW_NAMESPACES made afresh; in
+# the namespaces NS... (the gateways') the kernel sends and forwards nothing.
+topo_namespaces() {
 	local ns
 	topo_destroy
 	for ns in "${HGW_NAMESPACES[@]}"; do
@@ -193,12 +195,15 @@ topo_create() {
 			net.ipv6.conf.default.autoconf=0 net.ipv6.conf.all.autoconf=0 \
 			net.ipv6.conf.default.accept_dad=0 net.ipv6.conf.all.accept_dad=0 >/dev/null
 	done
-	for ns in "$NS_GA" "$NS_GB"; do
+	for ns in "$@"; do
 		# veths created in here start without IPv6; the kernel must not forward either
 		nsx "$ns" sysctl -qw net.ipv6.conf.default.disable_ipv6=1 \
 			net.ipv4.ip_forward=0 net.ipv6.conf.all.forwarding=0 >/dev/null
 	done
+}
 
+topo_create() {
+	topo_namespaces "$NS_GA" "$NS_GB"
 	ip link add name "$IF_HA" netns "$NS_HA" address "$MAC_HA" type veth \
 		peer name "$IF_GA_LAN" netns "$NS_GA" address "$MAC_GA_LAN"
 	ip link add name "$IF_GA_WAN" netns "$NS_GA" address "$MAC_GA_WAN" type veth \

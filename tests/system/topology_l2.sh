@@ -62,20 +62,9 @@ l2_link() {
 
 # l2_topo_create: the namespaces, bridges and links above, hosts addressed.
 l2_topo_create() {
-	local ns s l mac
-	topo_destroy
-	for ns in "${HGW_NAMESPACES[@]}"; do
-		ip netns add "$ns"
-		nsx "$ns" ip link set lo up
-		nsx "$ns" sysctl -qw net.ipv6.conf.default.accept_ra=0 net.ipv6.conf.all.accept_ra=0 \
-			net.ipv6.conf.default.autoconf=0 net.ipv6.conf.all.autoconf=0 \
-			net.ipv6.conf.default.accept_dad=0 net.ipv6.conf.all.accept_dad=0 >/dev/null
-	done
+	local s l mac
 	# the switch and the gateways' kernels send nothing of their own
-	for ns in "$NS_SW" "$NS_GA" "$NS_GB" "$NS_GC"; do
-		nsx "$ns" sysctl -qw net.ipv6.conf.default.disable_ipv6=1 \
-			net.ipv4.ip_forward=0 net.ipv6.conf.all.forwarding=0 >/dev/null
-	done
+	topo_namespaces "$NS_SW" "$NS_GA" "$NS_GB" "$NS_GC"
 	# no STP (ports forward at once), no multicast snooping (every group floods)
 	for s in A B C W; do
 		nsx "$NS_SW" ip link add "br$s" type bridge stp_state 0 mcast_snooping 0

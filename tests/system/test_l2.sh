@@ -174,6 +174,21 @@ stats_workers() {
 	"$PY" -c 'import json, sys; print(len(json.load(open(sys.argv[1]))["workers"]))' "$1" 2>/dev/null || echo none
 }
 
+# bad_drops LABEL SIDE...: each gateway's stats JSON of run $GW_RUN counts no
+# ESP authentication or replay drop and no EtherIP refusal.
+bad_drops() {
+	local label=$1 s v
+	shift
+	for s in "$@"; do
+		v=$("$PY" -c 'import json, sys
+d = json.load(open(sys.argv[1]))["drops"]
+print(" ".join("%s %d" % (r, d[r]) for r in ("auth", "replay", "etherip_version", "etherip_reserved", "l2_runt")))' \
+			"$WORK/stats$s$GW_RUN.json" 2>/dev/null || echo "no stats")
+		check "$label: gw$s dropped nothing as unauthentic, replayed or bad EtherIP ($v)" \
+			eval '[ "$v" = "auth 0 replay 0 etherip_version 0 etherip_reserved 0 l2_runt 0" ]'
+	done
+}
+
 # mac_where SIDE MAC: where gwSIDE's MAC table has MAC (untagged): "local",
 # a [peer] name or an out SA name, from telemetry /hipgw/bridge_macs,site
 # (or any object of /hipgw/stats that holds the MAC); "none" if no entry.
@@ -253,6 +268,7 @@ else
 	l2_cap_stop
 fi
 stop_gws L2-1 A B
+bad_drops L2-1 A B
 sw=$(stats_workers "$WORK/statsB$GW_RUN.json")
 check "L2-4 gwB ran with workers = $HGW_L2_WORKERS_B in the two-site bridge (stats: $sw workers)" \
 	test "$sw" = "$HGW_L2_WORKERS_B"
@@ -307,6 +323,7 @@ else
 	l2_cap_stop
 fi
 stop_gws L2-2 A B C
+bad_drops L2-2 A B C
 sw=$(stats_workers "$WORK/statsB$GW_RUN.json")
 check "L2-4 gwB ran with workers = $HGW_L2_WORKERS_B in the mesh (stats: $sw workers)" \
 	test "$sw" = "$HGW_L2_WORKERS_B"

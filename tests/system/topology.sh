@@ -3,7 +3,8 @@
 # two-site topology in network namespaces, hipgw configs with fresh keys, starting
 # and stopping the gateways, the plain-Linux comparison path, measurements and the
 # WAN capture check. Source it from a bash script running as root; it defines
-# functions and variables only (nothing runs at source time).
+# functions and variables only (nothing runs at source time). topology_l2.sh
+# builds the L2 test's sites on it (tests/system/test_l2.sh).
 #
 #   hostA ---- gwA ========== gwB ---- hostB
 #   lan0   gwa-lan gwa-wan  gwb-wan gwb-lan   lan0

@@ -135,6 +135,15 @@ per_link() {
 # want_counts "link=N ..." "link=N ...": the counts equal the expected ones.
 want_counts() { [ "$1" = "$2" ]; }
 
+# bex_seen TSV LINK IP IP: "I1 R1 I2 R2" (RFC 7401 5.3), "(none)" after each
+# that no HIP packet between the two outer addresses on LINK was.
+bex_seen() {
+	awk -F'\t' -v link="$2" -v a="$3" -v b="$4" '$1 == link && $15 != "" &&
+		($5 "/" $6 == a "/" b || $5 "/" $6 == b "/" a) { n[$15]++ }
+		END { split("I1 R1 I2 R2", name, " ")
+			for (t = 1; t <= 4; t++) printf "%s%s%s", (t > 1 ? " " : ""), name[t], (n[t] ? "" : "(none)") }' "$1"
+}
+
 # wan_checks LABEL TSV SIDE...: part 5 on the WAN links of gateways SIDE...
 wan_checks() {
 	local label=$1 tsv=$2 l links=() esp=0 dec=0 hip=0 other=0 good=0 bad=0 wan
@@ -156,8 +165,15 @@ wan_checks() {
 	fi
 	check "L2-5 $label: the WAN carries only HIP, ESP, ARP and ND ($other other frames, $esp ESP)" \
 		test "$other" -eq 0 -a "$esp" -gt 0
-	check "L2-5 $label: the bridges are keyed by HIP: HIP packets on the WAN ($hip; keying $HGW_L2_KEYING)" \
-		test "$hip" -gt 0
+	local x y bex
+	for x in "$@"; do
+		for y in "$@"; do
+			[[ $x < $y ]] || continue
+			bex=$(bex_seen "$tsv" "w-$(l2_lc "$x")" "$(l2_wan4 "$x")" "$(l2_wan4 "$y")")
+			check "L2-5 $label: the bridge of gw$x and gw$y is keyed by HIP: a BEX on the WAN ($bex; keying $HGW_L2_KEYING)" \
+				eval '! grep -q none <<<"$bex"'
+		done
+	done
 	check "L2-5 $label: tshark decrypts every ESP frame on the WAN to EtherIP and an inner Ethernet frame ($dec of $esp)" \
 		test "$esp" -gt 0 -a "$dec" -eq "$esp"
 	check "L2-5 $label: tshark verifies the ESP ICVs ($good good, $bad bad)" test "$good" -gt 0 -a "$bad" -eq 0

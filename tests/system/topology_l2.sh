@@ -299,7 +299,7 @@ l2_cap_stop() {
 # then those of the frame inside EtherIP):
 #   1 link  2 protocols  3 eth.src  4 eth.dst  5 ip.src  6 ip.dst
 #   7 arp.dst.proto_ipv4  8 ipv6.dst  9 icmpv6.type  10 esp.spi
-#   11 icmp.type  12 data.data  13 esp.icv_good  14 esp.icv_bad  15 icmpv6.nd.ns.target_address
+#   11 icmp.type  12 data.data  13 esp.icv_good  14 esp.icv_bad  15 hip.packet_type
 l2_dump() {
 	local pcap=$1 ln opts=()
 	shift
@@ -310,7 +310,7 @@ l2_dump() {
 		"${opts[@]}" -T fields -E separator=/t -E occurrence=a -E aggregator='|' \
 		-e frame.interface_name -e frame.protocols -e eth.src -e eth.dst -e ip.src -e ip.dst \
 		-e arp.dst.proto_ipv4 -e ipv6.dst -e icmpv6.type -e esp.spi -e icmp.type -e data.data \
-		-e esp.icv_good -e esp.icv_bad -e icmpv6.nd.ns.target_address >"$pcap.tsv"
+		-e esp.icv_good -e esp.icv_bad -e hip.packet_type >"$pcap.tsv"
 }
 
 # l2_count TSV LINK AWK-CONDITION: frames of LINK in the dump that satisfy

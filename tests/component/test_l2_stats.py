@@ -1,0 +1,121 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""An L2 bridge's MAC table, live and at exit, through the real binary
+(net_pcap, manually keyed): a [bridge] with static entries must show them in
+telemetry /hipgw/bridge_macs (MAC, VLAN, where: "local" or the out SA of the
+remote, static, no age before a frame), its table in /hipgw/bridges and in
+the "bridges" object of /hipgw/stats and of the --stats-json file (entries,
+capacity, port, remotes, counters), all agreeing with the config and with
+each other; unknown bridges and bad cursors get no answer."""
+
+import json
+import os
+import random
+import subprocess
+import zlib
+
+import gwlib
+
+BRIDGE = "site-a"                       # telemetry names: "site_a"
+TABLE_SIZE = 1000
+# (MAC, VLAN, where): where None = the bridge's out SA
+STATICS = [("02:00:00:00:0a:02", 0, "local"),
+           ("02:00:00:00:0a:03", 42, "local"),
+           ("02:00:00:00:0b:02", 0, None),
+           ("02:00:00:00:0b:03", 7, None),
+           ("02:00:00:00:0b:04", 4094, None)]
+COUNTERS = ("learned", "moved", "full", "multicast", "static_kept", "aged")
+TABLE_KEYS = ("port", "remotes", "entries", "capacity", "pending", "bytes_per_entry") + COUNTERS
+ENTRY_KEYS = {"mac", "vlan", "where", "static"}
+
+
+def config(d, out, inn):
+    cfg = gwlib.write_config(d, [out, inn], lan_extra="mode = l2")
+    statics = ", ".join("%s%s %s" % (m, " vlan %d" % v if v else "", w or out.name)
+                        for m, v, w in STATICS)
+    with open(cfg, "a") as f:
+        f.write("\n[bridge %s]\nport = lan\nsas = %s, %s\nmac-table-size = %d\nstatic = %s\n"
+                % (BRIDGE, out.name, inn.name, TABLE_SIZE, statics))
+    return cfg
+
+
+def ask_all(prefix):
+    """The telemetry replies of a running gateway, by request."""
+    got = {}
+    for cmd in ("/hipgw/bridges", "/hipgw/bridge_macs," + BRIDGE,
+                "/hipgw/bridge_macs,%s,0" % BRIDGE, "/hipgw/stats",
+                "/hipgw/bridge_macs,nosuch", "/hipgw/bridge_macs,%s,x" % BRIDGE,
+                "/hipgw/bridge_macs,%s,-1" % BRIDGE, "/hipgw/bridge_macs"):
+        got[cmd] = gwlib.telemetry(prefix, cmd)
+    return got
+
+
+def run(tmp_path):
+    """hipgw with the bridge, idle on empty pcaps: the telemetry replies and
+    the stats file written at exit."""
+    rng = random.Random(zlib.crc32(b"l2-stats"))
+    out, inn = gwlib.make_sa_pair(rng, "aes128-gcm16", 4)
+    d = str(tmp_path)
+    gwlib.write_pcap(os.path.join(d, "lan_in.pcap"), [])
+    gwlib.write_pcap(os.path.join(d, "wan_in.pcap"), [])
+    cfg, stats, logf = config(d, out, inn), tmp_path / "stats.json", tmp_path / "gw.log"
+    prefix = "hgl2st%d" % os.getpid()
+    with open(logf, "w") as lf:
+        gw = subprocess.Popen([gwlib.hipgw_binary()] + gwlib.eal_args(prefix) +
+                              ["--", "--config", str(cfg), "--stats-json", str(stats)],
+                              stdout=lf, stderr=subprocess.STDOUT, env=gwlib.child_env(),
+                              start_new_session=True)
+    try:
+        gwlib.wait_gateway_running(gw, logf)
+        got = ask_all(prefix)
+    finally:
+        gwlib.stop_gateway(gw, prefix)
+    gwlib.check_gateway_log(gw, logf)
+    return out, got, json.loads(stats.read_text())
+
+
+def check_table(t, out_name):
+    assert set(t) == set(TABLE_KEYS), sorted(t)
+    assert t["port"] == "lan" and t["remotes"] == 1, t
+    assert t["entries"] == len(STATICS) and t["capacity"] == TABLE_SIZE, t
+    assert t["pending"] == 0 and 0 < t["bytes_per_entry"] < 1024, t
+    assert {k: t[k] for k in COUNTERS} == {k: 0 for k in COUNTERS}, t
+
+
+def test_bridge_telemetry_and_stats(tmp_path):
+    gwlib.Gateway(str(tmp_path)).require()
+    out, got, st = run(tmp_path)
+
+    tel_bridges = got["/hipgw/bridges"]
+    assert set(tel_bridges) == {"site_a"}, tel_bridges
+    check_table(tel_bridges["site_a"], out.name)
+    assert got["/hipgw/stats"]["bridges"] == tel_bridges
+    # the file keeps the name as written, and the same numbers
+    assert set(st["bridges"]) == {BRIDGE}, st.get("bridges")
+    assert st["bridges"][BRIDGE] == tel_bridges["site_a"], (st["bridges"], tel_bridges)
+
+    page = got["/hipgw/bridge_macs," + BRIDGE]
+    assert got["/hipgw/bridge_macs,%s,0" % BRIDGE] == page
+    assert {k: page[k] for k in ("bridge", "entries", "capacity", "cursor", "next")} == \
+        {"bridge": BRIDGE, "entries": len(STATICS), "capacity": TABLE_SIZE, "cursor": 0,
+         "next": 0}, page
+    macs = page["macs"]
+    assert sorted(macs) == sorted("e%d" % i for i in range(len(STATICS))), sorted(macs)
+    for e in macs.values():
+        assert set(e) == ENTRY_KEYS, e            # static, never seen: no age_s
+    want = sorted((m, v, w or out.name, 1) for m, v, w in STATICS)
+    seen = sorted((e["mac"].lower(), e["vlan"], e["where"], e["static"]) for e in macs.values())
+    assert seen == want, (seen, want)
+
+    # no such bridge, a cursor that is no number: no answer (null)
+    for cmd in ("/hipgw/bridge_macs,nosuch", "/hipgw/bridge_macs,%s,x" % BRIDGE,
+                "/hipgw/bridge_macs,%s,-1" % BRIDGE, "/hipgw/bridge_macs"):
+        assert got[cmd] is None, (cmd, got[cmd])
+
+
+def test_no_bridge_no_object(tmp_path):
+    """An l3 gateway's stats file has no "bridges" object."""
+    g = gwlib.Gateway(str(tmp_path))
+    rng = random.Random(zlib.crc32(b"l2-stats-l3"))
+    out, inn = gwlib.make_sa_pair(rng, "aes128-gcm16", 4)
+    r = g.run([out, inn])
+    assert "bridges" not in r.stats, r.stats["bridges"]

@@ -10,6 +10,7 @@ each other; unknown bridges and bad cursors get no answer."""
 import json
 import os
 import random
+import socket
 import subprocess
 import zlib
 
@@ -26,38 +27,46 @@ STATICS = [("02:00:00:00:0a:02", 0, "local"),
 COUNTERS = ("learned", "moved", "full", "multicast", "static_kept", "aged")
 TABLE_KEYS = ("port", "remotes", "entries", "capacity", "pending", "bytes_per_entry") + COUNTERS
 ENTRY_KEYS = {"mac", "vlan", "where", "static"}
+NAME_MAX = 32                   # GW_CONF_NAME_MAX: bytes of a section name with its NUL
+LONG_ENTRIES = 4                # that many of the longest fit the 255 bytes of a config value
+ENTRY_BYTES = 160               # GW_BRIDGE_MACS_ENTRY_BYTES: JSON bytes of one entry at most
 
 
-def config(d, out, inn):
+def config(d, out, inn, entries):
     cfg = gwlib.write_config(d, [out, inn], lan_extra="mode = l2")
     statics = ", ".join("%s%s %s" % (m, " vlan %d" % v if v else "", w or out.name)
-                        for m, v, w in STATICS)
+                        for m, v, w in entries)
     with open(cfg, "a") as f:
         f.write("\n[bridge %s]\nport = lan\nsas = %s, %s\nmac-table-size = %d\nstatic = %s\n"
                 % (BRIDGE, out.name, inn.name, TABLE_SIZE, statics))
     return cfg
 
 
-def ask_all(prefix):
-    """The telemetry replies of a running gateway, by request."""
-    got = {}
-    for cmd in ("/hipgw/bridges", "/hipgw/bridge_macs," + BRIDGE,
-                "/hipgw/bridge_macs,%s,0" % BRIDGE, "/hipgw/stats",
-                "/hipgw/bridge_macs,nosuch", "/hipgw/bridge_macs,%s,x" % BRIDGE,
-                "/hipgw/bridge_macs,%s,-1" % BRIDGE, "/hipgw/bridge_macs"):
-        got[cmd] = gwlib.telemetry(prefix, cmd)
-    return got
+ASKED = ("/hipgw/bridges", "/hipgw/bridge_macs," + BRIDGE, "/hipgw/bridge_macs,%s,0" % BRIDGE,
+         "/hipgw/stats", "/hipgw/bridge_macs,nosuch", "/hipgw/bridge_macs,%s,x" % BRIDGE,
+         "/hipgw/bridge_macs,%s,-1" % BRIDGE, "/hipgw/bridge_macs")
 
 
-def run(tmp_path):
-    """hipgw with the bridge, idle on empty pcaps: the telemetry replies and
-    the stats file written at exit."""
+def telemetry_raw(prefix, cmd):
+    """One telemetry request: the reply as bytes, as the socket gave it."""
+    with socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET) as s:
+        s.connect("/var/run/dpdk/%s/dpdk_telemetry.v2" % prefix)
+        s.recv(4096)
+        s.send(cmd.encode())
+        return s.recv(1 << 16)
+
+
+def run(tmp_path, entries=STATICS, out_name=None):
+    """hipgw with the bridge (static entries `entries`, the out SA named
+    out_name), idle on empty pcaps: (out SA, the raw telemetry replies by
+    request, the stats file written at exit)."""
     rng = random.Random(zlib.crc32(b"l2-stats"))
     out, inn = gwlib.make_sa_pair(rng, "aes128-gcm16", 4)
+    out.name = out_name or out.name
     d = str(tmp_path)
     gwlib.write_pcap(os.path.join(d, "lan_in.pcap"), [])
     gwlib.write_pcap(os.path.join(d, "wan_in.pcap"), [])
-    cfg, stats, logf = config(d, out, inn), tmp_path / "stats.json", tmp_path / "gw.log"
+    cfg, stats, logf = config(d, out, inn, entries), tmp_path / "stats.json", tmp_path / "gw.log"
     prefix = "hgl2st%d" % os.getpid()
     with open(logf, "w") as lf:
         gw = subprocess.Popen([gwlib.hipgw_binary()] + gwlib.eal_args(prefix) +
@@ -66,7 +75,7 @@ def run(tmp_path):
                               start_new_session=True)
     try:
         gwlib.wait_gateway_running(gw, logf)
-        got = ask_all(prefix)
+        got = {cmd: telemetry_raw(prefix, cmd) for cmd in ASKED}
     finally:
         gwlib.stop_gateway(gw, prefix)
     gwlib.check_gateway_log(gw, logf)
@@ -83,7 +92,8 @@ def check_table(t, out_name):
 
 def test_bridge_telemetry_and_stats(tmp_path):
     gwlib.Gateway(str(tmp_path)).require()
-    out, got, st = run(tmp_path)
+    out, raw, st = run(tmp_path)
+    got = {cmd: json.loads(r)[cmd.split(",")[0]] for cmd, r in raw.items()}
 
     tel_bridges = got["/hipgw/bridges"]
     assert set(tel_bridges) == {"site_a"}, tel_bridges
@@ -119,3 +129,23 @@ def test_no_bridge_no_object(tmp_path):
     out, inn = gwlib.make_sa_pair(rng, "aes128-gcm16", 4)
     r = g.run([out, inn])
     assert "bridges" not in r.stats, r.stats["bridges"]
+
+
+def test_page_fits_a_reply(tmp_path):
+    """Static entries as long as an entry gets (VLAN 4094, the out SA's name
+    31 characters): all in one reply, and each within the bytes a page of
+    GW_BRIDGE_MACS_PAGE is sized for."""
+    gwlib.Gateway(str(tmp_path)).require()
+    long_name = "o" * (NAME_MAX - 1)
+    entries = [("02:00:00:00:0c:%02x" % i, 4094, None) for i in range(LONG_ENTRIES)]
+    _, raw, _ = run(tmp_path, entries, long_name)
+    page = json.loads(raw["/hipgw/bridge_macs," + BRIDGE])["/hipgw/bridge_macs"]
+    assert page["entries"] == LONG_ENTRIES and page["next"] == 0, page
+    assert len(page["macs"]) == LONG_ENTRIES, sorted(page["macs"])
+    assert {e["where"] for e in page["macs"].values()} == {long_name}, page["macs"]
+    for k, e in page["macs"].items():
+        # as DPDK writes it (no spaces), with age_s at its longest
+        n = len('"%s":' % k) + len(json.dumps(e, separators=(",", ":"))) + \
+            len(',"age_s":%d' % (2 ** 64 - 1)) + 1
+        assert n <= ENTRY_BYTES, (n, k, e)
+    assert len(raw["/hipgw/bridge_macs," + BRIDGE]) <= LONG_ENTRIES * ENTRY_BYTES + 256

@@ -325,6 +325,21 @@ gw_stats_write_json_hip(struct gw_ctx *ctx, struct gw_hip *hip, FILE *f)
 	fputs("\n}\n", f);
 }
 
+/* The "bridges" object into telemetry dict d (none without bridges); under tel_lock. */
+static void
+tel_add_bridges(struct rte_tel_data *d)
+{
+	struct rte_tel_data *bd;
+	struct gw_tel_sink ts;
+
+	if (tel_ctx->n_bridges == 0 || (bd = rte_tel_data_alloc()) == NULL)
+		return;
+	gw_tel_sink_open(&ts, bd);
+	gw_bridges_emit(tel_ctx, &ts.sink);
+	gw_tel_sink_close(&ts);
+	rte_tel_data_add_dict_container(d, "bridges", bd, 0);
+}
+
 /* Telemetry /hipgw/stats: the same document as the stats file, as nested dicts. */
 static int
 tel_stats(const char *cmd __rte_unused, const char *params __rte_unused, struct rte_tel_data *d)
@@ -426,17 +441,7 @@ tel_stats(const char *cmd __rte_unused, const char *params __rte_unused, struct 
 			rte_tel_data_add_dict_container(d, "sa_gen", gd, 0);
 		}
 	}
-	if (tel_ctx->n_bridges > 0) {
-		struct rte_tel_data *bd = rte_tel_data_alloc();
-		struct gw_tel_sink ts;
-
-		if (bd != NULL) {
-			gw_tel_sink_open(&ts, bd);
-			gw_bridges_emit(tel_ctx, &ts.sink);
-			gw_tel_sink_close(&ts);
-			rte_tel_data_add_dict_container(d, "bridges", bd, 0);
-		}
-	}
+	tel_add_bridges(d);
 	if (tel_hip != NULL) {
 		struct rte_tel_data *hd = rte_tel_data_alloc();
 		struct gw_tel_sink ts;

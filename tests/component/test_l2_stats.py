@@ -10,8 +10,11 @@ each other; unknown bridges and bad cursors get no answer."""
 import json
 import os
 import random
+import signal
 import socket
 import subprocess
+import threading
+import time
 import zlib
 
 import gwlib
@@ -149,3 +152,58 @@ def test_page_fits_a_reply(tmp_path):
             len(',"age_s":%d' % (2 ** 64 - 1)) + 1
         assert n <= ENTRY_BYTES, (n, k, e)
     assert len(raw["/hipgw/bridge_macs," + BRIDGE]) <= LONG_ENTRIES * ENTRY_BYTES + 256
+
+
+def test_stop_while_polled(tmp_path):
+    """/hipgw/bridges and /hipgw/bridge_macs asked in a loop while hipgw
+    stops: the handlers must find the bridges gone, never freed (exit 0, no
+    sanitizer report), and answer while it runs."""
+    gwlib.Gateway(str(tmp_path)).require()
+    rng = random.Random(zlib.crc32(b"l2-stats-stop"))
+    out, inn = gwlib.make_sa_pair(rng, "aes128-gcm16", 4)
+    d = str(tmp_path)
+    gwlib.write_pcap(os.path.join(d, "lan_in.pcap"), [])
+    gwlib.write_pcap(os.path.join(d, "wan_in.pcap"), [])
+    cfg, stats, logf = config(d, out, inn, STATICS), tmp_path / "stats.json", tmp_path / "gw.log"
+    prefix = "hgl2sp%d" % os.getpid()
+    path = "/var/run/dpdk/%s/dpdk_telemetry.v2" % prefix
+    stop, answers = threading.Event(), []
+
+    def poll():
+        cmds = [b"/hipgw/bridge_macs," + BRIDGE.encode(), b"/hipgw/bridges"]
+        try:
+            with socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET) as s:
+                s.connect(path)
+                s.recv(4096)
+                while not stop.is_set():
+                    s.send(cmds[len(answers) % 2])
+                    r = s.recv(1 << 16)
+                    if not r:
+                        break
+                    answers.append(json.loads(r))
+        except OSError:
+            pass                                  # hipgw went away
+
+    with open(logf, "w") as lf:
+        gw = subprocess.Popen([gwlib.hipgw_binary()] + gwlib.eal_args(prefix) +
+                              ["--", "--config", str(cfg), "--stats-json", str(stats)],
+                              stdout=lf, stderr=subprocess.STDOUT, env=gwlib.child_env(),
+                              start_new_session=True)
+    t = threading.Thread(target=poll)
+    try:
+        gwlib.wait_gateway_running(gw, logf)
+        t.start()
+        while len(answers) < 50 and t.is_alive():
+            time.sleep(0.05)
+        assert len(answers) >= 50, "telemetry never answered"
+        gw.send_signal(signal.SIGTERM)            # stop while the requests go on
+        gw.wait(timeout=60)
+    finally:
+        stop.set()
+        if t.is_alive():
+            t.join(10)
+        gwlib.stop_gateway(gw, prefix)
+    gwlib.check_gateway_log(gw, logf)
+    live = [a for a in answers if a.get("/hipgw/bridge_macs") is not None]
+    assert live and all(a["/hipgw/bridge_macs"]["entries"] == len(STATICS) for a in live), \
+        answers[:3]

@@ -46,7 +46,7 @@ void gw_bridges_emit(const struct gw_ctx *ctx, struct gw_stat_sink *s);
  * "macs": {"e0": {"mac", "vlan", "where", "static"[, "age_s"]}, ...}}. where:
  * "local" or the remote's name (the [peer] of a bridge with peers, else the
  * out SA of the remote's slot); age_s: s since the entry was last seen at
- * now_ns (ns, the tables' clock: CLOCK_MONOTONIC), left out for a static
+ * now_ns (ns, the tables' clock: gw_mac_now_ns), left out for a static
  * entry no frame has refreshed. next: the CURSOR of the next page, 0 when
  * this one reached the end. The caller must be online on the tables' RCU
  * (gw_sadb_ext_read_begin) for the walk (gw_mac_iterate) and the SA names.

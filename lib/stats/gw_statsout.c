@@ -20,7 +20,6 @@
 #include <inttypes.h>
 #include <pthread.h>
 #include <string.h>
-#include <time.h>
 #include <rte_ethdev.h>
 #include <rte_mempool.h>
 #include <rte_telemetry.h>
@@ -568,15 +567,12 @@ tel_bridges(const char *cmd __rte_unused, const char *params __rte_unused,
 static int
 tel_bridge_macs(const char *cmd __rte_unused, const char *params, struct rte_tel_data *d)
 {
-	struct timespec ts;
 	int rc = -1;
 
-	clock_gettime(CLOCK_MONOTONIC, &ts);
 	pthread_mutex_lock(&tel_lock);
 	if (tel_ctx != NULL) {
 		gw_sadb_ext_read_begin(&tel_ctx->sadb);
-		rc = gw_bridge_macs_tel(tel_ctx, params,
-					(uint64_t)ts.tv_sec * NS_PER_S + (uint64_t)ts.tv_nsec, d);
+		rc = gw_bridge_macs_tel(tel_ctx, params, gw_mac_now_ns(), d);
 		gw_sadb_ext_read_end(&tel_ctx->sadb);
 	}
 	pthread_mutex_unlock(&tel_lock);

@@ -6,9 +6,10 @@
  *    "packets","bytes"[,"max_inner": out SAs]}}, "workers": [{"lcore","rx","tx",
  *    "punted","handoff_out","handoff_in","handoff_drops","slow_sent",
  *    "slow_done","ctrl_looped","inner_fragmented"}, ...one per worker],
- *    "pmtu": {event: n...}, "mbufs": {"size","in_use"}[, "sa_gen": {...}]
- *    [, "bridges": {name: {...}} (gw_bridge_stats.h)][, "hip": {...}]}
+ *    "pmtu": {event: n...}, "mbufs": {"size","in_use"}}
  * (telemetry: "workers" is a dict "w0", "w1", ...)
+ * and after "mbufs", when there are any: "sa_gen", "bridges" (gw_bridge_stats.h),
+ * "hip".
  * Totals over all lcores; SA bytes count inner packets. A port's tx includes
  * ctrl_tx, the frames the control lcore sent on its own packet socket
  * (af_packet); its rx and a worker's rx leave out ctrl_looped, the kernel's

@@ -45,9 +45,11 @@ def config(d, out, inn, entries):
     return cfg
 
 
+BAD = ("/hipgw/bridge_macs,nosuch", "/hipgw/bridge_macs,%s,x" % BRIDGE,
+       "/hipgw/bridge_macs,%s,-1" % BRIDGE, "/hipgw/bridge_macs",
+       "/hipgw/bridge_macs,%s,4294967296" % BRIDGE, "/hipgw/bridge_macs,%s," % BRIDGE)
 ASKED = ("/hipgw/bridges", "/hipgw/bridge_macs," + BRIDGE, "/hipgw/bridge_macs,%s,0" % BRIDGE,
-         "/hipgw/stats", "/hipgw/bridge_macs,nosuch", "/hipgw/bridge_macs,%s,x" % BRIDGE,
-         "/hipgw/bridge_macs,%s,-1" % BRIDGE, "/hipgw/bridge_macs")
+         "/hipgw/stats", "/hipgw/bridge_macs,%s,4294967295" % BRIDGE) + BAD
 
 
 def telemetry_raw(prefix, cmd):
@@ -119,9 +121,11 @@ def test_bridge_telemetry_and_stats(tmp_path):
     seen = sorted((e["mac"].lower(), e["vlan"], e["where"], e["static"]) for e in macs.values())
     assert seen == want, (seen, want)
 
-    # no such bridge, a cursor that is no number: no answer (null)
-    for cmd in ("/hipgw/bridge_macs,nosuch", "/hipgw/bridge_macs,%s,x" % BRIDGE,
-                "/hipgw/bridge_macs,%s,-1" % BRIDGE, "/hipgw/bridge_macs"):
+    # a cursor past the table's end: an empty last page
+    last = got["/hipgw/bridge_macs,%s,4294967295" % BRIDGE]
+    assert last["macs"] == {} and last["next"] == 0 and last["entries"] == len(STATICS), last
+    # no such bridge, a cursor that is no 32-bit number: no answer (null)
+    for cmd in BAD:
         assert got[cmd] is None, (cmd, got[cmd])
 
 

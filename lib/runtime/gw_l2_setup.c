@@ -122,8 +122,14 @@ bridge_setup(struct gw_ctx *ctx, const struct gw_config *cfg, unsigned b, char *
 		}
 		if (c->dir != GW_DIR_OUT || (unsigned)r < g->n_remotes)
 			continue;
+		if (r >= GW_BRIDGE_REMOTES_MAX) {
+			snprintf(err, errlen, "%s:%u: [bridge %s]: out SA %s: more than %u remotes "
+				 "(peers and the remotes of sas)", cfg->path, br->line, br->name,
+				 c->name, GW_BRIDGE_REMOTES_MAX);
+			return -1;
+		}
 		slot = slot_of(&ctx->sadb, c->name);
-		if (slot < 0 || r >= GW_BRIDGE_REMOTES_MAX) {
+		if (slot < 0) {
 			snprintf(err, errlen, "%s:%u: [bridge %s]: out SA %s not installed",
 				 cfg->path, br->line, br->name, c->name);
 			return -1;

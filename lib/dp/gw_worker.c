@@ -194,6 +194,7 @@ worker_new(struct gw_ctx *ctx, unsigned idx)
 		rte_free(w);
 		return NULL;
 	}
+	wk_l2_init(w);
 	rte_rcu_qsbr_thread_register(ctx->sadb.rcu, w->idx);
 	rte_rcu_qsbr_thread_online(ctx->sadb.rcu, w->idx);
 	return w;

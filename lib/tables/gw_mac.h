@@ -28,6 +28,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <rte_common.h>
+#include <rte_cycles.h>
 #include <rte_rcu_qsbr.h>
 #include "gw_limits.h"
 
@@ -110,6 +111,16 @@ static inline bool
 gw_mac_is_group(const uint8_t mac[GW_MAC_ADDR_BYTES])
 {
 	return (mac[0] & 1) != 0;
+}
+
+/* The clock the gateway's MAC tables run on, ns: the TSC in ns since it
+ * started (no syscall; workers and the control lcore read the same). */
+static inline uint64_t
+gw_mac_now_ns(void)
+{
+	uint64_t tsc = rte_rdtsc(), hz = rte_get_tsc_hz();
+
+	return tsc / hz * 1000000000ULL + tsc % hz * 1000000000ULL / hz;
 }
 
 /* ---- readers: workers and the control lcore --------------------------------- */

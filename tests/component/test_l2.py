@@ -39,7 +39,7 @@ def site_frames():
 
 
 LINK_LOCAL = bytes(Ether(src=SITE_A, dst="01:80:c2:00:00:0e", type=0x88cc) / Raw(b"\0" * 46))
-TO_LOCAL = bytes(Ether(src=SITE_B, dst="02:00:00:00:0a:02") / Raw(b"l" * 50))
+TO_LOCAL = bytes(Ether(src="02:00:00:00:0a:03", dst="02:00:00:00:0a:02") / Raw(b"l" * 50))
 
 
 def transport_sa(sa):

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause
  * L2 mode in a worker: the bridge steps of the two paths, a VPLS-style
- * bridge (RFC 4762 4.4: full mesh, split horizon) over ESP.
+ * bridge (VPLS, RFC 4762: full mesh, split horizon) over ESP.
  *
  * Outbound, a burst of an l2 port: each frame (whole, tags kept) is checked
  * (IEEE 802.1D link-local destinations, a group source MAC: bad input), its

@@ -215,6 +215,7 @@ gw_ctrl_tick(struct gw_ctrl *c)
 		ctrl_neigh_solicit(c, p->port, &p->ip);
 	}
 	ctrl_pmtu_tick(c);
+	ctrl_l2_tick(c);
 }
 
 void
@@ -229,6 +230,17 @@ gw_ctrl_reinject(struct gw_ctrl *c, struct rte_mbuf *m, unsigned port)
 	struct gw_meta *md = gw_meta(m);
 	md->kind = GW_CTRL_OUTBOUND;
 	md->port = port;
+	if (rte_ring_sp_enqueue(c->ctx->from_ctrl[0], m) != 0)
+		ctrl_drop(c, m, GW_DROP_RING_FULL);
+}
+
+void
+gw_ctrl_send_l2(struct gw_ctrl *c, struct rte_mbuf *m, unsigned slot)
+{
+	struct gw_meta *md = gw_meta(m);
+
+	md->kind = GW_CTRL_L2_OUT;
+	md->slot = (uint16_t)slot;
 	if (rte_ring_sp_enqueue(c->ctx->from_ctrl[0], m) != 0)
 		ctrl_drop(c, m, GW_DROP_RING_FULL);
 }
@@ -342,7 +354,7 @@ gw_ctrl_poll(struct gw_ctrl *c)
 		struct rte_mbuf *pkts[GW_BURST_PACKETS];
 		unsigned n = rte_ring_sc_dequeue_burst(c->ctx->to_ctrl[w], (void **)pkts,
 						       GW_BURST_PACKETS, NULL);
-		total += n;
+		total += n + ctrl_l2_learn_drain(c, w);
 		for (unsigned i = 0; i < n; i++) {
 			struct rte_mbuf *m = pkts[i];
 			struct gw_meta *md = gw_meta(m);

@@ -29,8 +29,9 @@ HGW_NS_PREFIX=${HGW_NS_PREFIX:-hgwl-}
 # shellcheck source=tests/system/topology_l2.sh
 . "$(dirname "${BASH_SOURCE[0]}")/topology_l2.sh"
 
-# three gateways at once: less memory each; gwB with two workers on 3 lcores
-HGW_MEM=${HGW_MEM:-256}
+# three gateways at once: less memory each (384 MB: 256 are too few with
+# --no-huge, the fallback when hugepages are short); gwB with two workers on 3 lcores
+HGW_MEM=${HGW_MEM:-384}
 HGW_L2_WORKERS_B=${HGW_L2_WORKERS_B:-2}
 HGW_LCORES_B=${HGW_LCORES_B:-0@1,1@0,2@1}
 [ "$HGW_L2_KEYING" = hip ] && GW_KEYLOG=1

@@ -18,12 +18,12 @@
 # Every link has one end in ${P}sw, so one dumpcap there (l2_cap_start) sees
 # every frame of every link, each link a pcapng interface of its own.
 #
-# Keying: HGW_L2_KEYING=manual (fresh random AES-128-GCM keys, two [sa] per
-# remote, the bridge's `sas`) or hip (fresh Host Identities, a [peer] per
-# remote gateway, the bridge's `peers`). HGW_L2_WORKERS_<SIDE> (default 1)
+# Keying: HGW_L2_KEYING=hip (default: fresh Host Identities, a [peer] per
+# remote gateway, the bridge's `peers`) or manual (fresh random AES-128-GCM
+# keys, two [sa] per remote, the bridge's `sas`). HGW_L2_WORKERS_<SIDE> (default 1)
 # sets a gateway's workers (and qpairs of its af_packet ports).
 
-HGW_L2_KEYING=${HGW_L2_KEYING:-manual}
+HGW_L2_KEYING=${HGW_L2_KEYING:-hip}
 
 NS_SW=${P}sw
 NS_GC=${P}gwC
@@ -147,7 +147,8 @@ EOF
 }
 
 # l2_peer_sections SIDE REMOTE...: a [peer gwY] per remote (its HIT from
-# HIT_Y, hip_keygen), locator its WAN address.
+# HIT_Y, hip_keygen), locator its WAN address; no prefixes: a bridge peer
+# that carries the bridge's frames only.
 l2_peer_sections() {
 	local x=$1 y hit
 	shift
@@ -159,7 +160,6 @@ l2_peer_sections() {
 hit = ${!hit}
 locator = $(l2_wan4 "$y")
 local = $(l2_wan4 "$x")
-prefixes = 10.99.${L2_NUM[$y]}.0/24
 EOF
 	done
 }

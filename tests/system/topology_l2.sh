@@ -263,12 +263,15 @@ l2_esp_sa_lines() {
 # ---------------------------------------------------------------- capture
 
 # l2_cap_start NAME: one dumpcap in ${P}sw on every link, whole frames, into
-# $WORK/l2-NAME.pcapng (each link an interface: frame.interface_name).
+# $WORK/l2-NAME.pcapng (each link an interface: frame.interface_name); it
+# stops at L2_CAP_MAX_KB (a run's captures hold under 100 kB; a bridge
+# loop's storm would fill the disk and keep tshark busy for minutes).
+L2_CAP_MAX_KB=4096
 l2_cap_start() {
 	local args=() i
 	L2_CAP="$WORK/l2-$1.pcapng"
 	for i in "${L2_LAN_LINKS[@]}" "${L2_WAN_LINKS[@]}"; do args+=(-i "$i"); done
-	ip netns exec "$NS_SW" dumpcap -q -n -s 0 "${args[@]}" -w "$L2_CAP" \
+	ip netns exec "$NS_SW" dumpcap -q -n -s 0 -a "filesize:$L2_CAP_MAX_KB" "${args[@]}" -w "$L2_CAP" \
 		</dev/null >"$WORK/dumpcap-$1.log" 2>&1 &
 	L2_CAP_PID=$!
 	HGW_BG_PIDS+=("$L2_CAP_PID")

@@ -19,7 +19,7 @@
 #        HIP; tshark decrypts every ESP frame (manual keys, or the gateways'
 #        --keylog) to EtherIP and the inner Ethernet frame; the broadcast is
 #        found inside; no inner address or ping payload in clear
-# HGW_L2_KEYING=manual|hip picks the keying (topology_l2.sh). Prints
+# HGW_L2_KEYING=hip (default) or manual picks the keying (topology_l2.sh). Prints
 # "N passed, N failed" last; exit code 0 only when nothing failed. Root only.
 set -euo pipefail
 

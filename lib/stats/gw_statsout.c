@@ -5,7 +5,8 @@
  *    "rx_nombuf","oerrors","ctrl_tx","ctrl_looped"}}, "sa": {name: {"spi",
  *    "packets","bytes"[,"max_inner": out SAs]}}, "workers": [{"lcore","rx","tx",
  *    "punted","handoff_out","handoff_in","handoff_drops","slow_sent",
- *    "slow_done","ctrl_looped","inner_fragmented"}, ...one per worker],
+ *    "slow_done","ctrl_looped","inner_fragmented","esp_fragmented",
+ *    "esp_fragments"}, ...one per worker],
  *    "pmtu": {event: n...}, "mbufs": {"size","in_use"}}
  * (telemetry: "workers" is a dict "w0", "w1", ...)
  * Totals over all lcores; SA bytes count inner packets. A port's tx includes
@@ -41,15 +42,16 @@ struct snap_sa {
 
 /* One worker's own counters (gw_lcore_stats): packets received and sent on
  * all ports, punted to control, inbound handoffs between workers, slow path,
- * loop-back copies of the control lcore's frames freed. */
+ * loop-back copies of the control lcore's frames freed, fragmented. */
 struct snap_worker {
 	unsigned lcore;
 	uint64_t rx, tx, punted, handoff_out, handoff_in, handoff_drops, slow_sent, slow_done,
-		 ctrl_looped, inner_fragmented;
+		 ctrl_looped, inner_fragmented, esp_fragmented, esp_fragments;
 };
 
 #define SNAP_WORKER_FIELDS(X) X(rx) X(tx) X(punted) X(handoff_out) X(handoff_in) \
-	X(handoff_drops) X(slow_sent) X(slow_done) X(ctrl_looped) X(inner_fragmented)
+	X(handoff_drops) X(slow_sent) X(slow_done) X(ctrl_looped) X(inner_fragmented) \
+	X(esp_fragmented) X(esp_fragments)
 
 struct snap {
 	uint64_t drops[GW_DROP_MAX];
@@ -195,6 +197,8 @@ snapshot(struct gw_ctx *ctx, struct snap *s)
 		o->slow_sent = st->slow_sent;
 		o->slow_done = st->slow_done;
 		o->inner_fragmented = st->inner_fragmented;
+		o->esp_fragmented = st->esp_fragmented;
+		o->esp_fragments = st->esp_fragments;
 	}
 	for (unsigned i = 0; i < ctx->n_ports; i++) {
 		const struct gw_port *p = &ctx->ports[i];

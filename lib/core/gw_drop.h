@@ -27,7 +27,7 @@
 	X(L2_RUNT, "l2_runt")           /* L2 mode: ESP payload shorter than EtherIP + Ethernet header */ \
 	X(L2_LINK_LOCAL, "l2_link_local") /* L2 mode: frame to 01:80:C2:00:00:0x, link-local = drop */ \
 	X(L2_LOCAL, "l2_local")         /* L2 mode: frame to a MAC on the bridge's own segment */ \
-	X(L2_TOO_LONG, "l2_too_long")   /* L2 mode: frame longer than its port's mtu + 22 */ \
+	X(L2_TOO_LONG, "l2_too_long")   /* L2 mode: frame over its port's mtu + header, tags */ \
 	X(FRAG_NO_MBUF, "frag_no_mbuf") /* L2 mode: no mbuf free for an ESP packet's outer fragments */
 
 enum gw_drop {

@@ -87,8 +87,9 @@
 
 /* The longest frame an l2 port bridges is its [port] mtu plus this many bytes:
  * the Ethernet header (14) with two VLAN tags (802.1ad + 802.1Q, 2 x 4), no
- * FCS; with the default mtu 1500: 1522. A longer frame is dropped
- * (l2_too_long). */
+ * FCS; with the default mtu 1500: 1522 (1514 untagged, 1518 with one tag:
+ * what follows the header and its tags is at most mtu). A longer frame is
+ * dropped (l2_too_long). */
 #define GW_L2_FRAME_OVER_MTU_BYTES  22
 
 /* Indirect mbufs (no data room) per worker for the outer fragments of ESP

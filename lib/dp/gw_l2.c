@@ -6,8 +6,8 @@
  * that the MAC table has on this same segment), put behind an EtherIP header
  * (RFC 3378) and sent through the bridge's out SA with ESP next header 97
  * (RFC 4303); frames to a remote, unknown, broadcast or multicast MAC all go
- * to the bridge's one remote. A frame longer than the port's mtu + 22
- * (Ethernet header, two tags) is dropped; an ESP packet longer than the
+ * to the bridge's one remote. A frame with more than the port's mtu after
+ * its Ethernet header and up to two VLAN tags is dropped; an ESP packet longer than the
  * outer MTU is fragmented after encryption (gw_frag_out.c). Source MACs are not learned here yet: the table
  * is written by the control lcore only (gw_mac.h), and the event that would
  * ask it to is still to come; static entries are looked up.
@@ -50,11 +50,32 @@ _Static_assert(GW_L2_FRAME_OVER_MTU_BYTES ==
 	       GW_ETH_HDR_BYTES + GW_ETH_MAX_VLAN_TAGS * GW_VLAN_TAG_BYTES,
 	       "an l2 port's frame: its mtu, Ethernet and two tags");
 
-/* One frame of bridge br (frames up to frame_max bytes): 0 and m turned into
- * its ESP payload (EtherIP + frame), or -1: dropped. */
+/* Whether a frame f of len bytes (at least an Ethernet header) carries more
+ * than mtu bytes after its Ethernet header and up to two VLAN tags. */
+static inline bool
+frame_too_long(const uint8_t *f, uint32_t len, uint32_t mtu)
+{
+	uint32_t hl = GW_ETH_HDR_BYTES;
+
+	if (likely(len <= GW_ETH_HDR_BYTES + mtu))
+		return false;
+	if (len > mtu + GW_L2_FRAME_OVER_MTU_BYTES)
+		return true;
+	for (unsigned t = 0; t < GW_ETH_MAX_VLAN_TAGS && len >= hl + GW_VLAN_TAG_BYTES; t++) {
+		uint16_t et = (uint16_t)(f[hl - 2] << 8 | f[hl - 1]);
+
+		if (et != GW_ETHERTYPE_VLAN && et != GW_ETHERTYPE_QINQ)
+			break;
+		hl += GW_VLAN_TAG_BYTES;
+	}
+	return len - hl > mtu;
+}
+
+/* One frame of bridge br, whose port has IP MTU mtu: 0 and m turned into its
+ * ESP payload (EtherIP + frame), or -1: dropped. */
 static __rte_always_inline int
 l2_frame(struct worker *w, const struct gw_bridge *br, struct rte_mbuf **mp,
-	 const struct gw_sa *sa, uint32_t frame_max)
+	 const struct gw_sa *sa, uint32_t mtu)
 {
 	struct rte_mbuf *m = *mp;
 	const uint8_t *f;
@@ -88,7 +109,7 @@ l2_frame(struct worker *w, const struct gw_bridge *br, struct rte_mbuf **mp,
 		drop(w, m, GW_DROP_NO_SA);
 		return -1;
 	}
-	if (unlikely(len > frame_max)) {      /* longer ESP is fragmented after (gw_frag_out.c) */
+	if (unlikely(frame_too_long(f, len, mtu))) {   /* long ESP: fragmented (gw_frag_out.c) */
 		drop(w, m, GW_DROP_L2_TOO_LONG);
 		return -1;
 	}
@@ -109,8 +130,8 @@ wk_l2_outbound_burst(struct worker *w, unsigned pidx, struct rte_mbuf **pkts, ui
 	struct gw_ctx *ctx = w->ctx;
 	const struct gw_bridge *br = &ctx->bridges[ctx->port_bridge[pidx] - 1];
 	const struct gw_sa *sa = gw_sadb_out(&ctx->sadb, br->remote_slot[0]);
-	uint32_t frame_max = ctx->ports[pidx].mtu + GW_L2_FRAME_OVER_MTU_BYTES;
-	uint16_t mtu[GW_BURST_PACKETS];
+	uint32_t mtu = ctx->ports[pidx].mtu;
+	uint16_t omtu[GW_BURST_PACKETS];
 	struct esp_sa *esp[GW_BURST_PACKETS];
 	struct rte_mbuf *enc[GW_BURST_PACKETS];
 	uint8_t res[GW_BURST_PACKETS];
@@ -119,20 +140,20 @@ wk_l2_outbound_burst(struct worker *w, unsigned pidx, struct rte_mbuf **pkts, ui
 	for (uint16_t i = 0; i < n; i++) {
 		struct rte_mbuf *m = pkts[i];
 
-		if (l2_frame(w, br, &m, sa, frame_max) != 0)
+		if (l2_frame(w, br, &m, sa, mtu) != 0)
 			continue;
 		esp[ne] = sa->esp;
-		mtu[ne] = gw_sa_frag_mtu(sa);
+		omtu[ne] = gw_sa_frag_mtu(sa);
 		enc[ne++] = m;
 		if (ne == GW_BURST_PACKETS) {
 			esp_outbound_etherip_burst(esp, enc, res, ne);
-			wk_esp_frag_route_send(w, enc, res, mtu, ne);
+			wk_esp_frag_route_send(w, enc, res, omtu, ne);
 			ne = 0;
 		}
 	}
 	if (ne > 0) {
 		esp_outbound_etherip_burst(esp, enc, res, ne);
-		wk_esp_frag_route_send(w, enc, res, mtu, ne);
+		wk_esp_frag_route_send(w, enc, res, omtu, ne);
 	}
 }
 

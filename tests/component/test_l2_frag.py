@@ -174,6 +174,9 @@ def test_outbound_fragmented(tmp_path, suite, outer):
     assert worker_sum(r, "esp_fragmented") == 4, r.stats["workers"]
     assert worker_sum(r, "esp_fragments") == sum(counts), r.stats["workers"]
     assert r.sa(out.name)["packets"] == len(frames)
+    # net_pcap keeps no buffer: the fragments' header mbufs and the ESP packets
+    # their indirect mbufs held are all back in the pool
+    assert r.stats["mbufs"]["in_use"] == 0, r.stats["mbufs"]
 
 
 @pytest.mark.parametrize("outer", OUTERS, ids=["outer4", "outer6"])

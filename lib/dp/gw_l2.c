@@ -6,11 +6,15 @@
  * that the MAC table has on this same segment), put behind an EtherIP header
  * (RFC 3378) and sent through the bridge's out SA with ESP next header 97
  * (RFC 4303); frames to a remote, unknown, broadcast or multicast MAC all go
- * to the bridge's one remote. A frame with more than the port's mtu after
- * its Ethernet header and up to two VLAN tags is dropped; an ESP packet longer than the
- * outer MTU is fragmented after encryption (gw_frag_out.c). Source MACs are not learned here yet: the table
+ * to the bridge's one remote. A frame with more than the port's mtu after its
+ * Ethernet header and up to two VLAN tags is dropped; an ESP packet longer
+ * than the outer MTU is fragmented after encryption (gw_frag_out.c). Source
+ * MACs are not learned here yet: the table
  * is written by the control lcore only (gw_mac.h), and the event that would
- * ask it to is still to come; static entries are looked up.
+ * ask it to is still to come; static entries are looked up. A remote whose
+ * out slot has no SA yet (a HIP peer before its Base Exchange) gets nothing:
+ * the frame is punted as GW_PUNT_NO_SA, staged by the keying glue, and comes
+ * back once the SA is there for that slot alone (wk_l2_slot_send).
  *
  * Inbound: the decrypted payload of an SA of a bridge with next header 97
  * (esp_pkt_is_etherip): EtherIP header and Ethernet header checked
@@ -71,16 +75,38 @@ frame_too_long(const uint8_t *f, uint32_t len, uint32_t mtu)
 	return len - hl > mtu;
 }
 
-/* One frame of bridge br, whose port has IP MTU mtu: 0 and m turned into its
- * ESP payload (EtherIP + frame), or -1: dropped. */
+/* Frame m (one segment, at least an Ethernet header): 0 and m turned into
+ * its ESP payload (EtherIP + frame), or -1: dropped. Its ESP may exceed the
+ * outer MTU: it is fragmented after encryption (gw_frag_out.c). */
 static __rte_always_inline int
-l2_frame(struct worker *w, const struct gw_bridge *br, struct rte_mbuf **mp,
-	 const struct gw_sa *sa, uint32_t mtu)
+l2_encap(struct worker *w, struct rte_mbuf *m)
+{
+	uint32_t len = rte_pktmbuf_data_len(m), plen;
+	int off;
+
+	off = gw_etherip_encap(m->buf_addr, m->data_off, len, &plen);
+	if (unlikely(off < 0)) {
+		drop(w, m, GW_DROP_MALFORMED);
+		return -1;
+	}
+	m->data_off = (uint16_t)off;
+	m->data_len = (uint16_t)plen;
+	m->pkt_len = plen;
+	return 0;
+}
+
+/* One frame of bridge br from port pidx (IP MTU mtu) for out slot `slot`
+ * (its SA sa): 0 and m turned into its ESP payload, or -1: dropped (too
+ * long for the port: l2_too_long), or punted to the control lcore when the
+ * slot has no SA yet (a HIP peer before its BEX: staged there, never sent
+ * in clear). */
+static __rte_always_inline int
+l2_frame(struct worker *w, const struct gw_bridge *br, struct rte_mbuf **mp, unsigned pidx,
+	 uint32_t mtu, uint32_t slot, const struct gw_sa *sa)
 {
 	struct rte_mbuf *m = *mp;
 	const uint8_t *f;
-	uint32_t len, plen;
-	int off;
+	uint32_t len;
 
 	if (unlikely(m->nb_segs != 1)) {
 		*mp = m = wk_flatten(w, m);
@@ -105,23 +131,16 @@ l2_frame(struct worker *w, const struct gw_bridge *br, struct rte_mbuf **mp,
 			return -1;
 		}
 	}
-	if (sa == NULL) {
-		drop(w, m, GW_DROP_NO_SA);
-		return -1;
-	}
-	if (unlikely(frame_too_long(f, len, mtu))) {   /* long ESP: fragmented (gw_frag_out.c) */
+	if (unlikely(frame_too_long(f, len, mtu))) {
 		drop(w, m, GW_DROP_L2_TOO_LONG);
 		return -1;
 	}
-	off = gw_etherip_encap(m->buf_addr, m->data_off, len, &plen);
-	if (unlikely(off < 0)) {
-		drop(w, m, GW_DROP_MALFORMED);
+	if (sa == NULL) {
+		gw_meta(m)->slot = (uint16_t)slot;
+		punt(w, m, GW_PUNT_NO_SA, pidx, 0);
 		return -1;
 	}
-	m->data_off = (uint16_t)off;
-	m->data_len = (uint16_t)plen;
-	m->pkt_len = plen;
-	return 0;
+	return l2_encap(w, m);
 }
 
 void
@@ -129,7 +148,8 @@ wk_l2_outbound_burst(struct worker *w, unsigned pidx, struct rte_mbuf **pkts, ui
 {
 	struct gw_ctx *ctx = w->ctx;
 	const struct gw_bridge *br = &ctx->bridges[ctx->port_bridge[pidx] - 1];
-	const struct gw_sa *sa = gw_sadb_out(&ctx->sadb, br->remote_slot[0]);
+	uint32_t slot = br->remote_slot[0];
+	const struct gw_sa *sa = gw_sadb_out(&ctx->sadb, slot);
 	uint32_t mtu = ctx->ports[pidx].mtu;
 	uint16_t omtu[GW_BURST_PACKETS];
 	struct esp_sa *esp[GW_BURST_PACKETS];
@@ -140,7 +160,7 @@ wk_l2_outbound_burst(struct worker *w, unsigned pidx, struct rte_mbuf **pkts, ui
 	for (uint16_t i = 0; i < n; i++) {
 		struct rte_mbuf *m = pkts[i];
 
-		if (l2_frame(w, br, &m, sa, mtu) != 0)
+		if (l2_frame(w, br, &m, pidx, mtu, slot, sa) != 0)
 			continue;
 		esp[ne] = sa->esp;
 		omtu[ne] = gw_sa_frag_mtu(sa);
@@ -154,6 +174,40 @@ wk_l2_outbound_burst(struct worker *w, unsigned pidx, struct rte_mbuf **pkts, ui
 	if (ne > 0) {
 		esp_outbound_etherip_burst(esp, enc, res, ne);
 		wk_esp_frag_route_send(w, enc, res, omtu, ne);
+	}
+}
+
+void
+wk_l2_slot_send(struct worker *w, struct rte_mbuf **pkts, uint16_t n)
+{
+	struct esp_sa *esp[GW_BURST_PACKETS];
+	uint16_t omtu[GW_BURST_PACKETS];
+	uint8_t res[GW_BURST_PACKETS];
+	uint16_t ne = 0;
+
+	for (uint16_t i = 0; i < n; i++) {
+		struct rte_mbuf *m = pkts[i];
+		uint16_t slot = gw_meta(m)->slot;
+		const struct gw_sa *sa = slot < w->ctx->sadb.n_slots ?
+					 gw_sadb_out(&w->ctx->sadb, slot) : NULL;
+
+		if (sa == NULL) {                /* gone again: never in clear */
+			drop(w, m, GW_DROP_NO_SA);
+			continue;
+		}
+		if (unlikely(m->nb_segs != 1 || rte_pktmbuf_data_len(m) < GW_ETH_HDR_BYTES)) {
+			drop(w, m, GW_DROP_MALFORMED);   /* l2_frame made it one whole segment */
+			continue;
+		}
+		if (l2_encap(w, m) != 0)
+			continue;
+		esp[ne] = sa->esp;
+		omtu[ne] = gw_sa_frag_mtu(sa);
+		pkts[ne++] = m;
+	}
+	if (ne > 0) {
+		esp_outbound_etherip_burst(esp, pkts, res, ne);
+		wk_esp_frag_route_send(w, pkts, res, omtu, ne);
 	}
 }
 

@@ -21,7 +21,8 @@ from scapy.packet import Raw
 
 import gwlib
 from gwlib import SUITE_NAMES, check_drops
-from test_l2 import ETHERIP_HDR, ETHERIP_NH, SITE_A, SITE_B, transport_sa
+from test_l2 import ETHERIP_HDR, ETHERIP_NH, SITE_A, SITE_B, bridge_section, transport_sa, \
+    two_remotes
 
 WAN_MTU = 1500
 JUMBO_MTU = 9000
@@ -124,13 +125,13 @@ def check_fragments(pieces, outer, mtu):
             assert fh.nh == 50 and fh.m == (k + 1 < len(pieces)), p.summary()
 
 
-def check_outbound(r, out, outer, frames, mtu=WAN_MTU, seq=1):
+def check_outbound(wan_out, out, outer, frames, mtu=WAN_MTU, seq=1):
     """frames left, in order, each as ESP (fragmented when over mtu; sequence
     numbers from seq on) that decrypts to EtherIP + the frame. Returns the
     fragment count of each."""
-    got = esp_packets(r.wan_out, outer)
+    got = esp_packets(wan_out, outer)
     assert len(got) == len(frames), "outer packets: %d, expected %d: %s" % (
-        len(got), len(frames), [f.summary() for f in r.wan_out])
+        len(got), len(frames), [f.summary() for f in wan_out])
     ssa = transport_sa(out)
     counts, ids = [], []
     for i, ((ip, pieces), want) in enumerate(zip(got, frames)):
@@ -168,7 +169,7 @@ def test_outbound_fragmented(tmp_path, suite, outer):
     out, _, r = run_bridge(tmp_path, suite, outer, frames[:3] + too_long + frames[3:])
     check_drops(r, l2_too_long=len(too_long))
     assert outer_len(suite, outer, fit) <= WAN_MTU < outer_len(suite, outer, fit + 1)
-    counts = check_outbound(r, out, outer, frames)
+    counts = check_outbound(r.wan_out, out, outer, frames)
     assert counts[1] == 0 and counts[3] == 0, counts          # they fit: one packet each
     assert all(counts[i] >= 2 for i in (0, 2, 4, 5)), counts
     assert worker_sum(r, "esp_fragmented") == 4, r.stats["workers"]
@@ -189,7 +190,7 @@ def test_outbound_jumbo_frame(tmp_path, outer):
     out, _, r = run_bridge(tmp_path, suite, outer, frames + [frame(JUMBO_MTU + 23, tags=2)],
                            lan_mtu=JUMBO_MTU)
     check_drops(r, l2_too_long=1)
-    counts = check_outbound(r, out, outer, frames)
+    counts = check_outbound(r.wan_out, out, outer, frames)
     assert worker_sum(r, "esp_fragmented") == 2 and \
         worker_sum(r, "esp_fragments") == sum(counts), (counts, r.stats["workers"])
 
@@ -202,7 +203,7 @@ def test_outbound_too_many_fragments(tmp_path):
     out, _, r = run_bridge(tmp_path, suite, 4, [frame(JUMBO_MTU + 22, tags=2), frame(1514)],
                            lan_mtu=JUMBO_MTU, wan_mtu=576)
     check_drops(r, mtu=1)
-    counts = check_outbound(r, out, 4, [frame(1514)], mtu=576, seq=2)   # 1: the dropped one
+    counts = check_outbound(r.wan_out, out, 4, [frame(1514)], mtu=576, seq=2)   # 1: the dropped one
     assert counts == [3], counts
     assert worker_sum(r, "esp_fragmented") == 1 and worker_sum(r, "esp_fragments") == 3
 
@@ -267,3 +268,28 @@ def test_inbound_reassembled_beyond_one_mbuf(tmp_path, outer):
     _, _, r = run_bridge(tmp_path, suite, outer, wan_in=wan, lan_mtu=JUMBO_MTU)
     check_drops(r)
     assert [bytes(f) for f in r.lan_out] == frames, [len(f) for f in r.lan_out]
+
+
+@pytest.mark.parametrize("suite", ["aes128-gcm16", "aes128-cbc-sha256"])
+def test_flood_fragmented_to_every_remote(tmp_path, suite):
+    """A full-size broadcast and unknown unicast frame flooded to two remotes:
+    each copy is encrypted with its own SA and fragmented on its own; a small
+    one goes whole to both."""
+    sas = two_remotes(suite)
+    frames = [frame(1514, fill=b"B"), frame(100, fill=b"s"), frame(1522, tags=2, fill=b"U")]
+    frames[0] = b"\xff" * 6 + frames[0][6:]          # broadcast
+    d = str(tmp_path)
+    cfg = gwlib.write_config(d, sas, lan_extra="mode = l2")
+    with open(cfg, "a") as f:
+        f.write(bridge_section(sas))
+    r = gwlib.run_hipgw(d, cfg, frames, [])
+    gwlib.check_clean_run(r)
+    check_drops(r)
+    total = 0
+    for out in (sas[0], sas[2]):
+        mine = [f for f in r.wan_out if IP in f and f[IP].dst == out.remote]
+        total += sum(check_outbound(mine, out, 4, frames))
+    assert worker_sum(r, "l2_flooded") == len(frames)
+    assert worker_sum(r, "esp_fragmented") == 4, r.stats["workers"]
+    assert worker_sum(r, "esp_fragments") == total == 8, (total, r.stats["workers"])
+

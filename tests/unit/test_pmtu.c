@@ -164,6 +164,21 @@ test_parse_good(void **state)
 	assert_int_equal(e.mtu, 68);
 }
 
+/* The message b of n bytes cut to every length short of n, each in a buffer
+ * of its own: refused as malformed. */
+static void
+refused_every_cut(const uint8_t *b, uint32_t n)
+{
+	for (uint32_t len = 0; len < n; len++) {
+		uint8_t *c = malloc(len ? len : 1);
+
+		assert_non_null(c);
+		memcpy(c, b, len);
+		refused(c, len, GW_PMTU_REFUSED_MALFORMED);
+		free(c);
+	}
+}
+
 /* Every length short of the whole message (the IP length field kept):
  * refused as malformed, and nothing beyond len is read (ASan build). */
 static void
@@ -172,16 +187,8 @@ test_parse_cut(void **state)
 	(void)state;
 	for (uint8_t family = 4; family <= 6; family += 2) {
 		uint8_t b[1500];
-		uint32_t n = make_ptb(b, family, family == 4 ? 1300 : 1400, 64);
 
-		for (uint32_t len = 0; len < n; len++) {
-			uint8_t *c = malloc(len ? len : 1);
-
-			assert_non_null(c);
-			memcpy(c, b, len);
-			refused(c, len, GW_PMTU_REFUSED_MALFORMED);
-			free(c);
-		}
+		refused_every_cut(b, make_ptb(b, family, family == 4 ? 1300 : 1400, 64));
 	}
 }
 
@@ -303,15 +310,7 @@ test_parse_frag6(void **state)
 	refused(b, make_ptb6_frag(b, 1400, GW_IPV6_HDR_LEN + GW_IPV6_FRAG_HDR_LEN + 7,
 				  GW_IPPROTO_ESP, 0), GW_PMTU_REFUSED_MALFORMED);
 	refused(b, make_ptb6_frag(b, FRAG6_LEN, 1232, GW_IPPROTO_ESP, 0), GW_PMTU_REFUSED_MTU);
-	n = make_ptb6_frag(b, 1400, 64, GW_IPPROTO_ESP, 0);
-	for (uint32_t len = 0; len < n; len++) {
-		uint8_t *c = malloc(len ? len : 1);
-
-		assert_non_null(c);
-		memcpy(c, b, len);
-		refused(c, len, GW_PMTU_REFUSED_MALFORMED);
-		free(c);
-	}
+	refused_every_cut(b, make_ptb6_frag(b, 1400, 64, GW_IPPROTO_ESP, 0));
 }
 
 static void

@@ -530,16 +530,18 @@ wait_path() {
 
 # ---------------------------------------------------------------- measurements
 
-# ping_run FAMILY(4|6) COUNT OUTVAR: sets OUTVAR_loss, OUTVAR_rtt (min/avg/max ms).
+# ping_run FAMILY(4|6) COUNT OUTVAR [SIZE]: COUNT pings 0.2 s apart from $NS_HA
+# to $HB4 or $HB6, SIZE bytes of ICMP payload (ping -s; default ping's 56);
+# sets OUTVAR_loss (percent), OUTVAR_rtt (min/avg/max ms).
 ping_run() {
-	local fam=$1 count=$2 var=$3 dst out loss rtt
+	local fam=$1 count=$2 var=$3 size=${4:-56} dst out loss rtt
 	if [ "$fam" = 4 ]; then dst=$HB4; else dst=$HB6; fi
-	out=$(nsx "$NS_HA" ping "-$fam" -c "$count" -i 0.2 -W 2 -p "$MARKER_HEX" "$dst" 2>&1) || true
+	out=$(nsx "$NS_HA" ping "-$fam" -c "$count" -i 0.2 -W 2 -s "$size" -p "$MARKER_HEX" "$dst" 2>&1) || true
 	loss=$(sed -n 's/.* \([0-9.]*\)% packet loss.*/\1/p' <<<"$out")
 	rtt=$(sed -n 's/^rtt min\/avg\/max\/mdev = \([0-9.]*\)\/\([0-9.]*\)\/\([0-9.]*\)\/.*/\1\/\2\/\3/p' <<<"$out")
 	printf -v "${var}_loss" '%s' "${loss:-100}"
 	printf -v "${var}_rtt" '%s' "${rtt:--}"
-	log "  ping IPv$fam hostA -> hostB: $count sent, loss ${loss:-100}%, rtt min/avg/max ${rtt:--} ms"
+	log "  ping IPv$fam $NS_HA -> $dst, -s $size: $count sent, loss ${loss:-100}%, rtt min/avg/max ${rtt:--} ms"
 }
 
 iperf_server_start() {

@@ -355,7 +355,7 @@ curl_runs() {
 			ok=$((ok + 1))
 			times+=("$t")
 		else
-			log "  curl $i: $out (sha256 ${sha:-none})"
+			log "  curl $i: $out; $(stat -c %s "$WORK/got.bin" 2>/dev/null || echo 0) bytes, sha256 ${sha:-none} (want $FILE_SIZE, $FILE_SHA)"
 		fi
 	done
 	printf -v "${var}_ok" '%s' "$ok"
@@ -461,7 +461,7 @@ for m in D H; do
 		check "ping -s $s $w: loss ${!v}% at most $MAX_LOSS%" awk -v l="${!v}" -v m="$MAX_LOSS" 'BEGIN { exit !(l <= m) }'
 	done
 	v="${m}C_ok"
-	check "curl $w: $CURLS of $CURLS fetches exactly $FILE_SIZE bytes with the sha256 (${!v})" test "${!v}" = "$CURLS"
+	check "curl $w: every fetch (${!v} of $CURLS) exactly $FILE_SIZE bytes with the file's sha256" test "${!v}" = "$CURLS"
 done
 
 # ------------------------------------------------------------ table

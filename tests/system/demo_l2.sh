@@ -24,7 +24,7 @@
 # each file checked against its sha256. Exit 0 only when every check passed.
 # Root only; namespaces and processes go on every exit (trap).
 #
-# Knobs (besides topology.sh's HIPGW, HGW_MEM, HGW_NO_HUGE, HGW_KEEP):
+# Knobs (besides topology.sh's HIPGW, HGW_NO_HUGE, HGW_KEEP; its HGW_MEM is 384 here):
 #   HGW_NS_PREFIX     namespace / DPDK file-prefix prefix (default hgw-l2-)
 #   HGW_L2_KEYING     auto (default): HIP-keyed bridges ([bridge] peers =) when
 #                     this hipgw starts with them, else manually keyed [sa];
@@ -35,7 +35,7 @@
 set -euo pipefail
 
 HGW_NS_PREFIX=${HGW_NS_PREFIX:-hgw-l2-}
-HGW_MEM=${HGW_MEM:-256}
+HGW_MEM=${HGW_MEM:-384}   # MB per gateway: enough with --no-huge too
 # shellcheck source=tests/system/topology.sh
 . "$(dirname "${BASH_SOURCE[0]}")/topology.sh"
 
@@ -469,7 +469,7 @@ avg() { awk -F/ '{ print (NF == 3 ? $2 : "-") }' <<<"$1"; }
 row() { printf '| %s | %s | %s | %s |\n' "$@"; }
 added() { awk -v d="$(avg "$1")" -v h="$(avg "$2")" 'BEGIN { if (d == "-" || h == "-") print "-"; else printf "+%.3f ms", h - d }'; }
 echo
-info "the seed's experiment on this machine: direct against through hipgw (L2, $used keying)"
+info "the seed's experiment on this machine: direct against through hipgw (L2, keyed: $used)"
 echo
 row "measurement" "direct" "through hipgw" "added / ratio"
 row "---" "---" "---" "---"

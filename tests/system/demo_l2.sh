@@ -281,21 +281,35 @@ write_l2_configs() {
 	done
 }
 
-# start_l2 KEYING(hip|manual): both gateways, server first; 0 when both run,
-# 2 when one refused its config (exit 2 before running), 1 otherwise.
+# start_l2 KEYING(hip|manual): both gateways, server first. Returns 0 when
+# both run, 2 when one refused its config (exit 2), 3 when EAL found too
+# little memory (other jobs took the hugepages it had counted), 1 otherwise.
 start_l2() {
-	local s v
+	local s
 	GW_CONF=-$1 GW_RUN=-$1
 	gw_start B
 	gw_start A
 	for s in B A; do
-		if ! gw_wait_running "$s" 30; then
-			gw_stop A; gw_stop B
-			v="GW_RC_$s"
-			[ "${!v}" = 2 ] && return 2
-			return 1
+		gw_wait_running "$s" 30 && continue
+		gw_stop A; gw_stop B
+		if [ "${GW_RC_A:-}" = 2 ] || [ "${GW_RC_B:-}" = 2 ]; then return 2; fi
+		if grep -q 'Cannot init memory' "$WORK/gwA$GW_RUN.log" "$WORK/gwB$GW_RUN.log" 2>/dev/null; then
+			return 3
 		fi
+		return 1
 	done
+}
+
+# start_keyed KEYING: start_l2, once more with --no-huge when it returned 3.
+start_keyed() {
+	local rc=0
+	start_l2 "$1" || rc=$?
+	if [ $rc = 3 ] && [ "${HGW_NO_HUGE:-0}" != 1 ]; then
+		warn "EAL found too few free hugepages (other jobs took them): starting again with --no-huge"
+		HGW_NO_HUGE=1
+		rc=0; start_l2 "$1" || rc=$?
+	fi
+	return $rc
 }
 
 # ------------------------------------------------------------ measurements
@@ -397,7 +411,7 @@ elif write_l2_configs; then
 	info "starting hipgw in $NS_SV and $NS_CL ($(eal_mem_args))"
 	rc=1
 	if [ "$KEYING" != manual ]; then
-		rc=0; start_l2 hip || rc=$?
+		rc=0; start_keyed hip || rc=$?
 		if [ $rc = 0 ]; then
 			used=hip
 		elif [ $rc = 2 ] && [ "$KEYING" = auto ]; then
@@ -409,7 +423,7 @@ elif write_l2_configs; then
 		fi
 	fi
 	if [ $used = none ] && { [ "$KEYING" = manual ] || { [ "$KEYING" = auto ] && [ $rc = 2 ]; }; }; then
-		if start_l2 manual; then used=manual; else
+		if start_keyed manual; then used=manual; else
 			fail "manually keyed gateways start"; gw_log_tail A; gw_log_tail B
 		fi
 	fi

@@ -326,9 +326,9 @@ wait_tunnel() {
 }
 
 # rtt_capture_start DEV / rtt_capture_stop OUTVAR: a tshark capture of ICMP on
-# the client's DEV; stop sets OUTVAR_rtt (min/avg/max ms) from tshark's echo
-# response times. ping does not time payloads under 16 bytes (its timestamp
-# does not fit), so -s 8 is timed from the capture.
+# the client's DEV; stop sets OUTVAR_rtt (min/median/avg/max ms) from tshark's
+# echo response times (icmp.resptime). ping does not time payloads under 16
+# bytes (its timestamp does not fit), so both sizes are timed from the capture.
 rtt_capture_start() {
 	RTT_PCAP=$WORK/icmp-$1-$SECONDS.pcap
 	ip netns exec "$NS_CL" tshark -q -n -i "$1" -f icmp -w "$RTT_PCAP" </dev/null >"$RTT_PCAP.log" 2>&1 &
@@ -351,8 +351,10 @@ rtt_capture_stop() {
 	wait "$RTT_CAP_PID" 2>/dev/null || true
 	forget_pid "$RTT_CAP_PID"
 	printf -v "${var}_rtt" '%s' "$(tsh "$RTT_PCAP" -Y 'icmp.type == 0' -T fields -e icmp.resptime |
-		awk 'NF { n++; s += $1; if (n == 1 || $1 < lo) lo = $1; if ($1 > hi) hi = $1 }
-			END { if (n) printf "%.3f/%.3f/%.3f", lo, s / n, hi; else print "-" }')"
+		sort -g | awk 'NF { v[n++] = $1; s += $1 }
+			END { if (!n) { print "-"; exit }
+				med = n % 2 ? v[int(n / 2)] : (v[n / 2 - 1] + v[n / 2]) / 2
+				printf "%.3f/%.3f/%.3f/%.3f", v[0], med, s / n, v[n - 1] }')"
 }
 
 # curl_runs OUTVAR: $CURLS fetches of the file; sets OUTVAR_time (median s),
@@ -383,13 +385,14 @@ curl_runs() {
 # measure MODE(D|H) DEV: the rows of the table for one mode; DEV is the
 # client's interface towards the far network.
 measure() {
-	local m=$1 dev=$2 r
-	rtt_capture_start "$dev" || warn "tshark on $dev did not start"
-	ping_run 4 "$PINGS" "${m}8" 8
-	rtt_capture_stop "${m}8"
-	r="${m}8_rtt"
-	log "  -s 8 rtt min/avg/max from the capture on $dev: ${!r} ms"
-	ping_run 4 "$PINGS" "${m}1000" 1000
+	local m=$1 dev=$2 size r
+	for size in 8 1000; do
+		rtt_capture_start "$dev" || warn "tshark on $dev did not start"
+		ping_run 4 "$PINGS" "$m$size" "$size"
+		rtt_capture_stop "$m$size"
+		r="$m${size}_rtt"
+		log "  -s $size rtt min/median/avg/max from the capture on $dev: ${!r} ms"
+	done
 	curl_runs "${m}C"
 }
 
@@ -479,21 +482,26 @@ for m in D H; do
 done
 
 # ------------------------------------------------------------ table
-avg() { awk -F/ '{ print (NF == 3 ? $2 : "-") }' <<<"$1"; }
 row() { printf '| %s | %s | %s | %s |\n' "$@"; }
-added() { awk -v d="$(avg "$1")" -v h="$(avg "$2")" 'BEGIN { if (d == "-" || h == "-") print "-"; else printf "+%.3f ms", h - d }'; }
+# added DIRECT HIPGW: the median's and the mean's difference of two RTT cells
+added() {
+	awk -v d="$1" -v h="$2" 'BEGIN { if (split(d, a, "/") != 4 || split(h, b, "/") != 4) { print "-"; exit }
+		printf "median +%.3f ms, avg +%.3f ms", b[2] - a[2], b[3] - a[3] }'
+}
 echo
 info "the seed's experiment on this machine: direct against through hipgw (L2, keyed: $used)"
 echo
 row "measurement" "direct" "through hipgw" "added / ratio"
 row "---" "---" "---" "---"
-row "ping -s 8 RTT min/avg/max (ms, $PINGS pings; tshark)" "$D8_rtt" "$H8_rtt" "$(added "$D8_rtt" "$H8_rtt")"
+row "ping -s 8 RTT min/median/avg/max (ms)" "$D8_rtt" "$H8_rtt" "$(added "$D8_rtt" "$H8_rtt")"
 row "ping -s 8 loss" "$D8_loss%" "$H8_loss%" "-"
-row "ping -s 1000 RTT min/avg/max (ms, $PINGS pings)" "$D1000_rtt" "$H1000_rtt" "$(added "$D1000_rtt" "$H1000_rtt")"
+row "ping -s 1000 RTT min/median/avg/max (ms)" "$D1000_rtt" "$H1000_rtt" "$(added "$D1000_rtt" "$H1000_rtt")"
 row "ping -s 1000 loss" "$D1000_loss%" "$H1000_loss%" "-"
 row "curl 1 MiB, median of $CURLS (s)" "$DC_time" "$HC_time" \
 	"$(awk -v d="$DC_time" -v h="$HC_time" 'BEGIN { if (d == "-" || h == "-" || d == 0) print "-"; else printf "x %.2f", h / d }')"
 echo
+log "  ping -i 0.2 -c $PINGS -s SIZE, timed by tshark on the client's interface towards the far"
+log "  network (hgw-tap through hipgw, wan0 direct); curl of $URL."
 log "  The seed's stated results: $SEED_TEXT."
 log "  Here both gateways, the namespaces and the tools share this machine's CPUs; the"
 log "  WAN is a veth, not a network."

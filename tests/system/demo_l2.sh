@@ -80,10 +80,8 @@ trap 'echo "interrupted"; exit 130' INT TERM
 
 l2_topo_create() {
 	local ns
-	topo_destroy
+	topo_namespaces
 	for ns in "${HGW_NAMESPACES[@]}"; do
-		ip netns add "$ns"
-		nsx "$ns" ip link set lo up
 		nsx "$ns" sysctl -qw net.ipv6.conf.default.disable_ipv6=1 net.ipv6.conf.all.disable_ipv6=1 \
 			net.ipv4.ip_forward=0 >/dev/null
 	done
@@ -154,43 +152,34 @@ http_start() {
 	ip netns exec "$NS_FAR" "$PY" -m http.server "$HTTP_PORT" --bind "$FAR4" --directory "$WORK/www" \
 		</dev/null >"$WORK/http.log" 2>&1 &
 	HGW_BG_PIDS+=("$!")
-	local i
-	for ((i = 0; i < 100; i++)); do
-		nsx "$NS_FAR" ss -ltn 2>/dev/null | grep -q ":$HTTP_PORT " && return 0
-		sleep 0.1
-	done
-	return 1
+	wait_listen "$NS_FAR" "$HTTP_PORT" 100
 }
 
 # ------------------------------------------------------------ configs
 
 # l2_port_sections SIDE(A|B): the l2 inner port and the outer port.
 l2_port_sections() {
-	if [ "$1" = A ]; then
-		cat <<EOF
-[port tap]
-device = net_tap0,iface=$IF_TAP
+	local inner=tap dev=net_tap0 iface=$IF_TAP n=0 wan4=$CL_WAN4
+	[ "$1" = A ] || { inner=lan dev=net_af_packet0 iface=$IF_LAN n=1 wan4=$SV_WAN4; }
+	cat <<EOF
+[port $inner]
+device = $dev,iface=$iface
 role = inner
 mode = l2
 
 [port wan]
-device = net_af_packet0,iface=$IF_WAN
+device = net_af_packet$n,iface=$IF_WAN
 role = outer
-address = $CL_WAN4/$WAN_LEN
+address = $wan4/$WAN_LEN
 EOF
-	else
-		cat <<EOF
-[port lan]
-device = net_af_packet0,iface=$IF_LAN
-role = inner
-mode = l2
+}
 
-[port wan]
-device = net_af_packet1,iface=$IF_WAN
-role = outer
-address = $SV_WAN4/$WAN_LEN
-EOF
-	fi
+# l2_sa DIRECTION SPI KEY [LINE]: one [sa DIRECTION] of a bridge, AES-128-GCM,
+# between $local4 and $remote4 (the caller's), LINE added.
+l2_sa() {
+	printf '[sa %s]\ndirection = %s\nspi = %s\nsuite = aes128-gcm16\nkey = 0x%s\n' "$1" "$1" "$2" "$3"
+	printf 'local = %s\nremote = %s\nprefixes = %s\n%s' "$local4" "$remote4" "$TUN_NET" "${4:+$4
+}"
 }
 
 # write_l2_manual FILE SIDE(A|B) OUTKEY INKEY: the bridge on two [sa].
@@ -209,24 +198,9 @@ idle = adaptive
 
 $(l2_port_sections "$side")
 
-[sa out]
-direction = out
-spi = $spi_out
-suite = aes128-gcm16
-key = 0x$kout
-local = $local4
-remote = $remote4
-prefixes = $TUN_NET
-state = $WORK/gw$side-out.seq
+$(l2_sa out "$spi_out" "$kout" "state = $WORK/gw$side-out.seq")
 
-[sa in]
-direction = in
-spi = $spi_in
-suite = aes128-gcm16
-key = 0x$kin
-local = $local4
-remote = $remote4
-prefixes = $TUN_NET
+$(l2_sa in "$spi_in" "$kin")
 
 [bridge vpn]
 port = $port

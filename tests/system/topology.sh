@@ -180,12 +180,20 @@ v6_off() {
 		"net.ipv6.conf.$dev.disable_ipv6=1" >/dev/null
 }
 
-topo_create() {
+# topo_namespaces: HGW_NAMESPACES anew (leftovers removed), each with lo up.
+topo_namespaces() {
 	local ns
 	topo_destroy
 	for ns in "${HGW_NAMESPACES[@]}"; do
 		ip netns add "$ns"
 		nsx "$ns" ip link set lo up
+	done
+}
+
+topo_create() {
+	local ns
+	topo_namespaces
+	for ns in "${HGW_NAMESPACES[@]}"; do
 		# no RA processing / autoconf anywhere; no DAD delays on the hosts
 		nsx "$ns" sysctl -qw net.ipv6.conf.default.accept_ra=0 net.ipv6.conf.all.accept_ra=0 \
 			net.ipv6.conf.default.autoconf=0 net.ipv6.conf.all.autoconf=0 \
@@ -544,16 +552,22 @@ ping_run() {
 	log "  ping IPv$fam $NS_HA -> $dst, -s $size: $count sent, loss ${loss:-100}%, rtt min/avg/max ${rtt:--} ms"
 }
 
+# wait_listen NS PORT TRIES: until a TCP socket listens on PORT in NS, TRIES
+# looks 0.1 s apart.
+wait_listen() {
+	local i
+	for ((i = 0; i < $3; i++)); do
+		nsx "$1" ss -ltn 2>/dev/null | grep -q ":$2 " && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
 iperf_server_start() {
 	ip netns exec "$NS_HB" iperf3 -s -p 5201 </dev/null >"$WORK/iperf3-server.log" 2>&1 &
 	HGW_BG_PIDS+=("$!")
 	IPERF_SRV_PID=$!
-	local i
-	for ((i = 0; i < 50; i++)); do
-		nsx "$NS_HB" ss -ltn 2>/dev/null | grep -q ':5201 ' && return 0
-		sleep 0.1
-	done
-	return 1
+	wait_listen "$NS_HB" 5201 50
 }
 
 iperf_server_stop() {

@@ -20,8 +20,9 @@
 # the same veths, and the same NAT namespace masquerades.
 #
 # Measured, direct and through hipgw: ping RTT and loss with -s 8 and -s 1000
-# (100 pings 0.2 s apart), and curl's time for a 1 MiB file (median of 5),
-# each file checked against its sha256. Exit 0 only when every check passed.
+# (100 pings 0.2 s apart; the RTTs from a tshark capture on the client, as ping
+# cannot time -s 8), and curl's time for a 1 MiB file (median of 5), each file
+# checked against its sha256. Exit 0 only when every check passed.
 # Root only; namespaces and processes go on every exit (trap).
 #
 # Knobs (besides topology.sh's HIPGW, HGW_NO_HUGE, HGW_KEEP; its HGW_MEM is 384 here):
@@ -31,7 +32,8 @@
 #                     hip or manual: only that one
 #   HGW_L2_PINGS      pings per row (default 100)
 #   HGW_L2_CURLS      curl fetches per mode (default 5)
-#   HGW_L2_MAX_LOSS   percent of pings through hipgw that may be lost (default 3)
+#   HGW_L2_MAX_LOSS   percent of the pings of a row that may be lost, direct or
+#                     through hipgw (default 3)
 set -euo pipefail
 
 HGW_NS_PREFIX=${HGW_NS_PREFIX:-hgw-l2-}

@@ -232,7 +232,6 @@ $(l2_port_sections "$side")
 hit = $hit
 locator = $remote4
 local = $local4
-prefixes = $TUN_NET
 
 [bridge vpn]
 port = $port

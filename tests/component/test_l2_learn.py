@@ -149,7 +149,10 @@ def test_table_bound(bridge):
     for s in srcs:
         b.remote(1, frame(s, L, b"from " + s.encode()))
     assert [b.probe(s) for s in srcs] == [[1], [1], [0, 1], [0, 1], [0, 1]]
-    b.stop()
+    st = b.stop()
+    mac = st["bridges"]["site"]
+    assert mac["entries"] == 2 and mac["learned"] == 2, mac
+    assert mac["full"] >= 3, mac                 # the three sources refused (and the probes')
 
 
 @pytest.mark.parametrize("bridge", ["mac-age = 10\n"], indirect=True)

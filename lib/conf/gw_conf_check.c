@@ -493,6 +493,8 @@ bridge_members_check(struct loader *L, unsigned i)
 		if (p < 0)
 			return conf_fail(L, pl, "peers: there is no [peer %s]", b->peer_names[x]);
 		b->peers[x] = (unsigned)p;
+		cfg->peers[p].bridge = (uint8_t)(i + 1);
+		cfg->peers[p].bridge_remote = (uint8_t)x;   /* remote r: the r-th of the list */
 		for (unsigned j = 0; j < i; j++)
 			for (unsigned y = 0; y < cfg->bridges[j].n_peers; y++)
 				if (cfg->bridges[j].peers[y] == (unsigned)p)
@@ -576,7 +578,8 @@ next:;
 }
 
 /* Bridges: port, members and static entries bridge by bridge; then every port
- * in mode l2 is the port of a bridge. */
+ * in mode l2 is the port of a bridge, and every peer without prefixes a
+ * bridge's peer (else it would carry nothing). */
 static int
 cross_check_bridges(struct loader *L)
 {
@@ -598,6 +601,11 @@ cross_check_bridges(struct loader *L)
 					 "l2 but in no [bridge] (set port = %s in one)",
 					 cfg->ports[p].name, cfg->ports[p].name);
 	}
+	for (unsigned i = 0; i < cfg->n_peers; i++)
+		if (cfg->peers[i].n_prefixes == 0 && cfg->peers[i].bridge == 0)
+			return conf_fail(L, cfg->peers[i].line, "[peer %s]: missing key '%s' (only "
+					 "a peer in a [bridge] may have none)", cfg->peers[i].name,
+					 conf_keys[K_PEER_PREFIXES].name);
 	return 0;
 }
 

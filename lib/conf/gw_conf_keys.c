@@ -175,7 +175,7 @@ const struct conf_key conf_keys[K_MAX] = {
 	[K_PEER_LOCAL] = { SEC_PEER, "local", conf_peer_local, FIELD(PEER, local),
 		.doc = "our outer address towards the peer" },
 	[K_PEER_PREFIXES] = { SEC_PEER, "prefixes", conf_peer_prefixes, LIST(PEER, prefixes, n_prefixes),
-		.required = true, .doc = "prefixes of the site behind the peer" },
+		.doc = "prefixes of the site behind the peer; required unless in a [bridge]" },
 
 	[K_G_COUNT] = { SEC_SAGEN, "count", conf_key_number, FIELD(SAGEN, count),
 		.lo = 1, .hi = GW_CONF_SAGEN_MAX, .required = true, .doc = "SAs per direction" },

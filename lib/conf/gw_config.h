@@ -130,9 +130,14 @@ struct gw_conf_peer {
 	struct gw_addr local;                  /* our outer address towards it: `local`, or
 						* the default (see the reference) */
 	bool has_local;                        /* `local` given */
-	struct gw_prefix prefixes[GW_CONF_MAX_PREFIXES];   /* its site, host bits zero */
+	struct gw_prefix prefixes[GW_CONF_MAX_PREFIXES];   /* its site, host bits zero;
+						* none: a bridge peer that carries frames only */
 	unsigned n_prefixes;
 	unsigned line;                         /* line of the section header */
+	uint8_t bridge;                        /* 1 + index of the [bridge] whose peers list
+						* it, 0: none (resolved by the checks) */
+	uint8_t bridge_remote;                 /* bridge != 0: its position in that list, the
+						* bridge's remote index (gw_ctx.h gw_bridge) */
 };
 
 /* A static MAC entry of a [bridge]: frames to `mac` (on `vlan`) go to the

@@ -29,6 +29,8 @@ enum gw_meta_kind {
 	/* control -> worker */
 	GW_CTRL_TX,            /* complete Ethernet frame: send on port as is */
 	GW_CTRL_OUTBOUND,      /* Ethernet frame as received on inner port `port`: run the outbound path */
+	GW_CTRL_L2_OUT,        /* frame of a bridge port, staged for out slot `slot`: EtherIP and
+	                        * ESP through that slot's SA (no MAC table, no flooding) */
 	/* worker -> worker (inbound single writer) and --slow-path round trips */
 	GW_HANDOFF,            /* ESP packet (IP header first) of SPI lk.spi received on outer port
 	                        * `port` by a worker that does not own its SA: the owner runs it */
@@ -50,7 +52,8 @@ struct gw_meta {
 	                        * that fit */
 	uint8_t family;        /* GW_PUNT_NEIGH: 4 or 6 */
 	uint8_t pad;
-	uint16_t slot;         /* GW_PUNT_NO_SA, GW_STAMP_OUT: SPD out slot; GW_PUNT_UNKNOWN_SPI:
+	uint16_t slot;         /* GW_PUNT_NO_SA, GW_CTRL_L2_OUT, GW_STAMP_OUT: SPD out slot;
+	                        * GW_PUNT_UNKNOWN_SPI:
 	                        * peer index */
 	union {
 		uint8_t ip[16];        /* GW_PUNT_NEIGH: next hop address */

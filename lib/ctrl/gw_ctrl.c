@@ -234,6 +234,17 @@ gw_ctrl_reinject(struct gw_ctrl *c, struct rte_mbuf *m, unsigned port)
 }
 
 void
+gw_ctrl_send_l2(struct gw_ctrl *c, struct rte_mbuf *m, unsigned slot)
+{
+	struct gw_meta *md = gw_meta(m);
+
+	md->kind = GW_CTRL_L2_OUT;
+	md->slot = (uint16_t)slot;
+	if (rte_ring_sp_enqueue(c->ctx->from_ctrl[0], m) != 0)
+		ctrl_drop(c, m, GW_DROP_RING_FULL);
+}
+
+void
 gw_ctrl_send_ip(struct gw_ctrl *c, struct rte_mbuf *m)
 {
 	const uint8_t *l3 = rte_pktmbuf_mtod(m, const uint8_t *);

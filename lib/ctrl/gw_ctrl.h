@@ -56,6 +56,13 @@ void gw_ctrl_send_ip(struct gw_ctrl *c, struct rte_mbuf *m);
  * outbound path (staged packets once their SA exists). Consumes m. */
 void gw_ctrl_reinject(struct gw_ctrl *c, struct rte_mbuf *m, unsigned port);
 
+/* Hand a frame received on an l2 port (a bridge's, as the worker punted it:
+ * GW_PUNT_NO_SA, its port in gw_meta) to a worker to be sent in EtherIP and
+ * ESP (RFC 3378, RFC 4303) through out slot `slot`'s SA, that remote's copy
+ * only (a staged frame once the slot has an SA). Still no SA there: dropped
+ * as no_sa by the worker. Consumes m. */
+void gw_ctrl_send_l2(struct gw_ctrl *c, struct rte_mbuf *m, unsigned slot);
+
 /* Periodic work (call every ~100 ms): ARP/ND retries, expiry of queued packets
  * (dropped as no_neighbor after GW_NEIGH_TRIES requests), lowered path MTUs
  * whose pmtu-age is up back to their port's MTU, and every [gateway]

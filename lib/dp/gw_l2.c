@@ -8,7 +8,10 @@
  * (RFC 4303); frames to a remote, unknown, broadcast or multicast MAC all go
  * to the bridge's one remote. Source MACs are not learned here yet: the table
  * is written by the control lcore only (gw_mac.h), and the event that would
- * ask it to is still to come; static entries are looked up.
+ * ask it to is still to come; static entries are looked up. A remote whose
+ * out slot has no SA yet (a HIP peer before its Base Exchange) gets nothing:
+ * the frame is punted as GW_PUNT_NO_SA, staged by the keying glue, and comes
+ * back once the SA is there for that slot alone (wk_l2_slot_send).
  *
  * Inbound: the decrypted payload of an SA of a bridge with next header 97
  * (esp_pkt_is_etherip): EtherIP header and Ethernet header checked
@@ -44,16 +47,40 @@ frame_vlan(const uint8_t *f, uint32_t len)
 	return (uint16_t)((f[GW_ETH_HDR_BYTES] << 8 | f[GW_ETH_HDR_BYTES + 1]) & VLAN_ID_MASK);
 }
 
-/* One frame of bridge br: 0 and m turned into its ESP payload (EtherIP +
- * frame), or -1: dropped. */
+/* Frame m (one segment, at least an Ethernet header) for out SA sa: 0 and m
+ * turned into its ESP payload (EtherIP + frame), or -1: dropped. */
 static __rte_always_inline int
-l2_frame(struct worker *w, const struct gw_bridge *br, struct rte_mbuf **mp,
-	 const struct gw_sa *sa)
+l2_encap(struct worker *w, struct rte_mbuf *m, const struct gw_sa *sa)
+{
+	uint32_t len = rte_pktmbuf_data_len(m), plen;
+	int off;
+
+	if (unlikely(len + GW_ETHERIP_HDR_BYTES > gw_sa_max_inner(sa))) {
+		drop(w, m, GW_DROP_MTU);
+		return -1;
+	}
+	off = gw_etherip_encap(m->buf_addr, m->data_off, len, &plen);
+	if (unlikely(off < 0)) {
+		drop(w, m, GW_DROP_MALFORMED);
+		return -1;
+	}
+	m->data_off = (uint16_t)off;
+	m->data_len = (uint16_t)plen;
+	m->pkt_len = plen;
+	return 0;
+}
+
+/* One frame of bridge br from port pidx for out slot `slot` (its SA sa): 0
+ * and m turned into its ESP payload, or -1: dropped, or punted to the
+ * control lcore when the slot has no SA yet (a HIP peer before its BEX:
+ * staged there, never sent in clear). */
+static __rte_always_inline int
+l2_frame(struct worker *w, const struct gw_bridge *br, struct rte_mbuf **mp, unsigned pidx,
+	 uint32_t slot, const struct gw_sa *sa)
 {
 	struct rte_mbuf *m = *mp;
 	const uint8_t *f;
-	uint32_t len, plen;
-	int off;
+	uint32_t len;
 
 	if (unlikely(m->nb_segs != 1)) {
 		*mp = m = wk_flatten(w, m);
@@ -79,22 +106,11 @@ l2_frame(struct worker *w, const struct gw_bridge *br, struct rte_mbuf **mp,
 		}
 	}
 	if (sa == NULL) {
-		drop(w, m, GW_DROP_NO_SA);
+		gw_meta(m)->slot = (uint16_t)slot;
+		punt(w, m, GW_PUNT_NO_SA, pidx, 0);
 		return -1;
 	}
-	if (unlikely(len + GW_ETHERIP_HDR_BYTES > gw_sa_max_inner(sa))) {
-		drop(w, m, GW_DROP_MTU);
-		return -1;
-	}
-	off = gw_etherip_encap(m->buf_addr, m->data_off, len, &plen);
-	if (unlikely(off < 0)) {
-		drop(w, m, GW_DROP_MALFORMED);
-		return -1;
-	}
-	m->data_off = (uint16_t)off;
-	m->data_len = (uint16_t)plen;
-	m->pkt_len = plen;
-	return 0;
+	return l2_encap(w, m, sa);
 }
 
 void
@@ -102,7 +118,8 @@ wk_l2_outbound_burst(struct worker *w, unsigned pidx, struct rte_mbuf **pkts, ui
 {
 	struct gw_ctx *ctx = w->ctx;
 	const struct gw_bridge *br = &ctx->bridges[ctx->port_bridge[pidx] - 1];
-	const struct gw_sa *sa = gw_sadb_out(&ctx->sadb, br->remote_slot[0]);
+	uint32_t slot = br->remote_slot[0];
+	const struct gw_sa *sa = gw_sadb_out(&ctx->sadb, slot);
 	struct esp_sa *esp[GW_BURST_PACKETS];
 	struct rte_mbuf *enc[GW_BURST_PACKETS];
 	uint8_t res[GW_BURST_PACKETS];
@@ -111,7 +128,7 @@ wk_l2_outbound_burst(struct worker *w, unsigned pidx, struct rte_mbuf **pkts, ui
 	for (uint16_t i = 0; i < n; i++) {
 		struct rte_mbuf *m = pkts[i];
 
-		if (l2_frame(w, br, &m, sa) != 0)
+		if (l2_frame(w, br, &m, pidx, slot, sa) != 0)
 			continue;
 		esp[ne] = sa->esp;
 		enc[ne++] = m;
@@ -124,6 +141,38 @@ wk_l2_outbound_burst(struct worker *w, unsigned pidx, struct rte_mbuf **pkts, ui
 	if (ne > 0) {
 		esp_outbound_etherip_burst(esp, enc, res, ne);
 		wk_esp_route_send(w, enc, res, ne);
+	}
+}
+
+void
+wk_l2_slot_send(struct worker *w, struct rte_mbuf **pkts, uint16_t n)
+{
+	struct esp_sa *esp[GW_BURST_PACKETS];
+	uint8_t res[GW_BURST_PACKETS];
+	uint16_t ne = 0;
+
+	for (uint16_t i = 0; i < n; i++) {
+		struct rte_mbuf *m = pkts[i];
+		uint16_t slot = gw_meta(m)->slot;
+		const struct gw_sa *sa = slot < w->ctx->sadb.n_slots ?
+					 gw_sadb_out(&w->ctx->sadb, slot) : NULL;
+
+		if (sa == NULL) {                /* gone again: never in clear */
+			drop(w, m, GW_DROP_NO_SA);
+			continue;
+		}
+		if (unlikely(m->nb_segs != 1 || rte_pktmbuf_data_len(m) < GW_ETH_HDR_BYTES)) {
+			drop(w, m, GW_DROP_MALFORMED);   /* l2_frame made it one whole segment */
+			continue;
+		}
+		if (l2_encap(w, m, sa) != 0)
+			continue;
+		esp[ne] = sa->esp;
+		pkts[ne++] = m;
+	}
+	if (ne > 0) {
+		esp_outbound_etherip_burst(esp, pkts, res, ne);
+		wk_esp_route_send(w, pkts, res, ne);
 	}
 }
 

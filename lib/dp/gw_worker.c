@@ -137,27 +137,32 @@ drain_slow(struct worker *w)
 	return n;
 }
 
-/* Packets from the control lcore: frames to send, or frames to run outbound. */
+/* Packets from the control lcore: frames to send, frames to run outbound, or
+ * bridge frames for one remote's SA. */
 static unsigned
 drain_ctrl(struct worker *w)
 {
 	struct rte_mbuf *pkts[GW_BURST_PACKETS];
 	unsigned n = rte_ring_sc_dequeue_burst(w->ctx->from_ctrl[w->idx], (void **)pkts,
 					       GW_BURST_PACKETS, NULL);
-	struct rte_mbuf *out[GW_BURST_PACKETS];
-	unsigned no = 0, out_port = 0;
+	struct rte_mbuf *out[GW_BURST_PACKETS], *l2[GW_BURST_PACKETS];
+	unsigned no = 0, out_port = 0, nl = 0;
 
 	for (unsigned i = 0; i < n; i++) {
 		struct gw_meta *md = gw_meta(pkts[i]);
 		if (md->kind == GW_CTRL_OUTBOUND) {
 			out_port = md->port;
 			out[no++] = pkts[i];
+		} else if (md->kind == GW_CTRL_L2_OUT) {
+			l2[nl++] = pkts[i];
 		} else {
 			tx_enqueue(w, md->port, pkts[i]);
 		}
 	}
 	if (no > 0)
 		wk_outbound_burst(w, out_port, out, no);
+	if (nl > 0)
+		wk_l2_slot_send(w, l2, (uint16_t)nl);
 	return n;
 }
 

@@ -241,6 +241,10 @@ void wk_esp_route_send(struct worker *w, struct rte_mbuf **enc, const uint8_t *r
  * to its bridge's port. */
 void wk_l2_outbound_burst(struct worker *w, unsigned pidx, struct rte_mbuf **pkts, uint16_t n);
 void wk_l2_inbound(struct worker *w, struct rte_mbuf *m, struct gw_sa *sa);
+/* Frames the control lcore handed back for one remote each (GW_CTRL_L2_OUT:
+ * staged while that out slot had no SA; n <= GW_BURST_PACKETS): EtherIP and
+ * ESP through the SA of each one's slot, no_sa when it has none (gw_l2.c). */
+void wk_l2_slot_send(struct worker *w, struct rte_mbuf **pkts, uint16_t n);
 /* ESP packets other workers handed to this one; returns how many. */
 unsigned wk_drain_handoff(struct worker *w);
 /* Reassemblies older than the fragment table's timeout: their fragments onto

@@ -29,6 +29,7 @@
 #include <rte_malloc.h>
 
 #include "gw_hip_internal.h"
+#include "gw_meta.h"
 #include "hip_host.h"
 #include "hip_hit.h"
 #include "hipgw_wire.h"
@@ -195,6 +196,7 @@ make_sa(struct gw_peer *p, const struct hip_sa_keys *k, enum gw_dir dir)
 		.local = k->local, .remote = k->remote,
 		.seq_first = 1, .seq_limit = UINT64_MAX,
 		.beet = true,     /* our HIT and the peer's are the inner addresses */
+		.etherip = p->conf->bridge != 0,   /* a bridge peer's frames: next header 97 */
 	};
 	char err[256];
 	int op = gw_outer_port_of(ctx, &k->local);
@@ -224,15 +226,32 @@ make_sa(struct gw_peer *p, const struct hip_sa_keys *k, enum gw_dir dir)
 	} else {
 		gw_sa_set_src(sa, p->conf->prefixes, p->conf->n_prefixes);
 		gw_sa_default_dst(ctx->cfg, sa);
+		sa->bridge = p->conf->bridge;      /* inbound 97 to that bridge (wk_l2_inbound) */
+		sa->bridge_remote = p->conf->bridge_remote;
 	}
 	return sa;
+}
+
+/* A staged packet m back to the workers now that peer p has an out SA: a
+ * frame of a bridge port straight to the EtherIP + ESP send of p's slot
+ * (not the bridge's forwarding again: a flooded frame's other copies left
+ * already), an inner IP packet through the outbound path of its port. */
+static void
+resend(struct gw_peer *p, struct rte_mbuf *m)
+{
+	unsigned port = gw_meta(m)->port;
+
+	if (p->g->ctx->port_bridge[port] != 0)
+		gw_ctrl_send_l2(p->g->ctrl, m, (unsigned)p->slot);
+	else
+		gw_ctrl_reinject(p->g->ctrl, m, port);
 }
 
 static void
 flush_staged(struct gw_peer *p)
 {
 	for (unsigned i = 0; i < p->n_staged; i++)
-		gw_ctrl_reinject(p->g->ctrl, p->staged[i], p->staged_port);
+		resend(p, p->staged[i]);
 	if (p->n_staged > 0 && p->awaiting_first_esp) {
 		/* sa_up runs inside the engine: tell it after it returned */
 		p->first_esp_ns = gw_hip_now_ns();
@@ -344,6 +363,7 @@ io_sa_down(void *arg, void *user, uint32_t in_spi)
 	gw_sadb_set_out(&g->ctx->sadb, p->slot, NULL);
 	if (in_spi != 0)
 		gw_sadb_del_in(&g->ctx->sadb, in_spi);
+	p->in_spi = 0;                  /* the association is gone: no current in SA */
 	/* and the in SAs a rekey replaced: after CLOSE (RFC 7401 section 6.14)
 	 * or any other end of the association nothing of it may decrypt, not even
 	 * in those SAs' last 2 s */
@@ -461,27 +481,46 @@ bad:
 	rte_pktmbuf_free(m);
 }
 
+/* Start a Base Exchange with p (now: ns) unless one runs, the association
+ * stands, or the peer closed it: in CLOSED (RFC 7401 4.4.3, 6.14) it is
+ * going away, and an I1 now would set up SAs with a gateway in its last
+ * moments; the exchange waits until the state's hold ends
+ * (UNASSOCIATED). A peer that comes back starts one itself at start-up
+ * (bridge peers) or with its first packet to us. */
+static void
+connect_peer(struct gw_hip *g, struct gw_peer *p, uint64_t now)
+{
+	struct hip_peer_info info;
+
+	if (hip_host_peer_info(g->host, p, &info) != 0 || info.state == HIP_STATE_CLOSED)
+		return;
+	hip_host_connect(g->host, p, now);
+}
+
 static void
 hook_no_sa(void *arg, struct rte_mbuf *m, unsigned port, unsigned slot)
 {
 	struct gw_hip *g = arg;
 	struct gw_peer *p = slot < g->ctx->sadb.n_slots ? g->ctx->sadb.owner[slot] : NULL;
 
+	(void)port;                     /* in m's metadata, for resend */
 	if (p == NULL || p->n_staged == GW_HIP_STAGE_MAX) {
+		if (p != NULL)
+			p->stage_full++;
 		gw_stats[rte_lcore_id()].drops[GW_DROP_NO_SA]++;
 		rte_pktmbuf_free(m);
 		return;
 	}
 	/* the SA may have come up while the packet was in the ring */
 	if (gw_sadb_out(&g->ctx->sadb, slot) != NULL) {
-		gw_ctrl_reinject(g->ctrl, m, port);
+		resend(p, m);
 		return;
 	}
 	if (p->n_staged == 0)
 		p->awaiting_first_esp = true;
 	p->staged[p->n_staged++] = m;
-	p->staged_port = port;
-	hip_host_connect(g->host, p, gw_hip_now_ns());
+	p->staged_total++;
+	connect_peer(g, p, gw_hip_now_ns());
 }
 
 /* ESP for an SPI we do not know from a locator of peer index `peer` (the
@@ -619,6 +658,31 @@ fail:
 	return NULL;
 }
 
+int
+gw_hip_peer_slot(const struct gw_hip *g, unsigned peer)
+{
+	return g == NULL || peer >= g->n_peers ? -1 : g->peers[peer].slot;
+}
+
+/* A bridge peer has no L3 packet that would start its Base Exchange (and
+ * frames are not only unicast to it): while it has no out SA, keep one
+ * going, at start-up and again after any end of the association (CLOSE,
+ * lifetime, E-FAILED). connect_peer does nothing while a BEX runs, the
+ * association stands, CLOSED or E-FAILED holds (HIP_CLOSED_HOLD_NS,
+ * HIP_E_FAILED_HOLD_NS); so a peer that does not answer gets the I1
+ * retransmissions with their back-off (RFC 7401 4.4.1), then a pause, then
+ * a new exchange. now: ns. */
+static void
+bridge_peers_connect(struct gw_hip *g, uint64_t now)
+{
+	for (unsigned i = 0; i < g->n_peers; i++) {
+		struct gw_peer *p = &g->peers[i];
+
+		if (p->conf->bridge != 0 && gw_sadb_out(&g->ctx->sadb, p->slot) == NULL)
+			connect_peer(g, p, now);
+	}
+}
+
 void
 gw_hip_tick(struct gw_hip *g)
 {
@@ -631,6 +695,8 @@ gw_hip_tick(struct gw_hip *g)
 	if (!g->closing)
 		gw_hip_hit_ping_run(g, now);
 	retire_del(g, NULL, now);
+	if (!g->closing)
+		bridge_peers_connect(g, now);
 	/* byte lifetime and sequence space (RFC 7402 section 6: rekey before it runs out) */
 	for (unsigned i = 0; i < g->n_peers; i++) {
 		struct gw_peer *p = &g->peers[i];

@@ -69,7 +69,9 @@
 	X("hit_echo_rx", hit_echo_rx, "echo replies received from its HIT") \
 	X("hit_echo_answered", hit_echo_answered, "its echo requests to our HIT answered") \
 	X("unknown_spi_bex", unknown_spi_bex, \
-	  "Base Exchanges with it started by ESP for an unknown SPI")
+	  "Base Exchanges with it started by ESP for an unknown SPI") \
+	X("staged", staged_total, "packets and bridge frames to it held while it had no out SA") \
+	X("stage_full", stage_full, "those dropped (`no_sa`): its staging was full")
 
 /* Per peer, the last Base Exchange's steps (struct hip_bex_times, ns):
  * X(name, field, log name, doc). The file writes them as "bex_ms": {NAME:

@@ -13,7 +13,8 @@
 #include "gw_keying.h"
 #include "hip_host.h"
 
-#define GW_HIP_STAGE_MAX    32          /* packets staged per peer during a BEX */
+#define GW_HIP_STAGE_MAX    32          /* packets / bridge frames staged per peer
+					 * while it has no out SA */
 #define GW_HIP_MAX_RETIRE   64          /* replaced in SAs kept at once */
 
 struct gw_peer {
@@ -21,9 +22,10 @@ struct gw_peer {
 	const struct gw_conf_peer *conf;
 	int slot;                       /* SPD out slot */
 	uint32_t in_spi;                /* current in SA, 0 = none */
-	struct rte_mbuf *staged[GW_HIP_STAGE_MAX];
+	struct rte_mbuf *staged[GW_HIP_STAGE_MAX];   /* each with its port in gw_meta */
 	unsigned n_staged;
-	unsigned staged_port;
+	uint64_t staged_total;          /* packets and frames staged, all BEXs */
+	uint64_t stage_full;            /* dropped (no_sa): GW_HIP_STAGE_MAX were staged */
 	bool awaiting_first_esp;
 	uint64_t first_esp_ns;          /* staged packets re-injected: report once the engine returns */
 	unsigned bex_ok, bex_failed, rekeys;

@@ -19,6 +19,9 @@ struct gw_hip;
  * of tshark's esp_sa UAT table (--keylog; it holds the ESP keys in clear). */
 struct gw_hip *gw_hip_create(struct gw_ctx *ctx, struct gw_ctrl *ctrl, FILE *keylog, char *err,
 			     size_t errlen);
+/* The SPD out slot (gw_sadb) of [peer] index `peer` (into cfg->peers), -1
+ * when g is NULL or there is no such peer. */
+int gw_hip_peer_slot(const struct gw_hip *g, unsigned peer);
 void gw_hip_tick(struct gw_hip *g);
 void gw_hip_close_all(struct gw_hip *g);
 void gw_hip_free(struct gw_hip *g);

@@ -9,6 +9,7 @@
 #include <rte_log.h>
 
 #include "gw_l2_setup.h"
+#include "gw_keying.h"
 
 #define LOG(level, ...) RTE_LOG(level, USER1, __VA_ARGS__)
 
@@ -21,15 +22,6 @@ gw_l2_refuse(const struct gw_config *cfg, char *err, size_t errlen)
 				 "build yet", cfg->path, cfg->ports[i].line, cfg->ports[i].name);
 			return -1;
 		}
-	for (unsigned b = 0; b < cfg->n_bridges; b++) {
-		const struct gw_conf_bridge *br = &cfg->bridges[b];
-
-		if (br->n_peers > 0) {
-			snprintf(err, errlen, "%s:%u: [bridge %s]: L2 mode is not in this build yet",
-				 cfg->path, br->line, br->name);
-			return -1;
-		}
-	}
 	return 0;
 }
 
@@ -49,15 +41,16 @@ same_addr(const struct gw_addr *a, const struct gw_addr *b)
 	return a->family == b->family && memcmp(a->addr, b->addr, a->family == 4 ? 4 : 16) == 0;
 }
 
-/* The remote index of manual SA sa_idx in bridge b: remotes are the distinct
- * remote addresses of the bridge's out SAs, in the order of its `sas` list.
- * Returns -1 when no out SA of the bridge goes to that SA's remote. */
+/* The remote index of manual SA sa_idx in bridge b: the bridge's peers come
+ * first (remote r: its r-th peer), then the distinct remote addresses of its
+ * out SAs, in the order of its `sas` list. Returns -1 when no out SA of the
+ * bridge goes to that SA's remote. */
 static int
 remote_of(const struct gw_config *cfg, unsigned b, unsigned sa_idx)
 {
 	const struct gw_conf_bridge *br = &cfg->bridges[b];
 	const struct gw_addr *want = &cfg->sas[sa_idx].remote;
-	int n = 0;
+	int n = (int)br->n_peers;
 
 	for (unsigned k = 0; k < br->n_sas; k++) {
 		const struct gw_conf_sa *c = &cfg->sas[br->sas[k]];
@@ -98,7 +91,8 @@ slot_of(const struct gw_sadb *db, const char *name)
 	return -1;
 }
 
-/* Bridge b: MAC table with its static entries, out slot. */
+/* Bridge b: MAC table with its static entries, the out slots of its manual
+ * remotes (those of its peers: gw_l2_setup_peers). */
 static int
 bridge_setup(struct gw_ctx *ctx, const struct gw_config *cfg, unsigned b, char *err,
 	     size_t errlen)
@@ -115,7 +109,7 @@ bridge_setup(struct gw_ctx *ctx, const struct gw_config *cfg, unsigned b, char *
 	snprintf(name, sizeof(name), "hipgw_mac%u", b);
 	g->port = br->port;
 	g->link_local_pass = br->link_local_pass;
-	g->n_remotes = 0;
+	g->n_remotes = br->n_peers;
 	for (unsigned k = 0; k < br->n_sas; k++) {
 		const struct gw_conf_sa *c = &cfg->sas[br->sas[k]];
 		int r = remote_of(cfg, b, br->sas[k]);
@@ -128,8 +122,14 @@ bridge_setup(struct gw_ctx *ctx, const struct gw_config *cfg, unsigned b, char *
 		}
 		if (c->dir != GW_DIR_OUT || (unsigned)r < g->n_remotes)
 			continue;
+		if (r >= GW_BRIDGE_REMOTES_MAX) {
+			snprintf(err, errlen, "%s:%u: [bridge %s]: out SA %s: more than %u remotes "
+				 "(peers and the remotes of sas)", cfg->path, br->line, br->name,
+				 c->name, GW_BRIDGE_REMOTES_MAX);
+			return -1;
+		}
 		slot = slot_of(&ctx->sadb, c->name);
-		if (slot < 0 || r >= GW_BRIDGE_REMOTES_MAX) {
+		if (slot < 0) {
 			snprintf(err, errlen, "%s:%u: [bridge %s]: out SA %s not installed",
 				 cfg->path, br->line, br->name, c->name);
 			return -1;
@@ -162,10 +162,7 @@ bridge_setup(struct gw_ctx *ctx, const struct gw_config *cfg, unsigned b, char *
 			}
 			where = (uint32_t)r;
 		} else if (st->dest == GW_BRIDGE_DEST_PEER) {
-			snprintf(err, errlen, "%s:%u: [bridge %s]: static entry %u: a peer's "
-				 "bridge is not in this build yet", cfg->path, br->line, br->name,
-				 i + 1);
-			return -1;
+			where = cfg->peers[st->dest_idx].bridge_remote;   /* a peer of this bridge */
 		}
 
 		if (gw_mac_add_static(g->mac, st->mac, st->vlan, where) != 0) {
@@ -190,6 +187,28 @@ gw_l2_setup(struct gw_ctx *ctx, const struct gw_config *cfg, char *err, size_t e
 		if (bridge_setup(ctx, cfg, b, err, errlen) != 0)
 			return -1;
 		ctx->n_bridges++;
+	}
+	return 0;
+}
+
+int
+gw_l2_setup_peers(struct gw_ctx *ctx, const struct gw_hip *hip, char *err, size_t errlen)
+{
+	const struct gw_config *cfg = ctx->cfg;
+
+	for (unsigned b = 0; b < ctx->n_bridges; b++) {
+		const struct gw_conf_bridge *br = &cfg->bridges[b];
+
+		for (unsigned r = 0; r < br->n_peers; r++) {
+			int slot = gw_hip_peer_slot(hip, br->peers[r]);
+
+			if (slot < 0) {
+				snprintf(err, errlen, "%s:%u: [bridge %s]: peer %s has no out slot",
+					 cfg->path, br->line, br->name, br->peer_names[r]);
+				return -1;
+			}
+			ctx->bridges[b].remote_slot[r] = (uint32_t)slot;
+		}
 	}
 	return 0;
 }

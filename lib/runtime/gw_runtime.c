@@ -520,6 +520,13 @@ gw_run(struct gw_ctx *ctx, const struct gw_run_opts *opts)
 		}
 		gw_telemetry_set_hip(hip);
 	}
+	if (gw_l2_setup_peers(ctx, hip, err, sizeof(err)) != 0) {
+		LOG(ERR, "%s\n", err);
+		gw_telemetry_set_hip(NULL);
+		gw_hip_free(hip);
+		gw_ctrl_free(ctrl);
+		return -1;
+	}
 	if (ctx->slow_path)
 		tasks[n_tasks++] = (struct gw_ctrl_task){ .arg = ctx, .poll = task_slow_poll };
 	tasks[n_tasks++] = (struct gw_ctrl_task){ .arg = ctx, .poll = task_sagen_step };

@@ -8,6 +8,8 @@
  *    "slow_done","ctrl_looped","inner_fragmented"}, ...one per worker],
  *    "pmtu": {event: n...}, "mbufs": {"size","in_use"}}
  * (telemetry: "workers" is a dict "w0", "w1", ...)
+ * and after "mbufs", when there are any: "sa_gen", "bridges" (gw_bridge_stats.h),
+ * "hip".
  * Totals over all lcores; SA bytes count inner packets. A port's tx includes
  * ctrl_tx, the frames the control lcore sent on its own packet socket
  * (af_packet); its rx and a worker's rx leave out ctrl_looped, the kernel's
@@ -23,6 +25,7 @@
 #include <rte_mempool.h>
 #include <rte_telemetry.h>
 
+#include "gw_bridge_stats.h"
 #include "gw_sinks.h"
 #include "gw_statsout.h"
 
@@ -303,6 +306,14 @@ gw_stats_write_json_hip(struct gw_ctx *ctx, struct gw_hip *hip, FILE *f)
 			g.count, g.dirs, g.installed, g.done, g.failed, g.elapsed_ns, g.sas_per_s,
 			g.heap_bytes, g.tables_bytes, g.sad_bytes, g.bytes_per_sa, pk, by);
 	}
+	if (ctx->n_bridges > 0) {
+		struct gw_json_sink js;
+
+		fputs(",\n  \"bridges\": ", f);
+		gw_json_sink_open(&js, f);
+		gw_bridges_emit(ctx, &js.sink);
+		gw_json_sink_close(&js);
+	}
 	if (hip != NULL) {
 		struct gw_json_sink js;
 
@@ -312,6 +323,21 @@ gw_stats_write_json_hip(struct gw_ctx *ctx, struct gw_hip *hip, FILE *f)
 		gw_json_sink_close(&js);
 	}
 	fputs("\n}\n", f);
+}
+
+/* The "bridges" object into telemetry dict d (none without bridges); under tel_lock. */
+static void
+tel_add_bridges(struct rte_tel_data *d)
+{
+	struct rte_tel_data *bd;
+	struct gw_tel_sink ts;
+
+	if (tel_ctx->n_bridges == 0 || (bd = rte_tel_data_alloc()) == NULL)
+		return;
+	gw_tel_sink_open(&ts, bd);
+	gw_bridges_emit(tel_ctx, &ts.sink);
+	gw_tel_sink_close(&ts);
+	rte_tel_data_add_dict_container(d, "bridges", bd, 0);
 }
 
 /* Telemetry /hipgw/stats: the same document as the stats file, as nested dicts. */
@@ -415,6 +441,7 @@ tel_stats(const char *cmd __rte_unused, const char *params __rte_unused, struct 
 			rte_tel_data_add_dict_container(d, "sa_gen", gd, 0);
 		}
 	}
+	tel_add_bridges(d);
 	if (tel_hip != NULL) {
 		struct rte_tel_data *hd = rte_tel_data_alloc();
 		struct gw_tel_sink ts;
@@ -516,6 +543,43 @@ tel_sagen(const char *cmd __rte_unused, const char *params __rte_unused, struct 
 	return 0;
 }
 
+/* /hipgw/bridges: the "bridges" object of /hipgw/stats alone. */
+static int
+tel_bridges(const char *cmd __rte_unused, const char *params __rte_unused,
+	    struct rte_tel_data *d)
+{
+	struct gw_tel_sink ts;
+
+	pthread_mutex_lock(&tel_lock);
+	if (tel_ctx == NULL) {
+		pthread_mutex_unlock(&tel_lock);
+		return -1;
+	}
+	gw_tel_sink_open(&ts, d);
+	gw_bridges_emit(tel_ctx, &ts.sink);
+	gw_tel_sink_close(&ts);
+	pthread_mutex_unlock(&tel_lock);
+	return 0;
+}
+
+/* /hipgw/bridge_macs,NAME[,CURSOR]: a page of bridge NAME's MAC entries
+ * (gw_bridge_macs_tel), read online on the tables' RCU as the one non-lcore
+ * reader (tel_lock), so that no entry it walks is reused meanwhile. */
+static int
+tel_bridge_macs(const char *cmd __rte_unused, const char *params, struct rte_tel_data *d)
+{
+	int rc = -1;
+
+	pthread_mutex_lock(&tel_lock);
+	if (tel_ctx != NULL) {
+		gw_sadb_ext_read_begin(&tel_ctx->sadb);
+		rc = gw_bridge_macs_tel(tel_ctx, params, gw_mac_now_ns(), d);
+		gw_sadb_ext_read_end(&tel_ctx->sadb);
+	}
+	pthread_mutex_unlock(&tel_lock);
+	return rc;
+}
+
 int
 gw_telemetry_register(struct gw_ctx *ctx)
 {
@@ -531,6 +595,13 @@ gw_telemetry_register(struct gw_ctx *ctx)
 	if (rte_telemetry_register_cmd("/hipgw/hit_ping", tel_hit_ping,
 		"HIP: send one ICMPv6 echo request from our HIT to a peer's HIT (BEET). "
 		"Parameter: the [peer] name.") != 0)
+		return -1;
+	if (rte_telemetry_register_cmd("/hipgw/bridges", tel_bridges,
+		"L2 bridges: MAC table entries, capacity, pending, bytes_per_entry, counters. "
+		"No parameters.") != 0 ||
+	    rte_telemetry_register_cmd("/hipgw/bridge_macs", tel_bridge_macs,
+		"The entries of one bridge's MAC table, 64 a reply. Parameters: the [bridge] "
+		"name[,cursor: the previous reply's next].") != 0)
 		return -1;
 	return rte_telemetry_register_cmd("/hipgw/stats", tel_stats,
 		"hipgw counters: drops by reason, ports, SAs. No parameters.");

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause
  * Counters out: the --stats-json file and DPDK telemetry (/hipgw/stats,
- * /hipgw/hip, /hipgw/hip_peer, /hipgw/hit_ping, /hipgw/sagen), both from one
+ * /hipgw/hip, /hipgw/hip_peer, /hipgw/hit_ping, /hipgw/sagen, /hipgw/bridges,
+ * /hipgw/bridge_macs), both from one
  * snapshot of the per-lcore counters, the tables and HIP keying.
  */
 #ifndef HIPGW_STATSOUT_H
@@ -15,7 +16,7 @@ void gw_stats_write_json(struct gw_ctx *ctx, FILE *f);
 /* The stats document of gw_stats_write_json, with the "hip" object when hip is set. */
 void gw_stats_write_json_hip(struct gw_ctx *ctx, struct gw_hip *hip, FILE *f);
 
-/* Register /hipgw/stats (and the HIP and [sa-gen] commands) with DPDK
+/* Register /hipgw/stats (and the HIP, [sa-gen] and bridge commands) with DPDK
  * telemetry. 0, or -1 when DPDK refuses a command. */
 int gw_telemetry_register(struct gw_ctx *ctx);
 

@@ -161,6 +161,28 @@ gw_mac_lookup_bulk(const struct gw_mac_table *t, const struct gw_mac_key *keys, 
 	return found;
 }
 
+int
+gw_mac_iterate(const struct gw_mac_table *t, uint32_t *cursor, struct gw_mac_entry *out)
+{
+	const void *k;
+	void *d;
+
+	while (rte_hash_iterate(t->h, &k, &d, cursor) >= 0) {
+		const struct gw_mac_entry *e = d;
+
+		/* deleted after rte_hash_iterate read its slot: not there now */
+		if (!__atomic_load_n(&e->live, __ATOMIC_ACQUIRE))
+			continue;
+		out->key = e->key;
+		out->where = gw_mac_where(e);
+		out->last_seen_ns = __atomic_load_n(&e->last_seen_ns, __ATOMIC_RELAXED);
+		out->is_static = e->is_static;
+		out->live = 1;
+		return 0;
+	}
+	return -ENOENT;
+}
+
 /* A free entry, or NULL; reclaims what it can when there is none. */
 static struct gw_mac_entry *
 entry_get(struct gw_mac_table *t)
@@ -327,6 +349,12 @@ uint32_t
 gw_mac_count(const struct gw_mac_table *t)
 {
 	return t->n_live;
+}
+
+uint32_t
+gw_mac_capacity(const struct gw_mac_table *t)
+{
+	return t->max;
 }
 
 uint32_t

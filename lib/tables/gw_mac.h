@@ -28,6 +28,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <rte_common.h>
+#include <rte_cycles.h>
 #include <rte_rcu_qsbr.h>
 #include "gw_limits.h"
 
@@ -112,6 +113,16 @@ gw_mac_is_group(const uint8_t mac[GW_MAC_ADDR_BYTES])
 	return (mac[0] & 1) != 0;
 }
 
+/* The clock the gateway's MAC tables run on, ns: the TSC in ns since it
+ * started (no syscall; workers and the control lcore read the same). */
+static inline uint64_t
+gw_mac_now_ns(void)
+{
+	uint64_t tsc = rte_rdtsc(), hz = rte_get_tsc_hz();
+
+	return tsc / hz * 1000000000ULL + tsc % hz * 1000000000ULL / hz;
+}
+
 /* ---- readers: workers and the control lcore --------------------------------- */
 
 /* The entry of `mac` (6 bytes) on `vlan`, or NULL (unknown: flood). Valid
@@ -123,6 +134,19 @@ const struct gw_mac_entry *gw_mac_lookup(const struct gw_mac_table *t,
  * (n out of range). */
 int gw_mac_lookup_bulk(const struct gw_mac_table *t, const struct gw_mac_key *keys,
 		       unsigned n, const struct gw_mac_entry **out);
+
+/* Walk the table: the next entry in the hash from *cursor (0: the start),
+ * copied into *out (`where` and `last_seen_ns` read atomically, `live` 1).
+ * Returns 0, or -ENOENT at the end (*out untouched). *cursor is an rte_hash
+ * position (rte_hash_iterate): hand it back as it is for the next entry, or
+ * keep it to go on later. O(capacity) for a whole walk: not for workers.
+ * Who may call it: the control lcore, or a thread registered on the table's
+ * rcu while it is online (telemetry, between gw_sadb_ext_read_begin and
+ * _end): a deleted entry's key slot and memory are reused only after such a
+ * reader's quiescent state, so each copy is one whole entry. Entries that
+ * the control lcore adds, deletes or moves (cuckoo displacement) during the
+ * walk may be missed or seen twice: a view for telemetry, not a snapshot. */
+int gw_mac_iterate(const struct gw_mac_table *t, uint32_t *cursor, struct gw_mac_entry *out);
 
 /* Where entry e lives: GW_MAC_LOCAL or a peer index. */
 static inline uint32_t
@@ -169,6 +193,8 @@ unsigned gw_mac_reclaim(struct gw_mac_table *t);
 
 /* Entries in the hash now (learned and static), at most max_entries. */
 uint32_t gw_mac_count(const struct gw_mac_table *t);
+/* Entries the table holds at most (max_entries, or its default). */
+uint32_t gw_mac_capacity(const struct gw_mac_table *t);
 /* Deleted entries waiting for their grace period. */
 uint32_t gw_mac_pending(const struct gw_mac_table *t);
 const struct gw_mac_counters *gw_mac_counters(const struct gw_mac_table *t);

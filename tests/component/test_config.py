@@ -202,4 +202,4 @@ def test_l2_manual_sa_config_checks_and_starts(tmp_path):
     assert not to and rc == 0, "L2 config rejected: rc=%s\n%s%s" % (rc, sout, serr)
     r = gwlib.run_hipgw(d, path)
     gwlib.check_clean_run(r)
-    assert "bridge seg: port lan, out SA ab" in r.stderr + r.stdout, r.describe()
+    assert "bridge seg: port lan, 1 remote(s)" in r.stderr + r.stdout, r.describe()

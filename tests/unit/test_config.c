@@ -1462,6 +1462,9 @@ test_bridge(void **state)
 	assert_int_equal(b->statics[2].vlan, 1);
 	assert_int_equal(b->statics[2].dest, GW_BRIDGE_DEST_SA);
 	assert_int_equal(b->statics[2].dest_idx, 0);
+	assert_int_equal(cfg->peers[1].bridge, 1);          /* siteD: b1's remote 0 */
+	assert_int_equal(cfg->peers[1].bridge_remote, 0);
+	assert_int_equal(cfg->peers[0].bridge, 2);          /* siteC: b2's */
 	/* the other bounds, and the defaults */
 	assert_int_equal(b2->port, 3);
 	assert_int_equal(b2->peers[0], 0);
@@ -1472,13 +1475,20 @@ test_bridge(void **state)
 	assert_false(b2->link_local_pass);
 	assert_int_equal(b2->n_statics, 0);
 	free(tx);
+	/* a bridge peer needs no prefixes (frames only); remote r: r-th of peers */
 	tx = subst(GW_HI LAN WAN "[port seg]\ndevice = net_null2\nrole = inner\nmode = l2\n"
-		   PEER_B "[bridge b]\nport = seg\npeers = siteB\n");
+		   PEER_B "[peer l2only]\nhit = 2001:22::e\nlocator = 198.51.100.5\n"
+		   "[bridge b]\nport = seg\npeers = l2only, siteB\n");
 	if (load_len(tx, strlen(tx), cfg, err, sizeof(err), &t) != 0)
 		fail_msg("%s", err);
 	unlink(t.path);
 	assert_int_equal(cfg->bridges[0].mac_table_size, GW_MAC_ENTRIES_DEFAULT);
 	assert_int_equal(cfg->bridges[0].mac_age_s, GW_MAC_AGE_DEFAULT_S);
+	assert_int_equal(cfg->peers[1].n_prefixes, 0);
+	assert_int_equal(cfg->peers[1].bridge, 1);
+	assert_int_equal(cfg->peers[1].bridge_remote, 0);
+	assert_int_equal(cfg->peers[0].bridge, 1);          /* siteB */
+	assert_int_equal(cfg->peers[0].bridge_remote, 1);
 	free(tx);
 	free(cfg);
 }

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause
- * The HIP counter lists (lib/keying/gw_hip_counters.h) against their tables
- * in docs/counters.md: each table follows a line "<!-- LIST -->" naming its
+ * The HIP counter lists (lib/keying/gw_hip_counters.h) and the bridges' MAC
+ * table counters (lib/stats/gw_bridge_stats.h) against their tables in
+ * docs/counters.md: each table follows a line "<!-- LIST -->" naming its
  * list, and has one row per entry, in any order, whose first cell is the
  * name as emitted in backquotes and whose second cell is the entry's doc
  * (the Base Exchange steps' third cell their log name in backquotes). A
@@ -17,6 +18,7 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "gw_bridge_stats.h"
 #include "gw_hip_counters.h"
 #include "unit_file.h"
 
@@ -49,6 +51,12 @@ static const struct entry peer_counters[] = {
 static const struct entry bex_steps[] = {
 #define X(name, field, log, doc) { name, doc, log },
 	GW_HIP_BEX_STEPS(X)
+#undef X
+};
+
+static const struct entry bridge_counters[] = {
+#define X(name, doc) { #name, doc, NULL },
+	GW_BRIDGE_MAC_COUNTERS(X)
 #undef X
 };
 
@@ -193,6 +201,14 @@ test_bex_steps(void **state)
 	check_list("GW_HIP_BEX_STEPS", bex_steps, sizeof(bex_steps) / sizeof(bex_steps[0]));
 }
 
+static void
+test_bridge_counters(void **state)
+{
+	(void)state;
+	check_list("GW_BRIDGE_MAC_COUNTERS", bridge_counters,
+		   sizeof(bridge_counters) / sizeof(bridge_counters[0]));
+}
+
 /* A name emitted twice in one object would hide one of its counters: none
  * twice in a list, and none that the walk (lib/keying/gw_hip_stats.c) puts
  * beside the list's: "hit", "drops" and "peers" beside GW_HIP_COUNTERS, the
@@ -240,6 +256,7 @@ main(void)
 		cmocka_unit_test(test_drops),
 		cmocka_unit_test(test_peer_counters),
 		cmocka_unit_test(test_bex_steps),
+		cmocka_unit_test(test_bridge_counters),
 		cmocka_unit_test(test_names_unique),
 	};
 

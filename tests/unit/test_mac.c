@@ -4,7 +4,8 @@
  * static entries (never aged, never moved), ageing with the clock passed in,
  * the bound (full: refused and counted, lookups still work), group source
  * addresses refused, VLANs kept apart, a deleted entry's memory given back
- * only after the readers' quiescent state, and the memory per entry.
+ * only after the readers' quiescent state, the walk over the entries
+ * (gw_mac_iterate), and the memory per entry.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -277,6 +278,118 @@ test_delete_rcu(void **state)
 	gw_mac_free(t);
 }
 
+/* Index i of an entry made by mac_of(i): its last 4 bytes. */
+static unsigned
+index_of(const struct gw_mac_key *k)
+{
+	return (unsigned)k->mac[2] << 24 | (unsigned)k->mac[3] << 16 | (unsigned)k->mac[4] << 8 |
+	       k->mac[5];
+}
+
+#define IT_LEARNED 40
+#define IT_STATIC0 1000       /* mac_of index of the two static entries */
+
+/* Walk from *cursor for at most n entries, checking each against what
+ * test_iterate put in and marking it in seen[]; returns the entries walked. */
+static unsigned
+walk(const struct gw_mac_table *t, uint32_t *cursor, unsigned n, unsigned seen[IT_LEARNED + 2])
+{
+	struct gw_mac_entry e;
+	unsigned got = 0;
+
+	while (got < n && gw_mac_iterate(t, cursor, &e) == 0) {
+		unsigned i = index_of(&e.key);
+
+		assert_int_equal(e.live, 1);
+		if (i >= IT_STATIC0) {
+			assert_true(i < IT_STATIC0 + 2);
+			assert_int_equal(e.is_static, 1);
+			assert_int_equal(e.key.vlan, i == IT_STATIC0 ? 7 : 0);
+			assert_int_equal(e.where, i == IT_STATIC0 ? 3 : GW_MAC_LOCAL);
+			assert_int_equal(e.last_seen_ns, 0);
+			i = IT_LEARNED + i - IT_STATIC0;
+		} else {
+			assert_true(i < IT_LEARNED);
+			assert_int_equal(e.is_static, 0);
+			assert_int_equal(e.key.vlan, i % 3);
+			assert_int_equal(e.where, i % 2 ? GW_MAC_LOCAL : i);
+			assert_int_equal(e.last_seen_ns, i == 4 ? 500 : 100 + i);
+		}
+		seen[i]++;
+		got++;
+	}
+	return got;
+}
+
+/* gw_mac_iterate: every entry once, as it is (learned, moved, static), a
+ * walk that stops and goes on from its cursor, and entries deleted during
+ * a walk (a reader online, as telemetry is) left out of the rest of it. */
+static void
+test_iterate(void **state)
+{
+	struct gw_mac_table *t = table(64, 10 * S_NS);
+	unsigned seen[IT_LEARNED + 2] = { 0 };
+	uint8_t m[GW_MAC_ADDR_BYTES];
+	struct gw_mac_entry e, first;
+	uint32_t cursor = 0;
+	unsigned n;
+
+	(void)state;
+	assert_int_equal(gw_mac_capacity(t), 64);
+	assert_int_equal(gw_mac_iterate(t, &cursor, &e), -ENOENT);
+	for (unsigned i = 0; i < IT_LEARNED; i++) {
+		mac_of(m, i);
+		assert_int_equal(gw_mac_learn(t, m, (uint16_t)(i % 3), i % 2 ? 9 : i, 100 + i),
+				 GW_MAC_LEARNED);
+		if (i % 2)    /* moved: the walk shows where it is now */
+			assert_int_equal(gw_mac_learn(t, m, (uint16_t)(i % 3), GW_MAC_LOCAL, 100 + i),
+					 GW_MAC_MOVED);
+	}
+	mac_of(m, 4);
+	gw_mac_touch(gw_mac_lookup(t, m, 4 % 3), 500);
+	mac_of(m, IT_STATIC0);
+	assert_int_equal(gw_mac_add_static(t, m, 7, 3), 0);
+	mac_of(m, IT_STATIC0 + 1);
+	assert_int_equal(gw_mac_add_static(t, m, 0, GW_MAC_LOCAL), 0);
+
+	/* in two parts: 10, then the rest from the kept cursor */
+	cursor = 0;
+	assert_int_equal(walk(t, &cursor, 10, seen), 10);
+	assert_int_equal(walk(t, &cursor, UINT32_MAX, seen), IT_LEARNED + 2 - 10);
+	for (unsigned i = 0; i < IT_LEARNED + 2; i++)
+		assert_int_equal(seen[i], 1);
+	assert_int_equal(gw_mac_iterate(t, &cursor, &e), -ENOENT);
+	assert_int_equal(gw_mac_count(t), IT_LEARNED + 2);
+
+	/* a reader walks; after its first entry all the others are deleted */
+	rte_rcu_qsbr_thread_online(rcu, READER);
+	cursor = 0;
+	assert_int_equal(gw_mac_iterate(t, &cursor, &first), 0);
+	for (unsigned i = 0; i < IT_LEARNED + 2; i++) {
+		unsigned k = i < IT_LEARNED ? i : IT_STATIC0 + i - IT_LEARNED;
+		uint16_t vlan = i < IT_LEARNED ? (uint16_t)(i % 3) : k == IT_STATIC0 ? 7 : 0;
+
+		if (k == index_of(&first.key))
+			continue;
+		mac_of(m, k);
+		assert_int_equal(gw_mac_delete(t, m, vlan), 0);
+	}
+	assert_int_equal(gw_mac_iterate(t, &cursor, &e), -ENOENT);
+	assert_int_equal(gw_mac_pending(t), IT_LEARNED + 1);
+	rte_rcu_qsbr_quiescent(rcu, READER);
+	rte_rcu_qsbr_thread_offline(rcu, READER);
+	assert_int_equal(gw_mac_reclaim(t), 0);
+	/* from the start again: the one left */
+	cursor = 0;
+	n = 0;
+	while (gw_mac_iterate(t, &cursor, &e) == 0) {
+		assert_memory_equal(&e.key, &first.key, sizeof(e.key));
+		n++;
+	}
+	assert_int_equal(n, 1);
+	gw_mac_free(t);
+}
+
 /* The memory per entry of a default-sized table: at least the key and the
  * value, printed for the benchmark. */
 static void
@@ -347,6 +460,7 @@ main(void)
 		cmocka_unit_test(test_bound),
 		cmocka_unit_test(test_group_and_vlan),
 		cmocka_unit_test(test_delete_rcu),
+		cmocka_unit_test(test_iterate),
 		cmocka_unit_test(test_bytes_per_entry),
 		cmocka_unit_test(test_params),
 	};

@@ -20,13 +20,15 @@
 	X(NO_ROUTE, "no_route") \
 	X(NO_NEIGHBOR, "no_neighbor") \
 	X(RING_FULL, "ring_full") \
-	X(NO_MBUF, "no_mbuf")           /* no large mbuf free to copy a multi-segment packet into */ \
+	X(NO_MBUF, "no_mbuf")           /* no mbuf free: for a multi-segment packet's copy, an L2 flood copy */ \
 	X(POLICY, "policy")             /* no SA and no bypass; clear traffic on the outer side */ \
 	X(ETHERIP_VERSION, "etherip_version")   /* L2 mode: EtherIP version not 3 (RFC 3378) */ \
 	X(ETHERIP_RESERVED, "etherip_reserved") /* L2 mode: an EtherIP reserved bit set (RFC 3378) */ \
 	X(L2_RUNT, "l2_runt")           /* L2 mode: ESP payload shorter than EtherIP + Ethernet header */ \
 	X(L2_LINK_LOCAL, "l2_link_local") /* L2 mode: frame to 01:80:C2:00:00:0x, link-local = drop */ \
-	X(L2_LOCAL, "l2_local")         /* L2 mode: frame to a MAC on the bridge's own segment */
+	X(L2_LOCAL, "l2_local")         /* L2 mode: frame to a MAC on the bridge's own segment */ \
+	X(L2_GROUP_SOURCE, "l2_group_source") /* L2 mode: source MAC a group (multicast) address */ \
+	X(L2_FLOOD_RATE, "l2_flood_rate")     /* L2 mode: a flood over the bridge's flood-rate */
 
 enum gw_drop {
 	GW_DROP_NONE = 0,

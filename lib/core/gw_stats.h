@@ -62,6 +62,10 @@ struct gw_lcore_stats {
 	 * (control lcore) */
 	uint64_t unknown_spi_bex, unknown_spi_ratelimit, unknown_spi_ignored;
 	uint64_t pmtu[GW_PMTU_MAX];       /* the control lcore: path MTU events */
+	/* L2 bridges (workers): frames flooded to every remote (once per frame,
+	 * not per copy), source MACs sent to the control lcore to learn, and
+	 * those its learn ring had no room for (the frame still forwarded) */
+	uint64_t l2_flooded, l2_learn_sent, l2_learn_ring_full;
 } __rte_cache_aligned;
 
 /* One slot per lcore id; index with rte_lcore_id(). */

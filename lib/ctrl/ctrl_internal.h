@@ -52,6 +52,13 @@ void ctrl_neigh_solicit(struct gw_ctrl *c, unsigned port, const struct gw_addr *
 void ctrl_neigh_learned(struct gw_ctrl *c, unsigned port, const struct gw_addr *ip,
 			const struct rte_ether_addr *mac);
 
+/* gw_l2_learn.c: the bridges' MAC tables. ctrl_l2_learn_drain applies every
+ * learn request in worker w's ring (gw_mac_learn; a request naming no bridge,
+ * remote or VLAN of ours is ignored) and returns how many it took;
+ * ctrl_l2_tick ages (bounded visits) and reclaims each table. */
+unsigned ctrl_l2_learn_drain(struct gw_ctrl *c, unsigned w);
+void ctrl_l2_tick(struct gw_ctrl *c);
+
 #define GW_CTRL_MAX_FRAGS    64   /* fragments of one IPv4 packet the control lcore makes */
 
 /* gw_icmp.c: echo and errors */

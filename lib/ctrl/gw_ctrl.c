@@ -215,6 +215,7 @@ gw_ctrl_tick(struct gw_ctrl *c)
 		ctrl_neigh_solicit(c, p->port, &p->ip);
 	}
 	ctrl_pmtu_tick(c);
+	ctrl_l2_tick(c);
 }
 
 void
@@ -353,7 +354,7 @@ gw_ctrl_poll(struct gw_ctrl *c)
 		struct rte_mbuf *pkts[GW_BURST_PACKETS];
 		unsigned n = rte_ring_sc_dequeue_burst(c->ctx->to_ctrl[w], (void **)pkts,
 						       GW_BURST_PACKETS, NULL);
-		total += n;
+		total += n + ctrl_l2_learn_drain(c, w);
 		for (unsigned i = 0; i < n; i++) {
 			struct rte_mbuf *m = pkts[i];
 			struct gw_meta *md = gw_meta(m);

@@ -20,8 +20,12 @@ struct gw_ctrl;
 struct gw_ctrl *gw_ctrl_create(struct gw_ctx *ctx);
 void gw_ctrl_free(struct gw_ctrl *c);
 
-/* One pass: drain the workers' rings and handle what came. Returns the number
- * of packets handled (0 = idle). */
+/* One pass: drain the workers' rings and handle what came. Per worker, the
+ * punted packets are taken first, then its MAC learn requests are applied
+ * (the whole ring), then the packets handled: a learn request a worker made
+ * before it punted a packet is in the table before the control lcore answers
+ * that packet. Returns the number of packets and learn requests handled
+ * (0 = idle). */
 unsigned gw_ctrl_poll(struct gw_ctrl *c);
 
 /* What the layers above the control lcore (HIP) plug in. Each hook consumes m. */
@@ -56,19 +60,22 @@ void gw_ctrl_send_ip(struct gw_ctrl *c, struct rte_mbuf *m);
  * outbound path (staged packets once their SA exists). Consumes m. */
 void gw_ctrl_reinject(struct gw_ctrl *c, struct rte_mbuf *m, unsigned port);
 
-/* Hand a frame received on an l2 port (a bridge's, as the worker punted it:
- * GW_PUNT_NO_SA, its port in gw_meta) to a worker to be sent in EtherIP and
- * ESP (RFC 3378, RFC 4303) through out slot `slot`'s SA, that remote's copy
- * only (a staged frame once the slot has an SA). Still no SA there: dropped
- * as no_sa by the worker. Consumes m. */
+/* Hand the ESP payload (EtherIP + frame, RFC 3378) of a frame received on
+ * an l2 port (as the worker punted it: GW_PUNT_NO_SA, its port in gw_meta)
+ * to a worker to be sent in ESP (RFC 4303) through out slot `slot`'s SA,
+ * that remote's copy only (a staged frame once the slot has an SA). Still no
+ * SA there: dropped as no_sa by the worker. Consumes m. */
 void gw_ctrl_send_l2(struct gw_ctrl *c, struct rte_mbuf *m, unsigned slot);
 
-/* Periodic work (call every ~100 ms): ARP/ND retries, expiry of queued packets
+/* Periodic work (call every GW_CTRL_TICK_MS): ARP/ND retries, expiry of queued packets
  * (dropped as no_neighbor after GW_NEIGH_TRIES requests), lowered path MTUs
- * whose pmtu-age is up back to their port's MTU, and every [gateway]
+ * whose pmtu-age is up back to their port's MTU, every [gateway]
  * neighbor-refresh seconds the walk over the learned neighbours
- * (gw_neigh_refresh: ask again, forget those that do not answer). */
+ * (gw_neigh_refresh: ask again, forget those that do not answer), and the
+ * bridges' MAC tables aged and reclaimed (gw_l2_learn.c). */
 void gw_ctrl_tick(struct gw_ctrl *c);
+#define GW_CTRL_TICK_MS 100  /* ms between gw_ctrl_tick calls of gw_ctrl_run: ARP/ND retries,
+			      * SA reclaim, GCM state, MAC ageing, idle exit */
 
 /* The control lcore's own send-only AF_PACKET socket on a net_af_packet port
  * (gw_ctrlsock.c): bound to the port's interface (info->if_index, else the

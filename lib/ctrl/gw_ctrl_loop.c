@@ -15,7 +15,6 @@
 
 #define LOG(level, ...) RTE_LOG(level, USER1, __VA_ARGS__)
 
-#define TICK_MS 100          /* ARP/ND retries, SA reclaim, GCM state, idle exit */
 #define IDLE_PASSES_SPIN 64  /* empty passes before the loop starts to sleep */
 #define IDLE_PASSES_LONG 1024
 #define IDLE_SLEEP_US 50     /* sleep of an idle pass, then of a long idle one */
@@ -46,7 +45,7 @@ rings_idle(const struct gw_ctx *ctx)
 	return true;
 }
 
-/* The TICK_MS work: ARP/ND, GCM sequence state of manual out SAs, SA reclaim. */
+/* The GW_CTRL_TICK_MS work: ARP/ND, GCM sequence state of manual out SAs, SA reclaim. */
 static void
 ctrl_tick_all(struct gw_ctrl *c, struct gw_ctx *ctx)
 {
@@ -115,7 +114,7 @@ gw_ctrl_run(struct gw_ctrl *c, struct gw_ctx *ctx, const struct gw_ctrl_task *t,
 		if (now >= next_tick) {
 			uint64_t last = ctx->last_rx_tsc ? ctx->last_rx_tsc : start;
 
-			next_tick = now + hz / 1000 * TICK_MS;
+			next_tick = now + hz / 1000 * GW_CTRL_TICK_MS;
 			ctrl_tick_all(c, ctx);
 			if (idle_exit_ms && now > last && (now - last) / (hz / 1000) >= idle_exit_ms) {
 				LOG(NOTICE, "no packet for %" PRIu64 " ms: stopping\n", idle_exit_ms);

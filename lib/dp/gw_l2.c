@@ -1,21 +1,30 @@
 /* SPDX-License-Identifier: BSD-3-Clause
- * L2 mode in a worker: the bridge steps of the two paths.
+ * L2 mode in a worker: the bridge steps of the two paths, a VPLS-style
+ * bridge (VPLS, RFC 4762: full mesh, split horizon) over ESP.
  *
  * Outbound, a burst of an l2 port: each frame (whole, tags kept) is checked
- * against the bridge (IEEE 802.1D link-local destinations, a destination MAC
- * that the MAC table has on this same segment), put behind an EtherIP header
- * (RFC 3378) and sent through the bridge's out SA with ESP next header 97
- * (RFC 4303); frames to a remote, unknown, broadcast or multicast MAC all go
- * to the bridge's one remote. Source MACs are not learned here yet: the table
- * is written by the control lcore only (gw_mac.h), and the event that would
- * ask it to is still to come; static entries are looked up. A remote whose
- * out slot has no SA yet (a HIP peer before its Base Exchange) gets nothing:
- * the frame is punted as GW_PUNT_NO_SA, staged by the keying glue, and comes
- * back once the SA is there for that slot alone (wk_l2_slot_send).
+ * (IEEE 802.1D link-local destinations, a group source MAC: bad input), its
+ * source MAC learned at GW_MAC_LOCAL, then sent by its destination MAC and
+ * the VLAN ID of its outer tag (0: untagged), the MAC table's key: learned at
+ * remote r, through remote r's out SA only; a group address or an unknown
+ * MAC is flooded, one copy per remote of the bridge (within the bridge's
+ * flood-rate); learned on this segment, dropped. Each copy goes behind an
+ * EtherIP header (RFC 3378) through its remote's out SA with ESP next header
+ * 97 (RFC 4303). A remote whose out slot has no SA (a HIP peer before its
+ * Base Exchange) gets its copy punted to the control lcore as GW_PUNT_NO_SA:
+ * the keying glue stages it (or drops it as no_sa), and hands it back once
+ * that slot has an SA, for that slot alone (wk_l2_slot_send). Never in clear.
  *
  * Inbound: the decrypted payload of an SA of a bridge with next header 97
  * (esp_pkt_is_etherip): EtherIP header and Ethernet header checked
- * (gw_etherip_parse), the frame sent as is on the bridge's port.
+ * (gw_etherip_parse), the source MAC learned at the SA's remote, the frame
+ * sent as is on the bridge's port, never to another remote (split horizon).
+ *
+ * Learning: only the control lcore writes the MAC table (gw_mac.h). A worker
+ * refreshes an entry that already has the source where the frame came from
+ * (gw_mac_touch) and asks the control lcore, through its ring
+ * ctx->l2_learn[w], to learn the others (new, or moved); a small filter keeps
+ * it from asking again for the same MAC and place for L2_LEARN_REPOST_MS.
  */
 #include "gw_worker_internal.h"
 #include "gw_etherip.h"
@@ -27,6 +36,9 @@
 static const uint8_t link_local_prefix[5] = { 0x01, 0x80, 0xc2, 0x00, 0x00 };
 #define LINK_LOCAL_LAST_MASK 0xf0u
 #define VLAN_ID_MASK         0x0fffu   /* 802.1Q TCI: the VLAN ID's 12 bits */
+#define L2_SRC_OFF           GW_MAC_ADDR_BYTES   /* source MAC after the destination */
+#define L2_LEARN_REPOST_MS   50u       /* ms before the same MAC and place is asked again */
+#define FWD_FLOOD            (GW_MAC_LOCAL - 1u)  /* l2_dest: every remote */
 
 static inline bool
 is_link_local(const uint8_t *dst)
@@ -47,110 +59,292 @@ frame_vlan(const uint8_t *f, uint32_t len)
 	return (uint16_t)((f[GW_ETH_HDR_BYTES] << 8 | f[GW_ETH_HDR_BYTES + 1]) & VLAN_ID_MASK);
 }
 
-/* Frame m (one segment, at least an Ethernet header) for out SA sa: 0 and m
- * turned into its ESP payload (EtherIP + frame), or -1: dropped. */
-static __rte_always_inline int
-l2_encap(struct worker *w, struct rte_mbuf *m, const struct gw_sa *sa)
+void
+wk_l2_init(struct worker *w)
 {
-	uint32_t len = rte_pktmbuf_data_len(m), plen;
-	int off;
+	const struct gw_ctx *ctx = w->ctx;
 
-	if (unlikely(len + GW_ETHERIP_HDR_BYTES > gw_sa_max_inner(sa))) {
-		drop(w, m, GW_DROP_MTU);
-		return -1;
+	w->hz = rte_get_tsc_hz();
+	for (unsigned b = 0; b < ctx->n_bridges; b++) {
+		struct l2_flood_bucket *k = &w->l2_flood[b];
+		uint32_t rate = ctx->cfg->bridges[b].flood_rate;
+
+		/* the bridge's rate split over the workers, a second's worth of burst */
+		k->rate = rate == 0 ? 0 : (rate + ctx->n_workers - 1) / ctx->n_workers;
+		k->cap = k->rate * w->hz;
+		k->credit = k->cap;
+		k->last_tsc = rte_rdtsc();
 	}
-	off = gw_etherip_encap(m->buf_addr, m->data_off, len, &plen);
-	if (unlikely(off < 0)) {
-		drop(w, m, GW_DROP_MALFORMED);
-		return -1;
-	}
-	m->data_off = (uint16_t)off;
-	m->data_len = (uint16_t)plen;
-	m->pkt_len = plen;
-	return 0;
 }
 
-/* One frame of bridge br from port pidx for out slot `slot` (its SA sa): 0
- * and m turned into its ESP payload, or -1: dropped, or punted to the
- * control lcore when the slot has no SA yet (a HIP peer before its BEX:
- * staged there, never sent in clear). */
-static __rte_always_inline int
-l2_frame(struct worker *w, const struct gw_bridge *br, struct rte_mbuf **mp, unsigned pidx,
-	 uint32_t slot, const struct gw_sa *sa)
+/* One more flood of bridge b at tsc within its flood-rate (token bucket)? */
+static inline bool
+flood_ok(struct worker *w, unsigned b, uint64_t tsc)
 {
-	struct rte_mbuf *m = *mp;
+	struct l2_flood_bucket *k = &w->l2_flood[b];
+	uint64_t el = tsc - k->last_tsc;
+
+	if (k->rate == 0)
+		return true;
+	k->last_tsc = tsc;
+	k->credit = el >= w->hz ? k->cap : RTE_MIN(k->cap, k->credit + el * k->rate);
+	if (k->credit < w->hz)
+		return false;
+	k->credit -= w->hz;
+	return true;
+}
+
+/* Source MAC src on vlan of bridge b, seen at `where` at now_ns / tsc:
+ * refreshed when the table has it there (or static), else asked of the
+ * control lcore, unless this worker asked for the same lately. A full ring
+ * is counted; the frame goes on either way. */
+static void
+l2_learn(struct worker *w, unsigned b, const uint8_t *src, uint16_t vlan, uint32_t where,
+	 uint64_t now_ns, uint64_t tsc)
+{
+	const struct gw_mac_entry *e = gw_mac_lookup(w->ctx->bridges[b].mac, src, vlan);
+	struct gw_l2_learn ev;
+	struct l2_learn_slot *s;
+	uint64_t key = 0;
+
+	if (e != NULL && (e->is_static || gw_mac_where(e) == where)) {
+		gw_mac_touch(e, now_ns);
+		return;
+	}
+	for (unsigned i = 0; i < GW_MAC_ADDR_BYTES; i++)
+		key = key << 8 | src[i];
+	key |= (uint64_t)vlan << 48 | (uint64_t)b << 60;
+	s = &w->l2_filter[(key * 0x9e3779b97f4a7c15ull) >> (64 - L2_LEARN_FILTER_BITS)];
+	if (s->key == key && s->where == where && tsc < s->until_tsc)
+		return;
+	memcpy(ev.mac, src, GW_MAC_ADDR_BYTES);
+	ev.vlan = vlan;
+	ev.where = where;
+	ev.bridge = (uint8_t)b;
+	memset(ev.pad, 0, sizeof(ev.pad));
+	if (rte_ring_sp_enqueue_elem(w->ctx->l2_learn[w->idx], &ev, sizeof(ev)) != 0) {
+		w->st->l2_learn_ring_full++;
+		return;
+	}
+	w->st->l2_learn_sent++;
+	s->key = key;
+	s->where = where;
+	s->until_tsc = tsc + w->hz / 1000 * L2_LEARN_REPOST_MS;
+}
+
+/* An ESP outbound burst being filled (one SA per packet). */
+struct l2_out {
+	struct esp_sa *esp[GW_BURST_PACKETS];
+	struct rte_mbuf *m[GW_BURST_PACKETS];
+	uint8_t res[GW_BURST_PACKETS];
+	uint16_t n;
+};
+
+static void
+out_flush(struct worker *w, struct l2_out *q)
+{
+	if (q->n == 0)
+		return;
+	esp_outbound_etherip_burst(q->esp, q->m, q->res, q->n);
+	wk_esp_route_send(w, q->m, q->res, q->n);
+	q->n = 0;
+}
+
+static inline void
+out_add(struct worker *w, struct l2_out *q, const struct gw_sa *sa, struct rte_mbuf *m)
+{
+	if (q->n == GW_BURST_PACKETS)
+		out_flush(w, q);
+	q->esp[q->n] = sa->esp;
+	q->m[q->n++] = m;
+}
+
+/* A copy of the one-segment ESP payload m in a new mbuf of m's pool, at the
+ * same offset (the same head- and tailroom for ESP), or NULL: pool empty. */
+static struct rte_mbuf *
+l2_copy(const struct rte_mbuf *m)
+{
+	struct rte_mbuf *c = rte_pktmbuf_alloc(m->pool);
+
+	if (c == NULL)
+		return NULL;
+	c->data_off = m->data_off;
+	memcpy(rte_pktmbuf_mtod(c, void *), rte_pktmbuf_mtod(m, const void *), m->data_len);
+	c->data_len = m->data_len;
+	c->pkt_len = m->pkt_len;
+	c->port = m->port;
+	c->packet_type = m->packet_type;
+	return c;
+}
+
+/* Remote r's out SA for an ESP payload of plen bytes, or NULL: too big for
+ * the SA's path (counted mtu; that copy is dropped), or *punt set: no SA yet
+ * (that copy goes to the control lcore to be staged). */
+static inline const struct gw_sa *
+remote_sa(struct worker *w, const struct gw_bridge *br, unsigned r, uint32_t plen, bool *punt)
+{
+	const struct gw_sa *sa = gw_sadb_out(&w->ctx->sadb, br->remote_slot[r]);
+
+	*punt = sa == NULL;
+	if (sa == NULL)
+		return NULL;
+	if (unlikely(plen > gw_sa_max_inner(sa))) {
+		w->st->drops[GW_DROP_MTU]++;
+		return NULL;
+	}
+	return sa;
+}
+
+/* ESP payload m of bridge br for remote r without an SA: to the control
+ * lcore, which stages it for r's slot. */
+static inline void
+l2_punt(struct worker *w, const struct gw_bridge *br, unsigned r, struct rte_mbuf *m)
+{
+	gw_meta(m)->slot = (uint16_t)br->remote_slot[r];
+	punt(w, m, GW_PUNT_NO_SA, br->port, 0);
+}
+
+/* The ESP payload m (plen bytes) to every remote of br: a copy each, m
+ * itself the last one; remotes without an SA get theirs punted (l2_punt).
+ * Copies that cannot go are counted (remote_sa, no_mbuf). */
+static void
+l2_flood(struct worker *w, const struct gw_bridge *br, struct rte_mbuf *m, uint32_t plen,
+	 struct l2_out *q)
+{
+	const struct gw_sa *to[GW_BRIDGE_REMOTES_MAX];
+	uint8_t idx[GW_BRIDGE_REMOTES_MAX];
+	unsigned n = 0;
+
+	for (unsigned r = 0; r < br->n_remotes; r++) {
+		bool punt_it;
+		const struct gw_sa *sa = remote_sa(w, br, r, plen, &punt_it);
+
+		if (sa != NULL || punt_it) {
+			to[n] = sa;
+			idx[n++] = (uint8_t)r;
+		}
+	}
+	if (n == 0) {
+		rte_pktmbuf_free(m);
+		return;
+	}
+	w->st->l2_flooded++;
+	for (unsigned k = 0; k < n; k++) {
+		struct rte_mbuf *c = k + 1 < n ? l2_copy(m) : m;
+
+		if (c == NULL) {
+			w->st->drops[GW_DROP_NO_MBUF]++;
+			continue;
+		}
+		if (to[k] == NULL)
+			l2_punt(w, br, idx[k], c);
+		else
+			out_add(w, q, to[k], c);
+	}
+}
+
+/* Where a frame from the local segment goes by its destination MAC dst on
+ * vlan: a remote index, FWD_FLOOD, or GW_MAC_LOCAL (not out). */
+static inline uint32_t
+l2_dest(const struct gw_bridge *br, const uint8_t *dst, uint16_t vlan)
+{
+	const struct gw_mac_entry *e;
+	uint32_t where;
+
+	if (gw_mac_is_group(dst))
+		return FWD_FLOOD;
+	e = gw_mac_lookup(br->mac, dst, vlan);
+	if (e == NULL)
+		return FWD_FLOOD;
+	where = gw_mac_where(e);
+	return where == GW_MAC_LOCAL || where < br->n_remotes ? where : FWD_FLOOD;
+}
+
+/* One frame of bridge b from its port: checked, its source learned, turned
+ * into its ESP payload (EtherIP + frame) and queued on q for its remote(s),
+ * or dropped. */
+static void
+l2_frame(struct worker *w, unsigned b, struct rte_mbuf *m, struct l2_out *q, uint64_t now_ns,
+	 uint64_t tsc)
+{
+	const struct gw_bridge *br = &w->ctx->bridges[b];
+	const struct gw_sa *sa;
 	const uint8_t *f;
-	uint32_t len;
+	uint32_t len, plen, to;
+	uint16_t vlan;
+	bool punt_it;
+	int off;
 
 	if (unlikely(m->nb_segs != 1)) {
-		*mp = m = wk_flatten(w, m);
+		m = wk_flatten(w, m);
 		if (m == NULL)
-			return -1;
+			return;
 	}
 	f = rte_pktmbuf_mtod(m, const uint8_t *);
 	len = rte_pktmbuf_data_len(m);
 	if (unlikely(len < GW_ETH_HDR_BYTES)) {
 		drop(w, m, GW_DROP_L2_RUNT);
-		return -1;
+		return;
 	}
 	if (unlikely(is_link_local(f)) && !br->link_local_pass) {
 		drop(w, m, GW_DROP_L2_LINK_LOCAL);
-		return -1;
+		return;
 	}
-	if (!gw_mac_is_group(f)) {
-		const struct gw_mac_entry *e = gw_mac_lookup(br->mac, f, frame_vlan(f, len));
-
-		if (e != NULL && gw_mac_where(e) == GW_MAC_LOCAL) {
-			drop(w, m, GW_DROP_L2_LOCAL);
-			return -1;
-		}
+	if (unlikely(gw_mac_is_group(f + L2_SRC_OFF))) {
+		drop(w, m, GW_DROP_L2_GROUP_SOURCE);
+		return;
 	}
-	if (sa == NULL) {
-		gw_meta(m)->slot = (uint16_t)slot;
-		punt(w, m, GW_PUNT_NO_SA, pidx, 0);
-		return -1;
+	vlan = frame_vlan(f, len);
+	l2_learn(w, b, f + L2_SRC_OFF, vlan, GW_MAC_LOCAL, now_ns, tsc);
+	to = l2_dest(br, f, vlan);
+	if (to == GW_MAC_LOCAL) {
+		drop(w, m, GW_DROP_L2_LOCAL);
+		return;
 	}
-	return l2_encap(w, m, sa);
+	if (to == FWD_FLOOD && !flood_ok(w, b, tsc)) {
+		drop(w, m, GW_DROP_L2_FLOOD_RATE);
+		return;
+	}
+	off = gw_etherip_encap(m->buf_addr, m->data_off, len, &plen);
+	if (unlikely(off < 0)) {
+		drop(w, m, GW_DROP_MALFORMED);
+		return;
+	}
+	m->data_off = (uint16_t)off;
+	m->data_len = (uint16_t)plen;
+	m->pkt_len = plen;
+	if (to == FWD_FLOOD) {
+		l2_flood(w, br, m, plen, q);
+		return;
+	}
+	sa = remote_sa(w, br, to, plen, &punt_it);
+	if (sa != NULL)
+		out_add(w, q, sa, m);
+	else if (punt_it)
+		l2_punt(w, br, to, m);
+	else
+		rte_pktmbuf_free(m);      /* counted by remote_sa */
 }
 
 void
 wk_l2_outbound_burst(struct worker *w, unsigned pidx, struct rte_mbuf **pkts, uint16_t n)
 {
-	struct gw_ctx *ctx = w->ctx;
-	const struct gw_bridge *br = &ctx->bridges[ctx->port_bridge[pidx] - 1];
-	uint32_t slot = br->remote_slot[0];
-	const struct gw_sa *sa = gw_sadb_out(&ctx->sadb, slot);
-	struct esp_sa *esp[GW_BURST_PACKETS];
-	struct rte_mbuf *enc[GW_BURST_PACKETS];
-	uint8_t res[GW_BURST_PACKETS];
-	uint16_t ne = 0;
+	unsigned b = w->ctx->port_bridge[pidx] - 1u;
+	uint64_t tsc = rte_rdtsc(), now_ns = gw_mac_now_ns();
+	struct l2_out q;
 
-	for (uint16_t i = 0; i < n; i++) {
-		struct rte_mbuf *m = pkts[i];
-
-		if (l2_frame(w, br, &m, pidx, slot, sa) != 0)
-			continue;
-		esp[ne] = sa->esp;
-		enc[ne++] = m;
-		if (ne == GW_BURST_PACKETS) {
-			esp_outbound_etherip_burst(esp, enc, res, ne);
-			wk_esp_route_send(w, enc, res, ne);
-			ne = 0;
-		}
-	}
-	if (ne > 0) {
-		esp_outbound_etherip_burst(esp, enc, res, ne);
-		wk_esp_route_send(w, enc, res, ne);
-	}
+	q.n = 0;
+	for (uint16_t i = 0; i < n; i++)
+		l2_frame(w, b, pkts[i], &q, now_ns, tsc);
+	out_flush(w, &q);
 }
 
 void
 wk_l2_slot_send(struct worker *w, struct rte_mbuf **pkts, uint16_t n)
 {
-	struct esp_sa *esp[GW_BURST_PACKETS];
-	uint8_t res[GW_BURST_PACKETS];
-	uint16_t ne = 0;
+	struct l2_out q;
 
+	q.n = 0;
 	for (uint16_t i = 0; i < n; i++) {
 		struct rte_mbuf *m = pkts[i];
 		uint16_t slot = gw_meta(m)->slot;
@@ -161,19 +355,19 @@ wk_l2_slot_send(struct worker *w, struct rte_mbuf **pkts, uint16_t n)
 			drop(w, m, GW_DROP_NO_SA);
 			continue;
 		}
-		if (unlikely(m->nb_segs != 1 || rte_pktmbuf_data_len(m) < GW_ETH_HDR_BYTES)) {
-			drop(w, m, GW_DROP_MALFORMED);   /* l2_frame made it one whole segment */
+		/* l2_frame punted one whole segment: EtherIP + at least an Ethernet header */
+		if (unlikely(m->nb_segs != 1 ||
+			     rte_pktmbuf_data_len(m) < GW_ETHERIP_HDR_BYTES + GW_ETH_HDR_BYTES)) {
+			drop(w, m, GW_DROP_MALFORMED);
 			continue;
 		}
-		if (l2_encap(w, m, sa) != 0)
+		if (unlikely(rte_pktmbuf_data_len(m) > gw_sa_max_inner(sa))) {
+			drop(w, m, GW_DROP_MTU);
 			continue;
-		esp[ne] = sa->esp;
-		pkts[ne++] = m;
+		}
+		out_add(w, &q, sa, m);
 	}
-	if (ne > 0) {
-		esp_outbound_etherip_burst(esp, pkts, res, ne);
-		wk_esp_route_send(w, pkts, res, ne);
-	}
+	out_flush(w, &q);
 }
 
 void
@@ -181,6 +375,7 @@ wk_l2_inbound(struct worker *w, struct rte_mbuf *m, struct gw_sa *sa)
 {
 	const struct gw_bridge *br;
 	struct gw_etherip_frame f;
+	const uint8_t *fr;
 	enum gw_drop r;
 
 	if (unlikely(sa->bridge == 0 || sa->bridge > w->ctx->n_bridges)) {
@@ -190,12 +385,18 @@ wk_l2_inbound(struct worker *w, struct rte_mbuf *m, struct gw_sa *sa)
 	}
 	br = &w->ctx->bridges[sa->bridge - 1];
 	r = gw_etherip_parse(rte_pktmbuf_mtod(m, const uint8_t *), rte_pktmbuf_data_len(m), &f);
+	if (r == GW_DROP_NONE && gw_mac_is_group(rte_pktmbuf_mtod_offset(m, const uint8_t *,
+									 f.off + L2_SRC_OFF)))
+		r = GW_DROP_L2_GROUP_SOURCE;
 	if (r != GW_DROP_NONE) {
 		esp_sa_uncount(sa->esp, rte_pktmbuf_data_len(m));
 		drop(w, m, r);
 		return;
 	}
 	rte_pktmbuf_adj(m, (uint16_t)f.off);
+	fr = rte_pktmbuf_mtod(m, const uint8_t *);
+	l2_learn(w, sa->bridge - 1u, fr + L2_SRC_OFF, frame_vlan(fr, rte_pktmbuf_data_len(m)),
+		 sa->bridge_remote, gw_mac_now_ns(), rte_rdtsc());
 	m->packet_type = RTE_PTYPE_L2_ETHER;
-	tx_enqueue(w, br->port, m);
+	tx_enqueue(w, br->port, m);   /* split horizon: never to another remote */
 }

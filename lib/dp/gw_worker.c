@@ -199,6 +199,7 @@ worker_new(struct gw_ctx *ctx, unsigned idx)
 		rte_free(w);
 		return NULL;
 	}
+	wk_l2_init(w);
 	rte_rcu_qsbr_thread_register(ctx->sadb.rcu, w->idx);
 	rte_rcu_qsbr_thread_online(ctx->sadb.rcu, w->idx);
 	return w;
@@ -321,6 +322,8 @@ gw_worker_test_reset(struct gw_worker_test *t)
 
 	rte_ip_frag_table_del_expired_entries(w->frag, &w->dr, UINT64_MAX);
 	rte_ip_frag_free_death_row(&w->dr, 0);
+	memset(w->l2_filter, 0, sizeof(w->l2_filter));
+	wk_l2_init(w);
 }
 
 void

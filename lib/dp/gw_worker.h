@@ -25,7 +25,8 @@ int gw_worker_main(void *arg);
  * received; consumed) through port `port`'s path as one RX burst, then what
  * every loop does after RX (the control lcore's packets, rings, TX); returns
  * n plus the packets taken from the rings (0: nothing was pending).
- * gw_worker_test_reset: drop every fragment held for reassembly.
+ * gw_worker_test_reset: drop every fragment held for reassembly, forget the
+ * source MACs asked to be learned, fill the bridges' flood buckets.
  * gw_worker_test_free: undo create (NULL is ignored). */
 struct gw_worker_test;
 struct gw_worker_test *gw_worker_test_create(struct gw_ctx *ctx, unsigned idx);

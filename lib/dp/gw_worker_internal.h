@@ -38,6 +38,21 @@ struct punt_q {
 	struct rte_mbuf *m[GW_BURST_PACKETS * 2];
 };
 
+/* L2 mode (gw_l2.c): one slot of the filter of source MACs this worker
+ * asked the control lcore to learn lately (direct-mapped by a hash of key),
+ * and one bridge's flood token bucket (credit in TSC cycles x frames: a
+ * frame costs hz, a cycle earns `rate`). */
+#define L2_LEARN_FILTER_BITS 6
+struct l2_learn_slot {
+	uint64_t key;                   /* MAC (48 bits) | VLAN << 48 | bridge << 60 */
+	uint32_t where;
+	uint64_t until_tsc;             /* asked again from this TSC on */
+};
+struct l2_flood_bucket {
+	uint64_t rate;                  /* frames per s, this worker's share; 0: no limit */
+	uint64_t cap, credit, last_tsc;
+};
+
 struct worker {
 	struct gw_ctx *ctx;
 	struct gw_neigh_cache ncache;   /* next-hop MACs (gw_neigh.h), this lcore's */
@@ -50,6 +65,9 @@ struct worker {
 	struct rte_ip_frag_death_row dr;
 	struct handoff_q ho[GW_WORKERS_MAX];
 	struct punt_q pq;
+	uint64_t hz;                    /* TSC cycles per s */
+	struct l2_learn_slot l2_filter[1u << L2_LEARN_FILTER_BITS];
+	struct l2_flood_bucket l2_flood[GW_CONF_MAX_BRIDGES];
 };
 
 static inline void
@@ -236,15 +254,19 @@ void wk_inbound_burst_slow(struct worker *w, unsigned pidx, struct rte_mbuf **pk
 /* After an ESP outbound burst: each enc[i] with res[i] GW_DROP_NONE routed by
  * its outer destination and sent, the others dropped for res[i] (gw_outbound.c). */
 void wk_esp_route_send(struct worker *w, struct rte_mbuf **enc, const uint8_t *res, uint16_t ne);
-/* L2 mode (gw_l2.c): a burst of l2 port pidx, bridged through its bridge's
- * out SA; and an EtherIP payload (esp_pkt_is_etherip) decrypted by in SA sa,
- * to its bridge's port. */
+/* L2 mode (gw_l2.c): a burst of l2 port pidx, bridged to its bridge's
+ * remotes by the MAC table (flooded, to one remote, dropped); and an EtherIP
+ * payload (esp_pkt_is_etherip) decrypted by in SA sa, to its bridge's port.
+ * Both ask the control lcore to learn source MACs (ctx->l2_learn). */
 void wk_l2_outbound_burst(struct worker *w, unsigned pidx, struct rte_mbuf **pkts, uint16_t n);
 void wk_l2_inbound(struct worker *w, struct rte_mbuf *m, struct gw_sa *sa);
-/* Frames the control lcore handed back for one remote each (GW_CTRL_L2_OUT:
- * staged while that out slot had no SA; n <= GW_BURST_PACKETS): EtherIP and
- * ESP through the SA of each one's slot, no_sa when it has none (gw_l2.c). */
+/* ESP payloads (EtherIP + frame) the control lcore handed back for one
+ * remote each (GW_CTRL_L2_OUT: staged while that out slot had no SA;
+ * n <= GW_BURST_PACKETS): ESP through the SA of each one's slot, no_sa when
+ * it has none (gw_l2.c). */
 void wk_l2_slot_send(struct worker *w, struct rte_mbuf **pkts, uint16_t n);
+/* L2 state of a new worker: its bridges' flood buckets full. */
+void wk_l2_init(struct worker *w);
 /* ESP packets other workers handed to this one; returns how many. */
 unsigned wk_drain_handoff(struct worker *w);
 /* Reassemblies older than the fragment table's timeout: their fragments onto

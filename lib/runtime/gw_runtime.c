@@ -315,24 +315,39 @@ table:
 		    c->name);
 }
 
-/* A single-producer, single-consumer ring of `size` slots (mbufs) on this
- * socket, named by fmt with a and b (an lcore's index, a second one for the
- * handoff rings). NULL when DPDK cannot make it. */
+/* A single-producer, single-consumer ring of `size` slots of esize bytes
+ * (sizeof(void *): mbufs) on this socket, named by fmt with a and b (an
+ * lcore's index, a second one for the handoff rings). NULL when DPDK cannot
+ * make it. */
 static struct rte_ring *
-spsc_ring(unsigned size, const char *fmt, unsigned a, unsigned b)
+spsc_ring_elem(unsigned size, unsigned esize, const char *fmt, unsigned a, unsigned b)
 {
 	char name[32];
 
 	if (snprintf(name, sizeof(name), fmt, a, b) >= (int)sizeof(name))
 		return NULL;
-	return rte_ring_create(name, size, rte_socket_id(), RING_F_SP_ENQ | RING_F_SC_DEQ);
+	return rte_ring_create_elem(name, esize, size, rte_socket_id(),
+				    RING_F_SP_ENQ | RING_F_SC_DEQ);
 }
 
-/* Rings of the inbound handoff (several workers) and of --slow-path. */
+static struct rte_ring *
+spsc_ring(unsigned size, const char *fmt, unsigned a, unsigned b)
+{
+	return spsc_ring_elem(size, sizeof(void *), fmt, a, b);
+}
+
+/* Rings of the inbound handoff (several workers), of --slow-path and of the
+ * bridges' MAC learning (bridges: the config has some). */
 static int
-rings_setup(struct gw_ctx *ctx)
+rings_setup(struct gw_ctx *ctx, unsigned bridges)
 {
 	for (unsigned w = 0; w < ctx->n_workers; w++) {
+		if (bridges > 0) {
+			ctx->l2_learn[w] = spsc_ring_elem(GW_L2_LEARN_RING, sizeof(struct gw_l2_learn),
+							  "hipgw_l2l%u", w, 0);
+			if (ctx->l2_learn[w] == NULL)
+				return -1;
+		}
 		if (ctx->slow_path) {
 			ctx->slow_up[w] = spsc_ring(GW_RING_SIZE, "hipgw_su%u", w, 0);
 			ctx->slow_down[w] = spsc_ring(GW_RING_SIZE, "hipgw_sd%u", w, 0);
@@ -416,8 +431,8 @@ gw_create(struct gw_ctx *ctx, const struct gw_config *cfg, const struct gw_run_o
 		if (ctx->to_ctrl[w] == NULL || ctx->from_ctrl[w] == NULL)
 			return fail(err, errlen, "cannot create rings");
 	}
-	if (rings_setup(ctx) != 0)
-		return fail(err, errlen, "cannot create the handoff / slow-path rings");
+	if (rings_setup(ctx, cfg->n_bridges) != 0)
+		return fail(err, errlen, "cannot create the handoff / slow-path / MAC learning rings");
 	ctx->neigh = gw_neigh_create("hipgw_neigh", 4096, rte_socket_id());
 	if (ctx->neigh == NULL)
 		return fail(err, errlen, "cannot create the neighbour table");
@@ -584,6 +599,7 @@ gw_destroy(struct gw_ctx *ctx)
 		rte_ring_free(ctx->from_ctrl[w]);
 		rte_ring_free(ctx->slow_up[w]);
 		rte_ring_free(ctx->slow_down[w]);
+		rte_ring_free(ctx->l2_learn[w]);
 		for (unsigned from = 0; from < GW_WORKERS_MAX; from++)
 			rte_ring_free(ctx->handoff_ring[w][from]);
 	}

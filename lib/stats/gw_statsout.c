@@ -5,7 +5,8 @@
  *    "rx_nombuf","oerrors","ctrl_tx","ctrl_looped"}}, "sa": {name: {"spi",
  *    "packets","bytes"[,"max_inner": out SAs]}}, "workers": [{"lcore","rx","tx",
  *    "punted","handoff_out","handoff_in","handoff_drops","slow_sent",
- *    "slow_done","ctrl_looped","inner_fragmented"}, ...one per worker],
+ *    "slow_done","ctrl_looped","inner_fragmented","l2_flooded","l2_learn_sent",
+ *    "l2_learn_ring_full"}, ...one per worker],
  *    "pmtu": {event: n...}, "mbufs": {"size","in_use"}}
  * (telemetry: "workers" is a dict "w0", "w1", ...)
  * and after "mbufs", when there are any: "sa_gen", "bridges" (gw_bridge_stats.h),
@@ -48,11 +49,12 @@ struct snap_sa {
 struct snap_worker {
 	unsigned lcore;
 	uint64_t rx, tx, punted, handoff_out, handoff_in, handoff_drops, slow_sent, slow_done,
-		 ctrl_looped, inner_fragmented;
+		 ctrl_looped, inner_fragmented, l2_flooded, l2_learn_sent, l2_learn_ring_full;
 };
 
 #define SNAP_WORKER_FIELDS(X) X(rx) X(tx) X(punted) X(handoff_out) X(handoff_in) \
-	X(handoff_drops) X(slow_sent) X(slow_done) X(ctrl_looped) X(inner_fragmented)
+	X(handoff_drops) X(slow_sent) X(slow_done) X(ctrl_looped) X(inner_fragmented) \
+	X(l2_flooded) X(l2_learn_sent) X(l2_learn_ring_full)
 
 struct snap {
 	uint64_t drops[GW_DROP_MAX];
@@ -198,6 +200,9 @@ snapshot(struct gw_ctx *ctx, struct snap *s)
 		o->slow_sent = st->slow_sent;
 		o->slow_done = st->slow_done;
 		o->inner_fragmented = st->inner_fragmented;
+		o->l2_flooded = st->l2_flooded;
+		o->l2_learn_sent = st->l2_learn_sent;
+		o->l2_learn_ring_full = st->l2_learn_ring_full;
 	}
 	for (unsigned i = 0; i < ctx->n_ports; i++) {
 		const struct gw_port *p = &ctx->ports[i];

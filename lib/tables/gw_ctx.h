@@ -85,6 +85,19 @@ struct gw_bridge {
 	bool link_local_pass;           /* 01:80:C2:00:00:0x bridged (else l2_link_local) */
 };
 
+/* A worker's request to the control lcore to learn a source MAC (the worker
+ * never writes a MAC table): MAC `mac` on VLAN `vlan` of bridge index
+ * `bridge` was seen at `where` (GW_MAC_LOCAL or a remote index). One element
+ * of ctx->l2_learn[w], 16 bytes (rte_ring_create_elem: a multiple of 4). */
+struct gw_l2_learn {
+	uint8_t mac[GW_MAC_ADDR_BYTES];
+	uint16_t vlan;
+	uint32_t where;
+	uint8_t bridge;                 /* index into ctx->bridges[] */
+	uint8_t pad[3];
+};
+#define GW_L2_LEARN_RING 256            /* learn requests per worker ring (SP/SC) */
+
 struct gw_ctx {
 	const struct gw_config *cfg;
 	struct gw_port ports[GW_PORTS_MAX];
@@ -120,6 +133,9 @@ struct gw_ctx {
 	unsigned n_bridges;
 	/* 1 + index into bridges[] of an l2 port's bridge, 0: an l3 port */
 	uint8_t port_bridge[GW_PORTS_MAX];
+	/* worker -> control, struct gw_l2_learn elements (SP/SC); NULL without
+	 * bridges */
+	struct rte_ring *l2_learn[GW_WORKERS_MAX];
 };
 
 /* True when `ip` (family 4/6) is one of port p's own addresses. */

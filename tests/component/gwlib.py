@@ -51,7 +51,7 @@ IDLE_EXIT_MS = 500
 DROP_REASONS = ("no_sa", "replay", "auth", "pad", "dummy", "malformed", "spoof", "ttl",
                 "mtu", "ecn", "seq_overflow", "no_route", "no_neighbor",
                 "ring_full", "no_mbuf", "policy", "etherip_version", "etherip_reserved",
-                "l2_runt", "l2_link_local", "l2_local")
+                "l2_runt", "l2_link_local", "l2_local", "l2_group_source", "l2_flood_rate")
 
 
 def asan_mode():

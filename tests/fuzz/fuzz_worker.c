@@ -6,7 +6,9 @@
  * ICMP code of lib/ctrl, on a real gateway.
  *
  * The gateway: tests/fuzz/fuzz_worker.ini (the component tests' topology on
- * two net_null ports, inner "lan" and outer "wan", fixed test keys), built once
+ * two net_null ports, inner "lan" and outer "wan", fixed test keys, and a
+ * third, "seg", the port of an L2 bridge whose in SA's EtherIP frames come
+ * in on wan), built once
  * in LLVMFuzzerInitialize through lib/runtime's gw_create, as hipgw builds it, after
  * rte_eal_init (--no-huge --no-pci --no-telemetry, a --file-prefix of this
  * process; its empty runtime directory removed at once). No lcore is launched: the harness runs worker 0 on the main lcore
@@ -30,7 +32,10 @@
  * counters, the limits a path MTU lowers: copied back whole), the path MTU
  * table, the neighbour table (learned entries gone, the configured ones in
  * again), the fragments held for reassembly, and the control lcore's queue
- * of packets waiting for a next hop (a fresh gw_ctrl). No timer runs.
+ * of packets waiting for a next hop (a fresh gw_ctrl), and the L2 bridge's
+ * state: its MAC table made again empty when a frame out of its in SA (ESP
+ * next header 97) taught it a source MAC, the worker's learn filter and
+ * flood buckets reset. No timer runs.
  * Checked after each input: every mbuf is back in its pool.
  */
 #include <errno.h>
@@ -53,6 +58,7 @@
 #include "gw.h"
 #include "gw_config.h"
 #include "gw_ctrl.h"
+#include "gw_mac.h"
 #include "gw_neigh.h"
 #include "gw_worker.h"
 
@@ -123,6 +129,34 @@ restore_state(void)
 				FAIL("neighbour table");
 		}
 	__atomic_fetch_add(&ctx.neigh_gen, 1, __ATOMIC_RELEASE);   /* the worker's cache */
+}
+
+/* The bridges' MAC tables empty again (made anew: the workers' RCU reader,
+ * this thread, offline meanwhile), when a frame taught them something. */
+static void
+reset_bridges(void)
+{
+	for (unsigned b = 0; b < ctx.n_bridges; b++) {
+		const struct gw_conf_bridge *cb = &cfg.bridges[b];
+		char name[32];
+		struct gw_mac_params mp = {
+			.name = name, .max_entries = cb->mac_table_size,
+			.age_ns = (uint64_t)cb->mac_age_s * 1000000000ull,
+			.rcu = ctx.sadb.rcu, .socket = SOCKET_ID_ANY,
+		};
+
+		if (gw_mac_count(ctx.bridges[b].mac) == 0 && gw_mac_pending(ctx.bridges[b].mac) == 0)
+			continue;
+		if (cb->n_statics != 0)
+			FAIL("fuzz_worker.ini: a bridge with static entries is not reset");
+		snprintf(name, sizeof(name), "fuzz_mac%u", b);
+		rte_rcu_qsbr_thread_offline(ctx.sadb.rcu, 0);
+		gw_mac_free(ctx.bridges[b].mac);
+		ctx.bridges[b].mac = gw_mac_create(&mp);
+		rte_rcu_qsbr_thread_online(ctx.sadb.rcu, 0);
+		if (ctx.bridges[b].mac == NULL)
+			FAIL("gw_mac_create: %s", rte_strerror(rte_errno));
+	}
 }
 
 /* At exit: the gateway torn down, EAL's runtime directory removed (left
@@ -271,6 +305,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	settle(ctrl);
 	gw_ctrl_free(ctrl);                  /* frees what waited for a next hop */
 	gw_worker_test_reset(worker);
+	reset_bridges();
 	if (rte_mempool_in_use_count(ctx.pool) != pool_in_use ||
 	    rte_mempool_in_use_count(ctx.pool_big) != big_in_use)
 		FAIL("mbufs not returned to the pools after the input: %u, %u large",

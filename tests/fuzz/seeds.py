@@ -22,8 +22,9 @@
               ESP of both in SAs of tests/fuzz/fuzz_worker.ini, made by the
               reference ESP of gwlib with its keys, whole, fragmented, behind
               IPv6 extension headers and in atomic fragments, too big for the
-              inner MTU, with TTL 1, unknown SPIs), one input each or a few
-              together, in fuzz_worker.c's records.
+              inner MTU, with TTL 1, unknown SPIs; EtherIP frames, next header
+              97, of the L2 bridge's in SA), one input each or a few together,
+              in fuzz_worker.c's records.
   icmp_pmtu:  ICMP fragmentation needed / ICMPv6 Packet Too Big (gwlib's
               icmp_too_big, from its IP header on) quoting ESP packets that
               scapy's ESP made for out SAs of each suite, IPv4 and IPv6 outer
@@ -274,7 +275,7 @@ def worker_frames():
     from scapy.layers.inet import IP, ICMP, TCP, UDP
     from scapy.layers.inet6 import (IPv6, ICMPv6EchoRequest, ICMPv6ND_NA, ICMPv6ND_NS,
                                     ICMPv6NDOptDstLLAddr, ICMPv6NDOptSrcLLAddr, IPv6ExtHdrFragment)
-    from scapy.layers.l2 import ARP, Ether
+    from scapy.layers.l2 import ARP, Dot1Q, Ether
     from scapy.packet import Raw
     rng = random.Random(4303)
     sas = worker_sas()
@@ -399,6 +400,26 @@ def worker_frames():
     seeds.append([lan(inner(4, gwlib.HOST4, "10.2.0.17", 1300, df=True)),
                   (WAN, gwlib.icmp_too_big(out_esp, 1300)),
                   lan(inner(4, gwlib.HOST4, "10.2.0.17", 1300, df=True))])
+    # L2 mode: EtherIP frames (next header 97) out of the bridge's in SA l2i:
+    # unicast, broadcast, VLAN-tagged, the same source twice (learned, then
+    # known), a group source MAC, a wrong EtherIP version, a runt
+    l2i = sas["l2i"]
+    eip = b"\x30\x00"
+
+    def l2(src, dst, n, vlan=None, hdr=eip):
+        e = Ether(src=src, dst=dst)
+        if vlan is not None:
+            e = e / Dot1Q(vlan=vlan)
+        return hdr + bytes(e / IP(src="10.5.0.1", dst="10.5.0.2") / UDP() / Raw(bytes(n)))
+
+    b1, b2 = "02:00:00:00:0b:01", "02:00:00:00:0b:02"
+    seeds.append([(WAN, esp(l2i, l2(b1, "02:00:00:00:0a:01", 40), 1, nh=97)),
+                  (WAN, esp(l2i, l2(b1, "ff:ff:ff:ff:ff:ff", 20), 2, nh=97)),
+                  (WAN, esp(l2i, l2(b2, "02:00:00:00:0a:01", 30, vlan=10), 3, nh=97))])
+    seeds.append([(WAN, esp(l2i, l2("01:00:5e:00:00:01", "02:00:00:00:0a:01", 20), 4, nh=97)),
+                  (WAN, esp(l2i, l2(b1, b2, 20, hdr=b"\x40\x00"), 5, nh=97)),
+                  (WAN, esp(l2i, eip + bytes(10), 6, nh=97)),
+                  (WAN, esp(l2i, l2(b2, b1, 20), 7, nh=97))])
     # a mixture in one input
     seeds.append([seeds[0][0], (WAN, esp4[0]), seeds[6][0], (WAN, esp4[3]), lan(out[0])])
     return seeds

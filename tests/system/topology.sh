@@ -742,7 +742,7 @@ import json, sys
 REASONS = ["no_sa", "replay", "auth", "pad", "dummy", "malformed", "spoof", "ttl", "mtu",
            "ecn", "seq_overflow", "no_route", "no_neighbor", "ring_full", "no_mbuf", "policy",
            "etherip_version", "etherip_reserved", "l2_runt",
-           "l2_link_local", "l2_local"]
+           "l2_link_local", "l2_local", "l2_group_source", "l2_flood_rate"]
 try:
     d = json.load(open(sys.argv[1]))
 except Exception as e:

@@ -5,6 +5,8 @@
 #                             keyed by HIP, with a published HIP evaluation's
 #                             scenarios A, B, C (docs/published-figures.json)
 #   ./dpdk-env.sh demo manual the same demo with manually keyed SAs
+#   ./dpdk-env.sh demo l2     L2 mode: a laptop's TAP VPN to a site (docs/l2.md),
+#                             ping and a 1 MiB curl direct and through hipgw
 #   ./dpdk-env.sh test        deps + hugepages + build, then unit, HIP, fuzz replay,
 #                             component and system tests; last line "N passed, N failed"
 #   ./dpdk-env.sh fuzz [SECONDS] [NAME...]
@@ -41,6 +43,7 @@ PKGS=(
 	python3 python3-scapy python3-cryptography python3-pytest python3-pytest-xdist
 	python3-matplotlib python3-numpy
 	tshark iperf3 iproute2 iputils-ping ethtool procps kmod util-linux pciutils
+	arping curl nftables
 	clang libclang-rt-14-dev
 )
 # Nice to have; a failure to install them is only a warning.
@@ -150,17 +153,18 @@ cmd_build() {
 	build_asan
 }
 
-cmd_demo() {   # [manual]
-	local mode=${1:-hip}
+cmd_demo() {   # [manual|l2]
+	local mode=${1:-hip} script=demo.sh
 	case $mode in
 		hip | manual) ;;
-		*) die "demo: unknown variant '$mode' (./dpdk-env.sh demo [manual])" ;;
+		l2) script=demo_l2.sh ;;
+		*) die "demo: unknown variant '$mode' (./dpdk-env.sh demo [manual|l2])" ;;
 	esac
 	need_root
 	cmd_deps
 	cmd_hugepages
 	build_main || die "build failed"
-	HIPGW="$REPO/$BUILD/app/hipgw" exec "$REPO/tests/system/demo.sh" "$mode"
+	HIPGW="$REPO/$BUILD/app/hipgw" exec "$REPO/tests/system/$script" "$mode"
 }
 
 # ---------------------------------------------------------------- fuzz

@@ -28,7 +28,9 @@
 	X(L2_LINK_LOCAL, "l2_link_local") /* L2 mode: frame to 01:80:C2:00:00:0x, link-local = drop */ \
 	X(L2_LOCAL, "l2_local")         /* L2 mode: frame to a MAC on the bridge's own segment */ \
 	X(L2_GROUP_SOURCE, "l2_group_source") /* L2 mode: source MAC a group (multicast) address */ \
-	X(L2_FLOOD_RATE, "l2_flood_rate")     /* L2 mode: a flood over the bridge's flood-rate */
+	X(L2_FLOOD_RATE, "l2_flood_rate")     /* L2 mode: a flood over the bridge's flood-rate */ \
+	X(L2_TOO_LONG, "l2_too_long")   /* L2 mode: frame over its port's mtu + header, tags */ \
+	X(FRAG_NO_MBUF, "frag_no_mbuf") /* L2 mode: no mbuf free for an ESP packet's outer fragments */
 
 enum gw_drop {
 	GW_DROP_NONE = 0,

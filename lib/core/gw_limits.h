@@ -85,4 +85,17 @@
 #define GW_MAC_AGE_DEFAULT_S        300u
 #define GW_MAC_AGE_MAX_S            86400u
 
+/* The longest frame an l2 port bridges is its [port] mtu plus this many bytes:
+ * the Ethernet header (14) with two VLAN tags (802.1ad + 802.1Q, 2 x 4), no
+ * FCS; with the default mtu 1500: 1522 (1514 untagged, 1518 with one tag:
+ * what follows the header and its tags is at most mtu). A longer frame is
+ * dropped (l2_too_long). */
+#define GW_L2_FRAME_OVER_MTU_BYTES  22
+
+/* Indirect mbufs (no data room) per worker for the outer fragments of ESP
+ * packets of bridge SAs (lib/dp/gw_frag_out.c): one per fragment until it is
+ * sent, so this bounds the fragments in flight, and the direct mbufs of
+ * their headers taken from the packet pool. */
+#define GW_FRAG_OUT_MBUFS_PER_WORKER 1024
+
 #endif

@@ -55,6 +55,10 @@ struct gw_lcore_stats {
 	/* decapsulated IPv4 packets without DF longer than their inner port's
 	 * MTU, handed to the control lcore to fragment */
 	uint64_t inner_fragmented;
+	/* L2 mode: ESP packets of bridge SAs longer than their outer MTU that
+	 * this worker fragmented after encryption (lib/dp/gw_frag_out.c), and
+	 * the outer fragments they made (each routed and sent) */
+	uint64_t esp_fragmented, esp_fragments;
 	/* ESP for an unknown SPI from a [peer]'s locator (gw_peerloc.h), each
 	 * also a no_sa drop: Base Exchanges it started (control lcore), packets
 	 * over the trigger rate limit (workers), and packets with nothing to

@@ -105,27 +105,38 @@ parse4(const uint8_t *b, uint32_t len, struct gw_icmp_ptb *o, enum gw_pmtu_event
 }
 
 /* IPv6: RFC 4443 section 3.2 (the code is ignored by the receiver), RFC 8201
- * section 4 (an MTU below 1280 is discarded). */
+ * section 4 (an MTU below 1280 is discarded). The quote is our ESP packet,
+ * or the first fragment of one (RFC 8200 4.5: a bridge SA's outer fragments,
+ * lib/dp/gw_frag_out.c), whose Fragment header is followed by the ESP header. */
 static int
 parse6(const uint8_t *b, uint32_t len, struct gw_icmp_ptb *o, enum gw_pmtu_event *why)
 {
-	uint32_t il = rd16(b + 4);
+	uint32_t il = rd16(b + 4), qhl = GW_IPV6_HDR_LEN;
 	const uint8_t *ic = b + GW_IPV6_HDR_LEN, *q = ic + GW_ICMP_ERR_HDR_LEN;
 
 	if (GW_IPV6_HDR_LEN + il > len || b[6] != GW_IPPROTO_ICMPV6 ||
 	    il < GW_ICMP_ERR_HDR_LEN + GW_IPV6_HDR_LEN + GW_ESP_HDR_LEN ||
 	    rte_ipv6_udptcp_cksum_verify((const struct rte_ipv6_hdr *)b, ic) != 0 ||
-	    ic[0] != GW_ICMP6_PACKET_TOO_BIG || gw_ip_version(q) != 6 || q[6] != GW_IPPROTO_ESP)
+	    ic[0] != GW_ICMP6_PACKET_TOO_BIG || gw_ip_version(q) != 6)
 		return -1;
+	if (q[6] == GW_IPPROTO_FRAGMENT) {      /* a first fragment: offset 0, ESP next */
+		qhl += GW_IPV6_FRAG_HDR_LEN;
+		if (il < GW_ICMP_ERR_HDR_LEN + qhl + GW_ESP_HDR_LEN ||
+		    q[GW_IPV6_HDR_LEN] != GW_IPPROTO_ESP ||
+		    (rd16(q + GW_IPV6_HDR_LEN + 2) & GW_IPV6_FRAG_OFFSET_MASK) != 0)
+			return -1;
+	} else if (q[6] != GW_IPPROTO_ESP) {
+		return -1;
+	}
 	o->mtu = rd32(ic + 4);
 	o->quoted_len = GW_IPV6_HDR_LEN + rd16(q + 4);
-	if (o->quoted_len < GW_IPV6_HDR_LEN + GW_ESP_HDR_LEN)
+	if (o->quoted_len < qhl + GW_ESP_HDR_LEN)
 		return -1;
 	if (o->mtu < GW_IPV6_MIN_MTU || o->mtu >= o->quoted_len) {
 		*why = GW_PMTU_REFUSED_MTU;
 		return -1;
 	}
-	set_quoted(o, 6, b + 24, q + 8, q + 24, q + GW_IPV6_HDR_LEN);
+	set_quoted(o, 6, b + 24, q + 8, q + 24, q + qhl);
 	return 0;
 }
 

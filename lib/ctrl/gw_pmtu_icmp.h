@@ -30,7 +30,9 @@ bool gw_icmp_is_ptb(const uint8_t *ip, uint32_t len);
  * no fragment, ICMP directly after it), lengths, the ICMP / ICMPv6 checksum,
  * a quote holding a whole IPv4/IPv6 header and the 8-byte ESP header, the
  * quoted header as we send ESP (protocol 50, no extension header, IPv4: DF
- * set and no fragment), and the MTU: not 0 and below the quoted packet's
+ * set and no fragment; IPv6 also the first fragment of a bridge SA's ESP: a
+ * Fragment header of offset 0 with next header 50, the ESP header after
+ * it, RFC 8200 4.5), and the MTU: not 0 and below the quoted packet's
  * length; for IPv6 at least 1280 (RFC 8201 section 4: such a message is
  * discarded). IPv4 MTUs below 576 pass: the caller raises them to 576.
  * Returns 0 with *out filled, or -1 with *why GW_PMTU_REFUSED_MALFORMED or

@@ -10,7 +10,10 @@
  * MAC is flooded, one copy per remote of the bridge (within the bridge's
  * flood-rate); learned on this segment, dropped. Each copy goes behind an
  * EtherIP header (RFC 3378) through its remote's out SA with ESP next header
- * 97 (RFC 4303). A remote whose out slot has no SA (a HIP peer before its
+ * 97 (RFC 4303); a frame with more than the port's mtu after its Ethernet
+ * header and up to two VLAN tags is dropped first (l2_too_long), and an ESP
+ * packet longer than its SA's outer MTU is fragmented after encryption
+ * (gw_frag_out.c). A remote whose out slot has no SA (a HIP peer before its
  * Base Exchange) gets its copy punted to the control lcore as GW_PUNT_NO_SA:
  * the keying glue stages it (or drops it as no_sa), and hands it back once
  * that slot has an SA, for that slot alone (wk_l2_slot_send). Never in clear.
@@ -57,6 +60,31 @@ frame_vlan(const uint8_t *f, uint32_t len)
 	    len < GW_ETH_HDR_BYTES + GW_VLAN_TAG_BYTES)
 		return 0;
 	return (uint16_t)((f[GW_ETH_HDR_BYTES] << 8 | f[GW_ETH_HDR_BYTES + 1]) & VLAN_ID_MASK);
+}
+
+_Static_assert(GW_L2_FRAME_OVER_MTU_BYTES ==
+	       GW_ETH_HDR_BYTES + GW_ETH_MAX_VLAN_TAGS * GW_VLAN_TAG_BYTES,
+	       "an l2 port's frame: its mtu, Ethernet and two tags");
+
+/* Whether a frame f of len bytes (at least an Ethernet header) carries more
+ * than mtu bytes after its Ethernet header and up to two VLAN tags. */
+static inline bool
+frame_too_long(const uint8_t *f, uint32_t len, uint32_t mtu)
+{
+	uint32_t hl = GW_ETH_HDR_BYTES;
+
+	if (likely(len <= GW_ETH_HDR_BYTES + mtu))
+		return false;
+	if (len > mtu + GW_L2_FRAME_OVER_MTU_BYTES)
+		return true;
+	for (unsigned t = 0; t < GW_ETH_MAX_VLAN_TAGS && len >= hl + GW_VLAN_TAG_BYTES; t++) {
+		uint16_t et = (uint16_t)(f[hl - 2] << 8 | f[hl - 1]);
+
+		if (et != GW_ETHERTYPE_VLAN && et != GW_ETHERTYPE_QINQ)
+			break;
+		hl += GW_VLAN_TAG_BYTES;
+	}
+	return len - hl > mtu;
 }
 
 void
@@ -136,6 +164,7 @@ l2_learn(struct worker *w, unsigned b, const uint8_t *src, uint16_t vlan, uint32
 struct l2_out {
 	struct esp_sa *esp[GW_BURST_PACKETS];
 	struct rte_mbuf *m[GW_BURST_PACKETS];
+	uint16_t mtu[GW_BURST_PACKETS];      /* the SA's outer MTU (gw_sa_frag_mtu), bytes */
 	uint8_t res[GW_BURST_PACKETS];
 	uint16_t n;
 };
@@ -146,7 +175,7 @@ out_flush(struct worker *w, struct l2_out *q)
 	if (q->n == 0)
 		return;
 	esp_outbound_etherip_burst(q->esp, q->m, q->res, q->n);
-	wk_esp_route_send(w, q->m, q->res, q->n);
+	wk_esp_frag_route_send(w, q->m, q->res, q->mtu, q->n);
 	q->n = 0;
 }
 
@@ -156,6 +185,7 @@ out_add(struct worker *w, struct l2_out *q, const struct gw_sa *sa, struct rte_m
 	if (q->n == GW_BURST_PACKETS)
 		out_flush(w, q);
 	q->esp[q->n] = sa->esp;
+	q->mtu[q->n] = gw_sa_frag_mtu(sa);
 	q->m[q->n++] = m;
 }
 
@@ -177,22 +207,13 @@ l2_copy(const struct rte_mbuf *m)
 	return c;
 }
 
-/* Remote r's out SA for an ESP payload of plen bytes, or NULL: too big for
- * the SA's path (counted mtu; that copy is dropped), or *punt set: no SA yet
- * (that copy goes to the control lcore to be staged). */
+/* Remote r's out SA, or NULL: no SA yet (that copy goes to the control
+ * lcore to be staged). Any length goes: ESP longer than the SA's outer MTU
+ * is fragmented after encryption (gw_frag_out.c). */
 static inline const struct gw_sa *
-remote_sa(struct worker *w, const struct gw_bridge *br, unsigned r, uint32_t plen, bool *punt)
+remote_sa(struct worker *w, const struct gw_bridge *br, unsigned r)
 {
-	const struct gw_sa *sa = gw_sadb_out(&w->ctx->sadb, br->remote_slot[r]);
-
-	*punt = sa == NULL;
-	if (sa == NULL)
-		return NULL;
-	if (unlikely(plen > gw_sa_max_inner(sa))) {
-		w->st->drops[GW_DROP_MTU]++;
-		return NULL;
-	}
-	return sa;
+	return gw_sadb_out(&w->ctx->sadb, br->remote_slot[r]);
 }
 
 /* ESP payload m of bridge br for remote r without an SA: to the control
@@ -204,25 +225,19 @@ l2_punt(struct worker *w, const struct gw_bridge *br, unsigned r, struct rte_mbu
 	punt(w, m, GW_PUNT_NO_SA, br->port, 0);
 }
 
-/* The ESP payload m (plen bytes) to every remote of br: a copy each, m
- * itself the last one; remotes without an SA get theirs punted (l2_punt).
- * Copies that cannot go are counted (remote_sa, no_mbuf). */
+/* The ESP payload m to every remote of br: a copy each, m itself the last
+ * one; remotes without an SA get theirs punted (l2_punt). Copies that
+ * cannot go are counted (no_mbuf). */
 static void
-l2_flood(struct worker *w, const struct gw_bridge *br, struct rte_mbuf *m, uint32_t plen,
-	 struct l2_out *q)
+l2_flood(struct worker *w, const struct gw_bridge *br, struct rte_mbuf *m, struct l2_out *q)
 {
 	const struct gw_sa *to[GW_BRIDGE_REMOTES_MAX];
 	uint8_t idx[GW_BRIDGE_REMOTES_MAX];
 	unsigned n = 0;
 
 	for (unsigned r = 0; r < br->n_remotes; r++) {
-		bool punt_it;
-		const struct gw_sa *sa = remote_sa(w, br, r, plen, &punt_it);
-
-		if (sa != NULL || punt_it) {
-			to[n] = sa;
-			idx[n++] = (uint8_t)r;
-		}
+		to[n] = remote_sa(w, br, r);
+		idx[n++] = (uint8_t)r;
 	}
 	if (n == 0) {
 		rte_pktmbuf_free(m);
@@ -260,7 +275,8 @@ l2_dest(const struct gw_bridge *br, const uint8_t *dst, uint16_t vlan)
 	return where == GW_MAC_LOCAL || where < br->n_remotes ? where : FWD_FLOOD;
 }
 
-/* One frame of bridge b from its port: checked, its source learned, turned
+/* One frame of bridge b from its port: checked (l2_too_long: more than the
+ * port's mtu after the Ethernet header and tags), its source learned, turned
  * into its ESP payload (EtherIP + frame) and queued on q for its remote(s),
  * or dropped. */
 static void
@@ -272,7 +288,6 @@ l2_frame(struct worker *w, unsigned b, struct rte_mbuf *m, struct l2_out *q, uin
 	const uint8_t *f;
 	uint32_t len, plen, to;
 	uint16_t vlan;
-	bool punt_it;
 	int off;
 
 	if (unlikely(m->nb_segs != 1)) {
@@ -284,6 +299,10 @@ l2_frame(struct worker *w, unsigned b, struct rte_mbuf *m, struct l2_out *q, uin
 	len = rte_pktmbuf_data_len(m);
 	if (unlikely(len < GW_ETH_HDR_BYTES)) {
 		drop(w, m, GW_DROP_L2_RUNT);
+		return;
+	}
+	if (unlikely(frame_too_long(f, len, w->ctx->ports[br->port].mtu))) {
+		drop(w, m, GW_DROP_L2_TOO_LONG);
 		return;
 	}
 	if (unlikely(is_link_local(f)) && !br->link_local_pass) {
@@ -314,16 +333,14 @@ l2_frame(struct worker *w, unsigned b, struct rte_mbuf *m, struct l2_out *q, uin
 	m->data_len = (uint16_t)plen;
 	m->pkt_len = plen;
 	if (to == FWD_FLOOD) {
-		l2_flood(w, br, m, plen, q);
+		l2_flood(w, br, m, q);
 		return;
 	}
-	sa = remote_sa(w, br, to, plen, &punt_it);
+	sa = remote_sa(w, br, to);
 	if (sa != NULL)
 		out_add(w, q, sa, m);
-	else if (punt_it)
-		l2_punt(w, br, to, m);
 	else
-		rte_pktmbuf_free(m);      /* counted by remote_sa */
+		l2_punt(w, br, to, m);
 }
 
 void
@@ -359,10 +376,6 @@ wk_l2_slot_send(struct worker *w, struct rte_mbuf **pkts, uint16_t n)
 		if (unlikely(m->nb_segs != 1 ||
 			     rte_pktmbuf_data_len(m) < GW_ETHERIP_HDR_BYTES + GW_ETH_HDR_BYTES)) {
 			drop(w, m, GW_DROP_MALFORMED);
-			continue;
-		}
-		if (unlikely(rte_pktmbuf_data_len(m) > gw_sa_max_inner(sa))) {
-			drop(w, m, GW_DROP_MTU);
 			continue;
 		}
 		out_add(w, &q, sa, m);

@@ -196,17 +196,11 @@ void
 wk_esp_route_send(struct worker *w, struct rte_mbuf **enc, const uint8_t *res, uint16_t ne)
 {
 	for (uint16_t i = 0; i < ne; i++) {
-		const uint8_t *o = rte_pktmbuf_mtod(enc[i], const uint8_t *);
-		uint8_t family, dst[16];
-
 		if (res[i] != GW_DROP_NONE) {
 			drop(w, enc[i], res[i]);
 			continue;
 		}
-		family = gw_ip_version(o);
-		memcpy(dst, o + (family == 4 ? offsetof(struct rte_ipv4_hdr, dst_addr) :
-				 offsetof(struct rte_ipv6_hdr, dst_addr)), family == 4 ? 4 : 16);
-		route_and_send(w, enc[i], family, dst);
+		wk_send_outer(w, enc[i]);
 	}
 }
 

@@ -68,6 +68,8 @@ struct worker {
 	uint64_t hz;                    /* TSC cycles per s */
 	struct l2_learn_slot l2_filter[1u << L2_LEARN_FILTER_BITS];
 	struct l2_flood_bucket l2_flood[GW_CONF_MAX_BRIDGES];
+	uint32_t frag6_id;              /* IPv6 Identification of the next outer fragments
+	                                 * (gw_frag_out.c) */
 };
 
 static inline void
@@ -245,6 +247,19 @@ route_and_send(struct worker *w, struct rte_mbuf *m, uint8_t family, const uint8
 	send_ip(w, m, nh, family, dst);
 }
 
+/* Route an outer IP packet m (no L2; IPv4 or IPv6, as lib/esp built it) by
+ * its destination and send it. */
+static __rte_always_inline void
+wk_send_outer(struct worker *w, struct rte_mbuf *m)
+{
+	const uint8_t *o = rte_pktmbuf_mtod(m, const uint8_t *);
+	uint8_t family = gw_ip_version(o), dst[16];
+
+	memcpy(dst, o + (family == 4 ? offsetof(struct rte_ipv4_hdr, dst_addr) :
+			 offsetof(struct rte_ipv6_hdr, dst_addr)), family == 4 ? 4 : 16);
+	route_and_send(w, m, family, dst);
+}
+
 /* The burst stages, one per direction; _slow: --slow-path, the control
  * lcore stamped each frame with its lookup (gw_outbound.c, gw_inbound.c). */
 void wk_outbound_burst(struct worker *w, unsigned pidx, struct rte_mbuf **pkts, uint16_t n);
@@ -254,6 +269,12 @@ void wk_inbound_burst_slow(struct worker *w, unsigned pidx, struct rte_mbuf **pk
 /* After an ESP outbound burst: each enc[i] with res[i] GW_DROP_NONE routed by
  * its outer destination and sent, the others dropped for res[i] (gw_outbound.c). */
 void wk_esp_route_send(struct worker *w, struct rte_mbuf **enc, const uint8_t *res, uint16_t ne);
+/* After an ESP outbound burst of bridge SAs (gw_frag_out.c): as
+ * wk_esp_route_send, but an outer packet enc[i] longer than mtu[i] bytes
+ * (gw_sa_frag_mtu of its SA; 0: never) is first cut into outer fragments of
+ * at most mtu[i] bytes, each routed and sent. */
+void wk_esp_frag_route_send(struct worker *w, struct rte_mbuf **enc, const uint8_t *res,
+			    const uint16_t *mtu, uint16_t ne);
 /* L2 mode (gw_l2.c): a burst of l2 port pidx, bridged to its bridge's
  * remotes by the MAC table (flooded, to one remote, dropped); and an EtherIP
  * payload (esp_pkt_is_etherip) decrypted by in SA sa, to its bridge's port.

@@ -110,6 +110,8 @@ uint32_t esp_sa_spi(const struct esp_sa *sa);
 enum gw_dir esp_sa_dir(const struct esp_sa *sa);
 const struct gw_addr *esp_sa_remote(const struct esp_sa *sa);
 const struct gw_addr *esp_sa_local(const struct esp_sa *sa);
+/* Whether the SA carries L2 mode's EtherIP frames (esp_sa_params.etherip). */
+bool esp_sa_etherip(const struct esp_sa *sa);
 
 /* Bytes ESP tunnel mode adds to an inner packet of inner_len bytes: outer IP
  * header, ESP header, IV, padding, trailer and ICV. */

@@ -380,6 +380,12 @@ esp_sa_local(const struct esp_sa *sa)
 	return &sa->local;
 }
 
+bool
+esp_sa_etherip(const struct esp_sa *sa)
+{
+	return sa->etherip != 0;
+}
+
 uint32_t
 esp_sa_overhead(const struct esp_sa *sa, uint32_t inner_len)
 {

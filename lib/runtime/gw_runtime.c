@@ -167,6 +167,10 @@ port_setup(struct gw_ctx *ctx, unsigned i, const struct gw_conf_port *pc, char *
 	if (pc->mtu + RTE_ETHER_HDR_LEN > rte_pktmbuf_data_room_size(ctx->pool) - RTE_PKTMBUF_HEADROOM &&
 	    (info.rx_offload_capa & RTE_ETH_RX_OFFLOAD_SCATTER))
 		conf.rxmode.offloads |= RTE_ETH_RX_OFFLOAD_SCATTER;
+	/* outer fragments are chained mbufs: a header, then the ESP packet's
+	 * bytes (lib/dp/gw_frag_out.c) */
+	if (pc->role == GW_ROLE_OUTER && (info.tx_offload_capa & RTE_ETH_TX_OFFLOAD_MULTI_SEGS))
+		conf.txmode.offloads |= RTE_ETH_TX_OFFLOAD_MULTI_SEGS;
 	/* one more TX queue, where the PMD has it, for what the control lcore
 	 * sends (R1s under an I1 flood, ARP/ND, ICMP): then that costs the
 	 * workers nothing; on af_packet a socket of its own (ctrl_sock_setup);
@@ -425,6 +429,13 @@ gw_create(struct gw_ctx *ctx, const struct gw_config *cfg, const struct gw_run_o
 		return fail(err, errlen, "cannot allocate %u large mbufs of %u bytes (give EAL more "
 			    "memory with -m)", ctx->n_workers * GW_BIG_MBUFS_PER_WORKER,
 			    RTE_PKTMBUF_HEADROOM + GW_BIG_MBUF_ROOM);
+	ctx->pool_frag = rte_pktmbuf_pool_create("hipgw_mbuf_frag",
+						 ctx->n_workers * GW_FRAG_OUT_MBUFS_PER_WORKER, 32,
+						 0, 0, rte_socket_id());
+	if (ctx->pool_frag == NULL)
+		return fail(err, errlen, "cannot allocate %u indirect mbufs for outer fragments "
+			    "(give EAL more memory with -m)",
+			    ctx->n_workers * GW_FRAG_OUT_MBUFS_PER_WORKER);
 	for (unsigned w = 0; w < ctx->n_workers; w++) {
 		ctx->to_ctrl[w] = spsc_ring(GW_RING_SIZE, "hipgw_up%u", w, 0);
 		ctx->from_ctrl[w] = spsc_ring(GW_RING_SIZE, "hipgw_down%u", w, 0);
@@ -605,6 +616,7 @@ gw_destroy(struct gw_ctx *ctx)
 	}
 	rte_mempool_free(ctx->pool);
 	rte_mempool_free(ctx->pool_big);
+	rte_mempool_free(ctx->pool_frag);
 	esp_lib_fini();
 	memset(ctx, 0, sizeof(*ctx));
 }

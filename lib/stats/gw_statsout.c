@@ -6,7 +6,7 @@
  *    "packets","bytes"[,"max_inner": out SAs]}}, "workers": [{"lcore","rx","tx",
  *    "punted","handoff_out","handoff_in","handoff_drops","slow_sent",
  *    "slow_done","ctrl_looped","inner_fragmented","l2_flooded","l2_learn_sent",
- *    "l2_learn_ring_full"}, ...one per worker],
+ *    "l2_learn_ring_full","esp_fragmented","esp_fragments"}, ...one per worker],
  *    "pmtu": {event: n...}, "mbufs": {"size","in_use"}}
  * (telemetry: "workers" is a dict "w0", "w1", ...)
  * and after "mbufs", when there are any: "sa_gen", "bridges" (gw_bridge_stats.h),
@@ -45,16 +45,18 @@ struct snap_sa {
 
 /* One worker's own counters (gw_lcore_stats): packets received and sent on
  * all ports, punted to control, inbound handoffs between workers, slow path,
- * loop-back copies of the control lcore's frames freed. */
+ * loop-back copies of the control lcore's frames freed, fragmented. */
 struct snap_worker {
 	unsigned lcore;
 	uint64_t rx, tx, punted, handoff_out, handoff_in, handoff_drops, slow_sent, slow_done,
-		 ctrl_looped, inner_fragmented, l2_flooded, l2_learn_sent, l2_learn_ring_full;
+		 ctrl_looped, inner_fragmented, l2_flooded, l2_learn_sent, l2_learn_ring_full,
+		 esp_fragmented, esp_fragments;
 };
 
 #define SNAP_WORKER_FIELDS(X) X(rx) X(tx) X(punted) X(handoff_out) X(handoff_in) \
 	X(handoff_drops) X(slow_sent) X(slow_done) X(ctrl_looped) X(inner_fragmented) \
-	X(l2_flooded) X(l2_learn_sent) X(l2_learn_ring_full)
+	X(l2_flooded) X(l2_learn_sent) X(l2_learn_ring_full) \
+	X(esp_fragmented) X(esp_fragments)
 
 struct snap {
 	uint64_t drops[GW_DROP_MAX];
@@ -203,6 +205,8 @@ snapshot(struct gw_ctx *ctx, struct snap *s)
 		o->l2_flooded = st->l2_flooded;
 		o->l2_learn_sent = st->l2_learn_sent;
 		o->l2_learn_ring_full = st->l2_learn_ring_full;
+		o->esp_fragmented = st->esp_fragmented;
+		o->esp_fragments = st->esp_fragments;
 	}
 	for (unsigned i = 0; i < ctx->n_ports; i++) {
 		const struct gw_port *p = &ctx->ports[i];

@@ -111,6 +111,9 @@ struct gw_ctx {
 	struct gw_peerloc *peerloc;
 	struct rte_mempool *pool;
 	struct rte_mempool *pool_big;                /* GW_BIG_MBUF_ROOM data room */
+	/* no data room: the indirect mbufs of the outer fragments of bridge SAs'
+	 * ESP (GW_FRAG_OUT_MBUFS_PER_WORKER per worker; lib/dp/gw_frag_out.c) */
+	struct rte_mempool *pool_frag;
 	unsigned n_workers;
 	unsigned worker_lcore[GW_WORKERS_MAX];
 	struct rte_ring *to_ctrl[GW_WORKERS_MAX];    /* worker -> control (SP/SC) */

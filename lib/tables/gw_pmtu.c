@@ -119,6 +119,8 @@ gw_sa_out_limits(const struct gw_ctx *ctx, struct gw_sa *sa, int op)
 		mss4 = mss6 = (uint16_t)clamp;
 	}
 	__atomic_store_n(&sa->max_inner, (uint16_t)l, __ATOMIC_RELAXED);
+	__atomic_store_n(&sa->frag_mtu, esp_sa_etherip(sa->esp) ? (uint16_t)mtu : 0,
+			 __ATOMIC_RELAXED);
 	__atomic_store_n(&sa->mss4, mss4, __ATOMIC_RELAXED);
 	__atomic_store_n(&sa->mss6, mss6, __ATOMIC_RELAXED);
 }

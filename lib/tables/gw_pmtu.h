@@ -60,7 +60,8 @@ struct gw_sa;
 /* Out SA on outer port op: max_inner, the largest inner packet (bytes) whose
  * ESP fits min(the port's MTU, its path's lowered MTU), and the TCP MSS
  * clamps that follow (inner ports' tcp-mss-clamp: auto = max_inner - 40 for
- * IPv4 and - 60 for IPv6). Atomic 16-bit stores: the SA may be live. */
+ * IPv4 and - 60 for IPv6); a bridge SA (etherip) also gets that MTU as its
+ * frag_mtu. Atomic 16-bit stores: the SA may be live. */
 void gw_sa_out_limits(const struct gw_ctx *ctx, struct gw_sa *sa, int op);
 
 /* gw_sa_out_limits again for every out SA (slots) whose path this is, after

@@ -33,6 +33,12 @@ struct gw_sa {
 	 * read them with gw_sa_max_inner / gw_sa_mss4 / gw_sa_mss6 */
 	uint16_t max_inner;
 	uint16_t mss4, mss6;
+	/* out, bridge SAs (ESP with etherip): the outer MTU in force, bytes of
+	 * outer IP packet (min(port MTU, path MTU)); an ESP packet longer than
+	 * that is fragmented after encryption (lib/dp/gw_frag_out.c). 0 on other
+	 * SAs: their inner packets are checked against max_inner before ESP
+	 * (ICMP, or fragmented by the control lcore). Read with gw_sa_frag_mtu */
+	uint16_t frag_mtu;
 	uint8_t n_src, n_dst;
 	uint8_t bridge;                 /* in: 1 + index into gw_ctx.bridges when the SA
 	                                 * carries that bridge's frames, 0: none */
@@ -58,6 +64,12 @@ static inline uint16_t
 gw_sa_max_inner(const struct gw_sa *sa)
 {
 	return __atomic_load_n(&sa->max_inner, __ATOMIC_RELAXED);
+}
+
+static inline uint16_t
+gw_sa_frag_mtu(const struct gw_sa *sa)
+{
+	return __atomic_load_n(&sa->frag_mtu, __ATOMIC_RELAXED);
 }
 
 static inline uint16_t

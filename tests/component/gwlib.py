@@ -51,7 +51,8 @@ IDLE_EXIT_MS = 500
 DROP_REASONS = ("no_sa", "replay", "auth", "pad", "dummy", "malformed", "spoof", "ttl",
                 "mtu", "ecn", "seq_overflow", "no_route", "no_neighbor",
                 "ring_full", "no_mbuf", "policy", "etherip_version", "etherip_reserved",
-                "l2_runt", "l2_link_local", "l2_local", "l2_group_source", "l2_flood_rate")
+                "l2_runt", "l2_link_local", "l2_local", "l2_group_source", "l2_flood_rate",
+                "l2_too_long", "frag_no_mbuf")
 
 
 def asan_mode():

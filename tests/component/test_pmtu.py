@@ -27,7 +27,7 @@ import time
 
 import pytest
 from scapy.layers.inet import IP, ICMP
-from scapy.layers.inet6 import IPv6, ICMPv6EchoRequest, ICMPv6EchoReply
+from scapy.layers.inet6 import IPv6, IPv6ExtHdrFragment, ICMPv6EchoRequest, ICMPv6EchoReply
 from scapy.layers.l2 import Ether
 
 import gwlib
@@ -576,3 +576,42 @@ def test_pmtu_survives_hip_rekey(hip_netns, tmp_path, rng):
     assert st["hip"]["peers"]["gwB"]["rekeys"] >= 1, st["hip"]["peers"]["gwB"]
     assert st["sa"]["gwB-out"]["max_inner"] == mx, st["sa"]
     assert st["sa"]["gwB-out"]["spi"] != spi(first), st["sa"]
+
+
+def test_l2_fragments_follow_path_mtu(netns, link, tmp_path, rng):
+    """L2 mode over IPv6: a 1514-byte frame leaves in two outer fragments of
+    at most the port's 1500 bytes; a Packet Too Big quoting the first of them
+    (IPv6 header, Fragment header, ESP) lowers the path MTU, and the next
+    frame's fragments keep within it. scapy reassembles and decrypts both."""
+    from test_l2_frag import check_fragments, esp_packets, frame
+    from test_l2 import ETHERIP_HDR, transport_sa
+
+    out, inn = gwlib.make_sa_pair(rng, SUITE, 6)
+    cfg = manual_config(tmp_path, [out, inn], lan_extra="mode = l2")
+    with open(cfg, "a") as f:
+        f.write("\n[bridge site]\nport = lan\nsas = %s, %s\n" % (out.name, inn.name))
+    frames = [frame(1514, fill=b"p"), frame(1514, fill=b"q")]
+    is_frag = lambda f: is_esp(out)(f) or (IPv6 in f and f[IPv6].src == out.local and
+                                            f[IPv6].nh == 44)
+    gw = Gateway(netns[0], tmp_path, cfg)
+    try:
+        link.send(link.lan, frames[0])
+        first = [link.expect(link.wan, is_frag, "fragment %d of frame 1" % i) for i in (1, 2)]
+        head = [f for f in first if f[IPv6ExtHdrFragment].offset == 0]
+        assert len(head) == 1, [f.summary() for f in first]
+        link.send(link.wan, too_big(esp_ip(head[0]), V6_PATH_MTU))
+        link.barrier(6)
+        link.send(link.lan, frames[1])
+        second = [link.expect(link.wan, is_frag, "fragment %d of frame 2" % i) for i in (1, 2)]
+    finally:
+        st = gw.stop()
+    ssa = transport_sa(out)
+    for pieces, want, mtu in ((first, frames[0], 1500), (second, frames[1], V6_PATH_MTU)):
+        (ip, frags), = esp_packets(pieces, 6)
+        check_fragments(frags, 6, mtu)
+        assert len(frags) == 2 and max(len(p) for p in frags) > mtu - 8, \
+            [len(p) for p in frags]                     # cut to this MTU, not a smaller one
+        assert bytes(ssa.decrypt(ip).payload) == ETHERIP_HDR + want
+    pmtu_counts(st, lowered=1)
+    assert sum(w["esp_fragmented"] for w in st["workers"]) == 2, st["workers"]
+    assert "lowered to MTU %d, 1 out SA(s)" % V6_PATH_MTU in gw.log(), gw.log()

@@ -95,7 +95,8 @@ HIP_CIPHERS = {1: "NULL", 2: "AES-128-CBC", 3: "3DES-CBC", 4: "AES-256-CBC"}
 REASONS = ["no_sa", "replay", "auth", "pad", "dummy", "malformed", "spoof", "ttl", "mtu",
            "ecn", "seq_overflow", "no_route", "no_neighbor", "ring_full", "no_mbuf", "policy",
            "etherip_version", "etherip_reserved", "l2_runt",
-           "l2_link_local", "l2_local", "l2_group_source", "l2_flood_rate"]
+           "l2_link_local", "l2_local", "l2_group_source", "l2_flood_rate",
+           "l2_too_long", "frag_no_mbuf"]
 PI_ERROR = 0x00800000   # wireshark expert severity "error" (malformed packets among them)
 
 

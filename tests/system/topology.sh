@@ -183,14 +183,22 @@ v6_off() {
 		"net.ipv6.conf.$dev.disable_ipv6=1" >/dev/null
 }
 
-# topo_namespaces NS...: every namespace of HGW_NAMESPACES made afresh; in
-# the namespaces NS... (the gateways') the kernel sends and forwards nothing.
+# topo_namespaces: HGW_NAMESPACES anew (leftovers removed), each with lo up.
 topo_namespaces() {
 	local ns
 	topo_destroy
 	for ns in "${HGW_NAMESPACES[@]}"; do
 		ip netns add "$ns"
 		nsx "$ns" ip link set lo up
+	done
+}
+
+# topo_quiet NS...: in every namespace of HGW_NAMESPACES no RA processing,
+# autoconf or DAD; in the namespaces NS... (the gateways') the kernel sends
+# and forwards nothing.
+topo_quiet() {
+	local ns
+	for ns in "${HGW_NAMESPACES[@]}"; do
 		# no RA processing / autoconf anywhere; no DAD delays on the hosts
 		nsx "$ns" sysctl -qw net.ipv6.conf.default.accept_ra=0 net.ipv6.conf.all.accept_ra=0 \
 			net.ipv6.conf.default.autoconf=0 net.ipv6.conf.all.autoconf=0 \
@@ -204,7 +212,9 @@ topo_namespaces() {
 }
 
 topo_create() {
-	topo_namespaces "$NS_GA" "$NS_GB"
+	topo_namespaces
+	topo_quiet "$NS_GA" "$NS_GB"
+
 	ip link add name "$IF_HA" netns "$NS_HA" address "$MAC_HA" type veth \
 		peer name "$IF_GA_LAN" netns "$NS_GA" address "$MAC_GA_LAN"
 	ip link add name "$IF_GA_WAN" netns "$NS_GA" address "$MAC_GA_WAN" type veth \
@@ -543,28 +553,36 @@ wait_path() {
 
 # ---------------------------------------------------------------- measurements
 
-# ping_run FAMILY(4|6) COUNT OUTVAR: sets OUTVAR_loss, OUTVAR_rtt (min/avg/max ms).
+# ping_run FAMILY(4|6) COUNT OUTVAR [SIZE]: COUNT pings 0.2 s apart from $NS_HA
+# to $HB4 or $HB6, SIZE bytes of ICMP payload (ping -s; default ping's 56);
+# sets OUTVAR_loss (percent), OUTVAR_rtt (min/avg/max ms).
 ping_run() {
-	local fam=$1 count=$2 var=$3 dst out loss rtt
+	local fam=$1 count=$2 var=$3 size=${4:-56} dst out loss rtt
 	if [ "$fam" = 4 ]; then dst=$HB4; else dst=$HB6; fi
-	out=$(nsx "$NS_HA" ping "-$fam" -c "$count" -i 0.2 -W 2 -p "$MARKER_HEX" "$dst" 2>&1) || true
+	out=$(nsx "$NS_HA" ping "-$fam" -c "$count" -i 0.2 -W 2 -s "$size" -p "$MARKER_HEX" "$dst" 2>&1) || true
 	loss=$(sed -n 's/.* \([0-9.]*\)% packet loss.*/\1/p' <<<"$out")
 	rtt=$(sed -n 's/^rtt min\/avg\/max\/mdev = \([0-9.]*\)\/\([0-9.]*\)\/\([0-9.]*\)\/.*/\1\/\2\/\3/p' <<<"$out")
 	printf -v "${var}_loss" '%s' "${loss:-100}"
 	printf -v "${var}_rtt" '%s' "${rtt:--}"
-	log "  ping IPv$fam hostA -> hostB: $count sent, loss ${loss:-100}%, rtt min/avg/max ${rtt:--} ms"
+	log "  ping IPv$fam $NS_HA -> $dst, -s $size: $count sent, loss ${loss:-100}%, rtt min/avg/max ${rtt:--} ms"
+}
+
+# wait_listen NS PORT TRIES: until a TCP socket listens on PORT in NS, TRIES
+# looks 0.1 s apart.
+wait_listen() {
+	local i
+	for ((i = 0; i < $3; i++)); do
+		nsx "$1" ss -ltn 2>/dev/null | grep -q ":$2 " && return 0
+		sleep 0.1
+	done
+	return 1
 }
 
 iperf_server_start() {
 	ip netns exec "$NS_HB" iperf3 -s -p 5201 </dev/null >"$WORK/iperf3-server.log" 2>&1 &
 	HGW_BG_PIDS+=("$!")
 	IPERF_SRV_PID=$!
-	local i
-	for ((i = 0; i < 50; i++)); do
-		nsx "$NS_HB" ss -ltn 2>/dev/null | grep -q ':5201 ' && return 0
-		sleep 0.1
-	done
-	return 1
+	wait_listen "$NS_HB" 5201 50
 }
 
 iperf_server_stop() {
@@ -755,7 +773,8 @@ import json, sys
 REASONS = ["no_sa", "replay", "auth", "pad", "dummy", "malformed", "spoof", "ttl", "mtu",
            "ecn", "seq_overflow", "no_route", "no_neighbor", "ring_full", "no_mbuf", "policy",
            "etherip_version", "etherip_reserved", "l2_runt",
-           "l2_link_local", "l2_local", "l2_group_source", "l2_flood_rate"]
+           "l2_link_local", "l2_local", "l2_group_source", "l2_flood_rate",
+           "l2_too_long", "frag_no_mbuf"]
 try:
     d = json.load(open(sys.argv[1]))
 except Exception as e:

@@ -64,7 +64,8 @@ l2_link() {
 l2_topo_create() {
 	local s l mac
 	# the switch and the gateways' kernels send nothing of their own
-	topo_namespaces "$NS_SW" "$NS_GA" "$NS_GB" "$NS_GC"
+	topo_namespaces
+	topo_quiet "$NS_SW" "$NS_GA" "$NS_GB" "$NS_GC"
 	# no STP (ports forward at once), no multicast snooping (every group floods)
 	for s in A B C W; do
 		nsx "$NS_SW" ip link add "br$s" type bridge stp_state 0 mcast_snooping 0

@@ -4,6 +4,7 @@
  *     fragmentation needed and ICMPv6 Packet Too Big quoting an ESP packet
  *     give their fields; every cut of them, a bad checksum, a quote that is
  *     not our ESP and the MTU rules are refused with the right counter;
+ *     over IPv6 also one quoting the first fragment of our ESP (L2 mode);
  *   - gw_pmtu_seq_recent: the last N sequence numbers sent, ESN wrap included;
  *   - the path table (lib/tables/gw_pmtu.c): set, get, age out at the given
  *     time, a full table replacing the path that ages out first.
@@ -163,6 +164,21 @@ test_parse_good(void **state)
 	assert_int_equal(e.mtu, 68);
 }
 
+/* The message b of n bytes cut to every length short of n, each in a buffer
+ * of its own: refused as malformed. */
+static void
+refused_every_cut(const uint8_t *b, uint32_t n)
+{
+	for (uint32_t len = 0; len < n; len++) {
+		uint8_t *c = malloc(len ? len : 1);
+
+		assert_non_null(c);
+		memcpy(c, b, len);
+		refused(c, len, GW_PMTU_REFUSED_MALFORMED);
+		free(c);
+	}
+}
+
 /* Every length short of the whole message (the IP length field kept):
  * refused as malformed, and nothing beyond len is read (ASan build). */
 static void
@@ -171,16 +187,8 @@ test_parse_cut(void **state)
 	(void)state;
 	for (uint8_t family = 4; family <= 6; family += 2) {
 		uint8_t b[1500];
-		uint32_t n = make_ptb(b, family, family == 4 ? 1300 : 1400, 64);
 
-		for (uint32_t len = 0; len < n; len++) {
-			uint8_t *c = malloc(len ? len : 1);
-
-			assert_non_null(c);
-			memcpy(c, b, len);
-			refused(c, len, GW_PMTU_REFUSED_MALFORMED);
-			free(c);
-		}
+		refused_every_cut(b, make_ptb(b, family, family == 4 ? 1300 : 1400, 64));
 	}
 }
 
@@ -242,6 +250,67 @@ test_parse_refused(void **state)
 	n = make_ptb(b, 6, 1400, 64);
 	b[GW_IPV6_HDR_LEN] = GW_ICMP6_TIME_EXCEEDED;
 	assert_false(gw_icmp_is_ptb(b, n));
+}
+
+#define FRAG6_LEN 1496     /* the quoted first fragment's own length, bytes */
+
+/* An ICMPv6 Packet Too Big quoting `quote` bytes of the first outer fragment
+ * of one of our ESP packets (a bridge SA's, lib/dp/gw_frag_out.c): IPv6
+ * header, Fragment header (next header nh, offset off in 8-byte units, M
+ * set), then the ESP header. Returns its length. */
+static uint32_t
+make_ptb6_frag(uint8_t *b, uint32_t mtu, uint32_t quote, uint8_t nh, uint32_t off)
+{
+	uint32_t n = make_ptb(b, 6, mtu, quote);
+	uint8_t *ic = b + GW_IPV6_HDR_LEN, *q = ic + GW_ICMP_ERR_HDR_LEN, f[16];
+	uint32_t k = quote < sizeof(f) ? quote : sizeof(f);
+
+	memset(f, 0xa5, sizeof(f));
+	f[0] = nh;
+	f[1] = 0;
+	wr16(f + 2, off << 3 | GW_IPV6_FRAG_M);
+	wr32(f + 4, 0x5000);                   /* Identification */
+	wr32(f + GW_IPV6_FRAG_HDR_LEN, SPI);
+	wr32(f + GW_IPV6_FRAG_HDR_LEN + 4, SEQ);
+	wr16(q + 4, FRAG6_LEN - GW_IPV6_HDR_LEN);
+	q[6] = GW_IPPROTO_FRAGMENT;
+	if (quote > GW_IPV6_HDR_LEN)
+		memcpy(q + GW_IPV6_HDR_LEN, f, k < quote - GW_IPV6_HDR_LEN ? k :
+		       quote - GW_IPV6_HDR_LEN);
+	wr16(ic + 2, 0);
+	put_cksum(ic + 2, rte_ipv6_udptcp_cksum((const struct rte_ipv6_hdr *)b, ic));
+	return n;
+}
+
+/* A Packet Too Big about the first fragment of our ESP: taken, with the ESP
+ * header after the Fragment header; a later fragment (no ESP header), a
+ * Fragment header not followed by ESP, a quote cut short: refused. */
+static void
+test_parse_frag6(void **state)
+{
+	uint8_t b[1500];
+	struct gw_icmp_ptb e;
+	enum gw_pmtu_event why;
+	uint32_t n;
+
+	(void)state;
+	n = make_ptb6_frag(b, 1400, 1232, GW_IPPROTO_ESP, 0);
+	assert_int_equal(gw_icmp_ptb_parse(b, n, &e, &why), 0);
+	assert_int_equal(e.mtu, 1400);
+	assert_int_equal(e.quoted_len, FRAG6_LEN);
+	assert_int_equal(e.spi, SPI);
+	assert_int_equal(e.seq, SEQ);
+	assert_memory_equal(e.local.addr, ours6, 16);
+	assert_memory_equal(e.remote.addr, peer6, 16);
+	n = make_ptb6_frag(b, 1400, GW_IPV6_HDR_LEN + GW_IPV6_FRAG_HDR_LEN + GW_ESP_HDR_LEN,
+			   GW_IPPROTO_ESP, 0);
+	assert_int_equal(gw_icmp_ptb_parse(b, n, &e, &why), 0);
+	refused(b, make_ptb6_frag(b, 1400, 1232, GW_IPPROTO_ESP, 181), GW_PMTU_REFUSED_MALFORMED);
+	refused(b, make_ptb6_frag(b, 1400, 1232, GW_IPPROTO_UDP, 0), GW_PMTU_REFUSED_MALFORMED);
+	refused(b, make_ptb6_frag(b, 1400, GW_IPV6_HDR_LEN + GW_IPV6_FRAG_HDR_LEN + 7,
+				  GW_IPPROTO_ESP, 0), GW_PMTU_REFUSED_MALFORMED);
+	refused(b, make_ptb6_frag(b, FRAG6_LEN, 1232, GW_IPPROTO_ESP, 0), GW_PMTU_REFUSED_MTU);
+	refused_every_cut(b, make_ptb6_frag(b, 1400, 64, GW_IPPROTO_ESP, 0));
 }
 
 static void
@@ -324,6 +393,7 @@ main(void)
 		cmocka_unit_test(test_parse_good),
 		cmocka_unit_test(test_parse_cut),
 		cmocka_unit_test(test_parse_refused),
+		cmocka_unit_test(test_parse_frag6),
 		cmocka_unit_test(test_seq_recent),
 		cmocka_unit_test(test_table),
 	};

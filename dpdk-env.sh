@@ -402,13 +402,13 @@ run_hip() {
 	stage_result hip "$p" "$f"
 }
 
-run_system() {
-	local log=$BUILD/system-tests.log rc=0 p f
-	say "system test: tests/system/test_system.sh"
-	HIPGW="$REPO/$BUILD/app/hipgw" timeout 300 "$REPO/tests/system/test_system.sh" 2>&1 | tee "$log" || rc=$?
+run_system() {   # STAGE SCRIPT TIMEOUT_S: one tests/system script, its log $BUILD/STAGE-tests.log
+	local log=$BUILD/$1-tests.log rc=0 p f
+	say "system test: tests/system/$2"
+	HIPGW="$REPO/$BUILD/app/hipgw" timeout "$3" "$REPO/tests/system/$2" 2>&1 | tee "$log" || rc=$?
 	read -r p f <<<"$(count_from_log "$log")"
 	if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then f=1; fi
-	stage_result system "$p" "$f"
+	stage_result "$1" "$p" "$f"
 }
 
 cmd_test() {
@@ -427,7 +427,8 @@ cmd_test() {
 		else
 			stage_result build-asan 0 1
 		fi
-		run_system
+		run_system system test_system.sh 300
+		run_system system-l2 test_l2.sh 180
 	fi
 	echo
 	say "results ($((SECONDS - start)) s):"
@@ -439,7 +440,7 @@ cmd_test() {
 
 cmd_clean() {
 	local ns
-	for ns in $(ip netns list 2>/dev/null | awk '{print $1}' | grep -E '^hgw(t|b)?-' || true); do
+	for ns in $(ip netns list 2>/dev/null | awk '{print $1}' | grep -E '^hgw(t|b|l)?-' || true); do
 		ip netns pids "$ns" 2>/dev/null | xargs -r kill -KILL 2>/dev/null || true
 		ip netns del "$ns" 2>/dev/null || true
 	done

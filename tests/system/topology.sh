@@ -3,7 +3,8 @@
 # two-site topology in network namespaces, hipgw configs with fresh keys, starting
 # and stopping the gateways, the plain-Linux comparison path, measurements and the
 # WAN capture check. Source it from a bash script running as root; it defines
-# functions and variables only (nothing runs at source time).
+# functions and variables only (nothing runs at source time). topology_l2.sh
+# builds the L2 test's sites on it (tests/system/test_l2.sh).
 #
 #   hostA ---- gwA ========== gwB ---- hostB
 #   lan0   gwa-lan gwa-wan  gwb-wan gwb-lan   lan0
@@ -34,6 +35,8 @@ NS_GA=${P}gwA
 NS_GB=${P}gwB
 NS_HB=${P}hostB
 HGW_NAMESPACES=("$NS_HA" "$NS_GA" "$NS_GB" "$NS_HB")
+# the gateways' names (gw_start SIDE runs gwSIDE in namespace $NS_G<SIDE>)
+HGW_GW_SIDES=(A B)
 
 # Interface names (each lives in its own namespace) and fixed MACs.
 IF_HA=lan0;     MAC_HA=02:00:00:01:00:02
@@ -131,7 +134,7 @@ topo_kill_all() {
 # Kill whatever still runs inside our namespaces (leftovers of an earlier,
 # killed run included), then delete the namespaces.
 topo_destroy() {
-	local ns pids
+	local ns pids side
 	for ns in "${HGW_NAMESPACES[@]}"; do
 		if ip netns list 2>/dev/null | grep -qw -- "$ns"; then
 			pids=$(ip netns pids "$ns" 2>/dev/null || true)
@@ -146,7 +149,7 @@ topo_destroy() {
 			ip netns del "$ns" 2>/dev/null || true
 		fi
 	done
-	rm -rf "/var/run/dpdk/${P}gwA" "/var/run/dpdk/${P}gwB" 2>/dev/null || true
+	for side in "${HGW_GW_SIDES[@]}"; do rm -rf "/var/run/dpdk/${P}gw$side" 2>/dev/null || true; done
 }
 
 topo_cleanup() {
@@ -190,20 +193,27 @@ topo_namespaces() {
 	done
 }
 
-topo_create() {
+# topo_quiet NS...: in every namespace of HGW_NAMESPACES no RA processing,
+# autoconf or DAD; in the namespaces NS... (the gateways') the kernel sends
+# and forwards nothing.
+topo_quiet() {
 	local ns
-	topo_namespaces
 	for ns in "${HGW_NAMESPACES[@]}"; do
 		# no RA processing / autoconf anywhere; no DAD delays on the hosts
 		nsx "$ns" sysctl -qw net.ipv6.conf.default.accept_ra=0 net.ipv6.conf.all.accept_ra=0 \
 			net.ipv6.conf.default.autoconf=0 net.ipv6.conf.all.autoconf=0 \
 			net.ipv6.conf.default.accept_dad=0 net.ipv6.conf.all.accept_dad=0 >/dev/null
 	done
-	for ns in "$NS_GA" "$NS_GB"; do
+	for ns in "$@"; do
 		# veths created in here start without IPv6; the kernel must not forward either
 		nsx "$ns" sysctl -qw net.ipv6.conf.default.disable_ipv6=1 \
 			net.ipv4.ip_forward=0 net.ipv6.conf.all.forwarding=0 >/dev/null
 	done
+}
+
+topo_create() {
+	topo_namespaces
+	topo_quiet "$NS_GA" "$NS_GB"
 
 	ip link add name "$IF_HA" netns "$NS_HA" address "$MAC_HA" type veth \
 		peer name "$IF_GA_LAN" netns "$NS_GA" address "$MAC_GA_LAN"
@@ -459,10 +469,15 @@ GW_CONF=
 GW_RUN=
 GW_KEYLOG=
 
-# gw_start A|B: start hipgw in the gateway namespace, in the background.
+# gw_start SIDE: start hipgw gwSIDE (A, B, ...) in its namespace $NS_G<SIDE>,
+# in the background; its --lcores are $HGW_LCORES_<SIDE> if set (gwA's
+# default 0@0,1@1, the others' 0@1,1@0: control of one on the CPU of the
+# other's worker).
 gw_start() {
-	local side=$1 ns lcores keylog=()
-	if [ "$side" = A ]; then ns=$NS_GA lcores='0@0,1@1'; else ns=$NS_GB lcores='0@1,1@0'; fi
+	local side=$1 nsv="NS_G$1" lcv="HGW_LCORES_$1" ns lcores keylog=()
+	ns=${!nsv}
+	if [ "$side" = A ]; then lcores='0@0,1@1'; else lcores='0@1,1@0'; fi
+	lcores=${!lcv:-$lcores}
 	if [ -n "$GW_KEYLOG" ]; then
 		rm -f "$WORK/keylog$side$GW_RUN.txt"
 		keylog=(--keylog "$WORK/keylog$side$GW_RUN.txt")

@@ -253,7 +253,9 @@ gw_mac_learn(struct gw_mac_table *t, const uint8_t mac[GW_MAC_ADDR_BYTES], uint1
 			t->c.static_kept++;
 		return GW_MAC_STATIC_KEPT;
 	}
-	gw_mac_touch(e, now_ns);
+	/* the control lcore's learn is exact (a worker's touch goes in steps) */
+	if (__atomic_load_n(&e->last_seen_ns, __ATOMIC_RELAXED) < now_ns)
+		__atomic_store_n(&e->last_seen_ns, now_ns, __ATOMIC_RELAXED);
 	if (e->where == where)
 		return GW_MAC_REFRESHED;
 	__atomic_store_n(&e->where, where, __ATOMIC_RELEASE);

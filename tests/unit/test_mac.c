@@ -313,7 +313,7 @@ walk(const struct gw_mac_table *t, uint32_t *cursor, unsigned n, unsigned seen[I
 			assert_int_equal(e.is_static, 0);
 			assert_int_equal(e.key.vlan, i % 3);
 			assert_int_equal(e.where, i % 2 ? GW_MAC_LOCAL : i);
-			assert_int_equal(e.last_seen_ns, i == 4 ? 500 : 100 + i);
+			assert_int_equal(e.last_seen_ns, i == 4 ? 104 + GW_MAC_TOUCH_STEP_NS : 100 + i);
 		}
 		seen[i]++;
 		got++;
@@ -345,8 +345,13 @@ test_iterate(void **state)
 			assert_int_equal(gw_mac_learn(t, m, (uint16_t)(i % 3), GW_MAC_LOCAL, 100 + i),
 					 GW_MAC_MOVED);
 	}
+	/* a worker's touch: a step behind (or more) goes forward, less stays */
 	mac_of(m, 4);
-	gw_mac_touch(gw_mac_lookup(t, m, 4 % 3), 500);
+	gw_mac_touch(gw_mac_lookup(t, m, 4 % 3), 104 + GW_MAC_TOUCH_STEP_NS - 1);
+	assert_int_equal(gw_mac_lookup(t, m, 4 % 3)->last_seen_ns, 104);
+	gw_mac_touch(gw_mac_lookup(t, m, 4 % 3), 104 + GW_MAC_TOUCH_STEP_NS);
+	assert_int_equal(gw_mac_lookup(t, m, 4 % 3)->last_seen_ns, 104 + GW_MAC_TOUCH_STEP_NS);
+	gw_mac_touch(gw_mac_lookup(t, m, 4 % 3), 0);    /* never backwards */
 	mac_of(m, IT_STATIC0);
 	assert_int_equal(gw_mac_add_static(t, m, 7, 3), 0);
 	mac_of(m, IT_STATIC0 + 1);

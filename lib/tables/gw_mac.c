@@ -56,6 +56,20 @@ dq_free(void *p, void *e, unsigned int n)
 	}
 }
 
+/* rte_hash's key compare for struct gw_mac_key (rte_hash_cmp_eq_t: 0 when
+ * equal): one 8-byte compare. rte_hash's own compares are for multiples of
+ * 16 bytes; any other key length goes to memcmp. */
+static int
+mac_key_cmp(const void *a, const void *b, size_t len __rte_unused)
+{
+	uint64_t x, y;
+
+	memcpy(&x, a, sizeof(x));
+	memcpy(&y, b, sizeof(y));
+	return x != y;
+}
+_Static_assert(sizeof(struct gw_mac_key) == sizeof(uint64_t), "mac_key_cmp: an 8-byte key");
+
 struct gw_mac_table *
 gw_mac_create(const struct gw_mac_params *p)
 {
@@ -103,6 +117,8 @@ gw_mac_create(const struct gw_mac_params *p)
 				  p->socket);
 	t->free_idx = rte_malloc_socket("hipgw_mac_f", sizeof(uint32_t) * max, 0, p->socket);
 	t->h = rte_hash_create(&hp);
+	if (t->h != NULL)
+		rte_hash_set_cmp_func(t->h, mac_key_cmp);
 	snprintf(dqname, sizeof(dqname), "%s", p->name);
 	dqp.p = t;
 	t->dq = rte_rcu_qsbr_dq_create(&dqp);

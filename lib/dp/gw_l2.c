@@ -363,6 +363,18 @@ l2_lookup(const struct gw_mac_table *t, const struct gw_mac_key *k, unsigned n,
 
 _Static_assert(GW_BURST_PACKETS <= RTE_HASH_LOOKUP_BULK_MAX, "a burst's keys in one bulk lookup");
 
+/* Key `key` among a burst's distinct keys u[0..*nu-1]: the same as the last
+ * one (a burst's frames come in runs of one flow) takes its index, else it
+ * is added. Returns its index in u. */
+static inline uint8_t
+key_index(struct gw_mac_key *u, unsigned *nu, struct gw_mac_key key)
+{
+	if (*nu > 0 && memcmp(&u[*nu - 1], &key, sizeof(key)) == 0)
+		return (uint8_t)(*nu - 1);
+	u[*nu] = key;
+	return (uint8_t)(*nu)++;
+}
+
 void
 wk_l2_outbound_burst(struct worker *w, unsigned pidx, struct rte_mbuf **pkts, uint16_t n)
 {
@@ -372,12 +384,14 @@ wk_l2_outbound_burst(struct worker *w, unsigned pidx, struct rte_mbuf **pkts, ui
 	struct gw_mac_key sk[GW_BURST_PACKETS], dk[GW_BURST_PACKETS];
 	const struct gw_mac_entry *se[GW_BURST_PACKETS], *de[GW_BURST_PACKETS];
 	struct rte_mbuf *fr[GW_BURST_PACKETS];
+	uint8_t si[GW_BURST_PACKETS];        /* frame k's sk index */
 	uint8_t di[GW_BURST_PACKETS];        /* frame k's dk index; GW_BURST_PACKETS: group */
 	uint16_t vlan[GW_BURST_PACKETS];
-	unsigned nf = 0, nd = 0;
+	unsigned nf = 0, ns = 0, nd = 0;
 	struct l2_out q;
 
-	/* the burst's source keys, and unicast destination keys, in two bulk lookups */
+	/* the burst's distinct source keys, and unicast destination keys, in two
+	 * bulk lookups */
 	for (uint16_t i = 0; i < n; i++) {
 		struct rte_mbuf *m = l2_check(w, br, pkts[i]);
 		const uint8_t *f;
@@ -386,21 +400,18 @@ wk_l2_outbound_burst(struct worker *w, unsigned pidx, struct rte_mbuf **pkts, ui
 			continue;
 		f = rte_pktmbuf_mtod(m, const uint8_t *);
 		vlan[nf] = frame_vlan(f, rte_pktmbuf_data_len(m));
-		sk[nf] = gw_mac_key_make(f + L2_SRC_OFF, vlan[nf]);
-		di[nf] = GW_BURST_PACKETS;
-		if (!gw_mac_is_group(f)) {
-			di[nf] = (uint8_t)nd;
-			dk[nd++] = gw_mac_key_make(f, vlan[nf]);
-		}
+		si[nf] = key_index(sk, &ns, gw_mac_key_make(f + L2_SRC_OFF, vlan[nf]));
+		di[nf] = gw_mac_is_group(f) ? GW_BURST_PACKETS :
+			 key_index(dk, &nd, gw_mac_key_make(f, vlan[nf]));
 		fr[nf++] = m;
 	}
-	l2_lookup(br->mac, sk, nf, se);
+	l2_lookup(br->mac, sk, ns, se);
 	l2_lookup(br->mac, dk, nd, de);
 	q.n = 0;
 	for (unsigned k = 0; k < nf; k++) {
 		const uint8_t *f = rte_pktmbuf_mtod(fr[k], const uint8_t *);
 
-		l2_learn(w, b, se[k], f + L2_SRC_OFF, vlan[k], GW_MAC_LOCAL, now_ns, tsc);
+		l2_learn(w, b, se[si[k]], f + L2_SRC_OFF, vlan[k], GW_MAC_LOCAL, now_ns, tsc);
 		l2_send(w, b, fr[k], l2_dest(br, di[k] < nd ? de[di[k]] : NULL), &q, tsc);
 	}
 	out_flush(w, &q);
@@ -461,55 +472,61 @@ l2_in_check(struct worker *w, struct rte_mbuf *m, const struct gw_sa *sa)
 	return sa->bridge - 1;
 }
 
-/* Frames fr[0..n-1] of bridge b, checked, from the in SAs fsa[], with their
- * source keys k[] and VLAN IDs vlan[]: sources learned at each SA's remote
- * (one bulk lookup), the frames sent as they are on the bridge's port. */
+/* A burst's frames of one bridge b (checked), their in SAs and VLAN IDs,
+ * and their distinct source keys k[0..nk-1] (frame j's: k[ki[j]]). */
+struct l2_in_run {
+	struct rte_mbuf *fr[GW_BURST_PACKETS];
+	const struct gw_sa *sa[GW_BURST_PACKETS];
+	uint16_t vlan[GW_BURST_PACKETS];
+	uint8_t ki[GW_BURST_PACKETS];
+	struct gw_mac_key k[GW_BURST_PACKETS];
+	unsigned n, nk, b;
+};
+
+/* Run r: sources learned at each SA's remote (one bulk lookup), the frames
+ * sent as they are on the bridge's port; r emptied. */
 static void
-l2_in_run(struct worker *w, unsigned b, struct rte_mbuf **fr, const struct gw_sa *const *fsa,
-	  const struct gw_mac_key *k, const uint16_t *vlan, unsigned n, uint64_t now_ns,
-	  uint64_t tsc)
+l2_in_run(struct worker *w, struct l2_in_run *r, uint64_t now_ns, uint64_t tsc)
 {
-	const struct gw_bridge *br = &w->ctx->bridges[b];
+	const struct gw_bridge *br = &w->ctx->bridges[r->b];
 	const struct gw_mac_entry *e[GW_BURST_PACKETS];
 
-	l2_lookup(br->mac, k, n, e);
-	for (unsigned j = 0; j < n; j++) {
-		l2_learn(w, b, e[j], rte_pktmbuf_mtod_offset(fr[j], const uint8_t *, L2_SRC_OFF),
-			 vlan[j], fsa[j]->bridge_remote, now_ns, tsc);
-		fr[j]->packet_type = RTE_PTYPE_L2_ETHER;
-		tx_enqueue(w, br->port, fr[j]);   /* split horizon: never to another remote */
+	l2_lookup(br->mac, r->k, r->nk, e);
+	for (unsigned j = 0; j < r->n; j++) {
+		struct rte_mbuf *m = r->fr[j];
+
+		l2_learn(w, r->b, e[r->ki[j]], rte_pktmbuf_mtod_offset(m, const uint8_t *, L2_SRC_OFF),
+			 r->vlan[j], r->sa[j]->bridge_remote, now_ns, tsc);
+		m->packet_type = RTE_PTYPE_L2_ETHER;
+		tx_enqueue(w, br->port, m);   /* split horizon: never to another remote */
 	}
+	r->n = 0;
+	r->nk = 0;
 }
 
 void
-wk_l2_inbound(struct worker *w, struct rte_mbuf **pkts, struct gw_sa *const *sas,
-		    uint16_t n)
+wk_l2_inbound(struct worker *w, struct rte_mbuf **pkts, struct gw_sa *const *sas, uint16_t n)
 {
 	uint64_t tsc = rte_rdtsc(), now_ns = gw_mac_now_ns();
-	struct gw_mac_key k[GW_BURST_PACKETS];
-	struct rte_mbuf *fr[GW_BURST_PACKETS];
-	const struct gw_sa *fsa[GW_BURST_PACKETS];
-	uint16_t vlan[GW_BURST_PACKETS];
-	unsigned nf = 0, b = 0;
+	struct l2_in_run r;
 
-	/* each run of frames of one bridge: its source keys in one bulk lookup */
+	/* each run of frames of one bridge: its distinct source keys in one bulk lookup */
+	r.n = r.nk = r.b = 0;
 	for (uint16_t i = 0; i < n; i++) {
 		int fb = l2_in_check(w, pkts[i], sas[i]);
 		const uint8_t *f;
 
 		if (fb < 0)
 			continue;
-		if ((unsigned)fb != b && nf > 0) {
-			l2_in_run(w, b, fr, fsa, k, vlan, nf, now_ns, tsc);
-			nf = 0;
-		}
-		b = (unsigned)fb;
+		if ((unsigned)fb != r.b && r.n > 0)
+			l2_in_run(w, &r, now_ns, tsc);
+		r.b = (unsigned)fb;
 		f = rte_pktmbuf_mtod(pkts[i], const uint8_t *);
-		vlan[nf] = frame_vlan(f, rte_pktmbuf_data_len(pkts[i]));
-		k[nf] = gw_mac_key_make(f + L2_SRC_OFF, vlan[nf]);
-		fsa[nf] = sas[i];
-		fr[nf++] = pkts[i];
+		r.vlan[r.n] = frame_vlan(f, rte_pktmbuf_data_len(pkts[i]));
+		r.ki[r.n] = key_index(r.k, &r.nk, gw_mac_key_make(f + L2_SRC_OFF, r.vlan[r.n]));
+		r.sa[r.n] = sas[i];
+		r.fr[r.n++] = pkts[i];
 	}
-	if (nf > 0)
-		l2_in_run(w, b, fr, fsa, k, vlan, nf, now_ns, tsc);
+	if (r.n > 0)
+		l2_in_run(w, &r, now_ns, tsc);
 }

@@ -369,8 +369,14 @@ _Static_assert(GW_BURST_PACKETS <= RTE_HASH_LOOKUP_BULK_MAX, "a burst's keys in 
 static inline uint8_t
 key_index(struct gw_mac_key *u, unsigned *nu, struct gw_mac_key key)
 {
-	if (*nu > 0 && memcmp(&u[*nu - 1], &key, sizeof(key)) == 0)
-		return (uint8_t)(*nu - 1);
+	uint64_t a, b;
+
+	memcpy(&a, &key, sizeof(a));
+	if (*nu > 0) {
+		memcpy(&b, &u[*nu - 1], sizeof(b));
+		if (a == b)
+			return (uint8_t)(*nu - 1);
+	}
 	u[*nu] = key;
 	return (uint8_t)(*nu)++;
 }
@@ -400,9 +406,10 @@ wk_l2_outbound_burst(struct worker *w, unsigned pidx, struct rte_mbuf **pkts, ui
 			continue;
 		f = rte_pktmbuf_mtod(m, const uint8_t *);
 		vlan[nf] = frame_vlan(f, rte_pktmbuf_data_len(m));
-		si[nf] = key_index(sk, &ns, gw_mac_key_make(f + L2_SRC_OFF, vlan[nf]));
+		/* 8 bytes at either MAC: within the Ethernet header l2_check saw */
+		si[nf] = key_index(sk, &ns, gw_mac_key_load(f + L2_SRC_OFF, vlan[nf]));
 		di[nf] = gw_mac_is_group(f) ? GW_BURST_PACKETS :
-			 key_index(dk, &nd, gw_mac_key_make(f, vlan[nf]));
+			 key_index(dk, &nd, gw_mac_key_load(f, vlan[nf]));
 		fr[nf++] = m;
 	}
 	l2_lookup(br->mac, sk, ns, se);
@@ -523,7 +530,8 @@ wk_l2_inbound(struct worker *w, struct rte_mbuf **pkts, struct gw_sa *const *sas
 		r.b = (unsigned)fb;
 		f = rte_pktmbuf_mtod(pkts[i], const uint8_t *);
 		r.vlan[r.n] = frame_vlan(f, rte_pktmbuf_data_len(pkts[i]));
-		r.ki[r.n] = key_index(r.k, &r.nk, gw_mac_key_make(f + L2_SRC_OFF, r.vlan[r.n]));
+		/* 8 bytes at the source MAC: within the Ethernet header checked */
+		r.ki[r.n] = key_index(r.k, &r.nk, gw_mac_key_load(f + L2_SRC_OFF, r.vlan[r.n]));
 		r.sa[r.n] = sas[i];
 		r.fr[r.n++] = pkts[i];
 	}

@@ -68,7 +68,6 @@ mac_key_cmp(const void *a, const void *b, size_t len __rte_unused)
 	memcpy(&y, b, sizeof(y));
 	return x != y;
 }
-_Static_assert(sizeof(struct gw_mac_key) == sizeof(uint64_t), "mac_key_cmp: an 8-byte key");
 
 #define MAC_HASH_INIT 0u   /* the rte_hash's hash_func_init_val */
 

@@ -91,6 +91,16 @@ test_learn_lookup_move(void **state)
 	assert_int_equal((uintptr_t)&gw_mac_lookup(t, m, 0)->key % sizeof(uint64_t), 0);
 	assert_int_equal(gw_mac_counters(t)->learned, 40);
 	assert_int_equal(gw_mac_counters(t)->moved, 1);
+	/* a key loaded from a frame (8 bytes readable) is the key made from its MAC */
+	uint8_t fr[GW_MAC_ADDR_BYTES + 2] = { 0 };
+	mac_of(fr, 3);
+	fr[6] = 0xab;
+	fr[7] = 0xcd;
+	struct gw_mac_key kl = gw_mac_key_load(fr, 0), km = gw_mac_key_make(fr, 0);
+	assert_memory_equal(&kl, &km, sizeof(kl));
+	kl = gw_mac_key_load(fr, GW_MAC_VLAN_MAX);
+	km = gw_mac_key_make(fr, GW_MAC_VLAN_MAX);
+	assert_memory_equal(&kl, &km, sizeof(kl));
 	/* bulk: the same answers */
 	struct gw_mac_key k[3];
 	const struct gw_mac_entry *out[3];

@@ -347,7 +347,7 @@ l2_send(struct worker *w, unsigned b, struct rte_mbuf *m, uint32_t to, struct l2
 }
 
 /* The entries of keys k[0..n-1] of table t into e[] (NULL: none), with the
- * found entries' lines prefetched: one bulk lookup, whose staged prefetches
+ * found entries prefetched: one bulk lookup, whose staged prefetches
  * of buckets and key slots hide the cache misses of a large table. */
 static inline void
 l2_lookup(const struct gw_mac_table *t, const struct gw_mac_key *k, unsigned n,
@@ -357,8 +357,10 @@ l2_lookup(const struct gw_mac_table *t, const struct gw_mac_key *k, unsigned n,
 		return;
 	gw_mac_lookup_bulk(t, k, n, e);   /* 1 .. GW_BURST_PACKETS keys: never -EINVAL */
 	for (unsigned i = 0; i < n; i++)
-		if (e[i] != NULL)
+		if (e[i] != NULL) {     /* both lines of an entry that straddles two */
 			rte_prefetch0(e[i]);
+			rte_prefetch0((const uint8_t *)(e[i] + 1) - 1);
+		}
 }
 
 _Static_assert(GW_BURST_PACKETS <= RTE_HASH_LOOKUP_BULK_MAX, "a burst's keys in one bulk lookup");

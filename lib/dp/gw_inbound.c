@@ -461,7 +461,8 @@ inner_forward(struct worker *w, struct rte_mbuf *m, struct gw_sa *sa, const uint
 /* dec[0..nk-1]: ESP packets (IP header first) received on outer port pidx with
  * SPIs spi[] (host order, non-zero), nk <= GW_BURST_PACKETS: SAD lookup (or the slow
  * path's stamp), handoff to the SA's owner when several workers run, ESP
- * inbound, policy checks, route and send. */
+ * inbound, policy checks, route and send; bridge frames (EtherIP) last, as
+ * one burst (wk_l2_inbound). */
 static __rte_always_inline void
 inbound_esp(struct worker *w, unsigned pidx, struct rte_mbuf **dec, const uint32_t *spi,
 	    uint16_t nk, const bool slow)
@@ -471,8 +472,10 @@ inbound_esp(struct worker *w, unsigned pidx, struct rte_mbuf **dec, const uint32
 	struct esp_sa *esp[GW_BURST_PACKETS];
 	struct gw_sa *sas[GW_BURST_PACKETS];
 	uint8_t res[GW_BURST_PACKETS];
+	struct rte_mbuf *l2m[GW_BURST_PACKETS];
+	struct gw_sa *l2sa[GW_BURST_PACKETS];
 	uint64_t hits;
-	uint16_t nd = 0;
+	uint16_t nd = 0, nl = 0;
 
 	hits = sad_lookup(w, dec, spi, nk, data, slow);
 	for (uint16_t i = 0; i < nk; i++)     /* the SAs, before the pass that reads them */
@@ -516,8 +519,9 @@ inbound_esp(struct worker *w, unsigned pidx, struct rte_mbuf **dec, const uint32
 			drop(w, m, res[i]);
 			continue;
 		}
-		if (esp_pkt_is_etherip(m)) {
-			wk_l2_inbound(w, m, sas[i]);
+		if (esp_pkt_is_etherip(m)) {   /* bridge frames: after the loop, as a burst */
+			l2sa[nl] = sas[i];
+			l2m[nl++] = m;
 			continue;
 		}
 		if (esp_pkt_is_beet(m)) {
@@ -530,4 +534,6 @@ inbound_esp(struct worker *w, unsigned pidx, struct rte_mbuf **dec, const uint32
 		else
 			inner_forward(w, m, sas[i], 6);
 	}
+	if (nl > 0)
+		wk_l2_inbound(w, l2m, l2sa, nl);
 }

@@ -122,15 +122,15 @@ flood_ok(struct worker *w, unsigned b, uint64_t tsc)
 	return true;
 }
 
-/* Source MAC src on vlan of bridge b, seen at `where` at now_ns / tsc:
- * refreshed when the table has it there (or static), else asked of the
- * control lcore, unless this worker asked for the same lately. A full ring
- * is counted; the frame goes on either way. */
+/* Source MAC src on vlan of bridge b, seen at `where` at now_ns / tsc, e
+ * its entry in b's table (NULL: none): refreshed when the table has it
+ * there (or static), else asked of the control lcore, unless this worker
+ * asked for the same lately. A full ring is counted; the frame goes on
+ * either way. */
 static void
-l2_learn(struct worker *w, unsigned b, const uint8_t *src, uint16_t vlan, uint32_t where,
-	 uint64_t now_ns, uint64_t tsc)
+l2_learn(struct worker *w, unsigned b, const struct gw_mac_entry *e, const uint8_t *src,
+	 uint16_t vlan, uint32_t where, uint64_t now_ns, uint64_t tsc)
 {
-	const struct gw_mac_entry *e = gw_mac_lookup(w->ctx->bridges[b].mac, src, vlan);
 	struct gw_l2_learn ev;
 	struct l2_learn_slot *s;
 	uint64_t key = 0;
@@ -258,64 +258,67 @@ l2_flood(struct worker *w, const struct gw_bridge *br, struct rte_mbuf *m, struc
 	}
 }
 
-/* Where a frame from the local segment goes by its destination MAC dst on
- * vlan: a remote index, FWD_FLOOD, or GW_MAC_LOCAL (not out). */
+/* Where a frame from the local segment goes by its destination MAC's entry
+ * e (NULL: unknown, or a group address): a remote index, FWD_FLOOD, or
+ * GW_MAC_LOCAL (not out). */
 static inline uint32_t
-l2_dest(const struct gw_bridge *br, const uint8_t *dst, uint16_t vlan)
+l2_dest(const struct gw_bridge *br, const struct gw_mac_entry *e)
 {
-	const struct gw_mac_entry *e;
 	uint32_t where;
 
-	if (gw_mac_is_group(dst))
-		return FWD_FLOOD;
-	e = gw_mac_lookup(br->mac, dst, vlan);
 	if (e == NULL)
 		return FWD_FLOOD;
 	where = gw_mac_where(e);
 	return where == GW_MAC_LOCAL || where < br->n_remotes ? where : FWD_FLOOD;
 }
 
-/* One frame of bridge b from its port: checked (l2_too_long: more than the
- * port's mtu after the Ethernet header and tags), its source learned, turned
- * into its ESP payload (EtherIP + frame) and queued on q for its remote(s),
- * or dropped. */
-static void
-l2_frame(struct worker *w, unsigned b, struct rte_mbuf *m, struct l2_out *q, uint64_t now_ns,
-	 uint64_t tsc)
+/* One frame of bridge b from its port, checked: one whole segment (else
+ * flattened), an Ethernet header, within the port's mtu after it and its
+ * tags (l2_too_long), no 802.1D link-local destination unless the bridge
+ * passes them, no group source. Returns the frame, or NULL: dropped. */
+static struct rte_mbuf *
+l2_check(struct worker *w, const struct gw_bridge *br, struct rte_mbuf *m)
 {
-	const struct gw_bridge *br = &w->ctx->bridges[b];
-	const struct gw_sa *sa;
 	const uint8_t *f;
-	uint32_t len, plen, to;
-	uint16_t vlan;
-	int off;
+	uint32_t len;
 
 	if (unlikely(m->nb_segs != 1)) {
 		m = wk_flatten(w, m);
 		if (m == NULL)
-			return;
+			return NULL;
 	}
 	f = rte_pktmbuf_mtod(m, const uint8_t *);
 	len = rte_pktmbuf_data_len(m);
 	if (unlikely(len < GW_ETH_HDR_BYTES)) {
 		drop(w, m, GW_DROP_L2_RUNT);
-		return;
+		return NULL;
 	}
 	if (unlikely(frame_too_long(f, len, w->ctx->ports[br->port].mtu))) {
 		drop(w, m, GW_DROP_L2_TOO_LONG);
-		return;
+		return NULL;
 	}
 	if (unlikely(is_link_local(f)) && !br->link_local_pass) {
 		drop(w, m, GW_DROP_L2_LINK_LOCAL);
-		return;
+		return NULL;
 	}
 	if (unlikely(gw_mac_is_group(f + L2_SRC_OFF))) {
 		drop(w, m, GW_DROP_L2_GROUP_SOURCE);
-		return;
+		return NULL;
 	}
-	vlan = frame_vlan(f, len);
-	l2_learn(w, b, f + L2_SRC_OFF, vlan, GW_MAC_LOCAL, now_ns, tsc);
-	to = l2_dest(br, f, vlan);
+	return m;
+}
+
+/* Checked frame m of bridge b to `to` (l2_dest): turned into its ESP payload
+ * (EtherIP + frame) and queued on q for its remote(s), or dropped. */
+static void
+l2_send(struct worker *w, unsigned b, struct rte_mbuf *m, uint32_t to, struct l2_out *q,
+	uint64_t tsc)
+{
+	const struct gw_bridge *br = &w->ctx->bridges[b];
+	const struct gw_sa *sa;
+	uint32_t plen;
+	int off;
+
 	if (to == GW_MAC_LOCAL) {
 		drop(w, m, GW_DROP_L2_LOCAL);
 		return;
@@ -324,7 +327,7 @@ l2_frame(struct worker *w, unsigned b, struct rte_mbuf *m, struct l2_out *q, uin
 		drop(w, m, GW_DROP_L2_FLOOD_RATE);
 		return;
 	}
-	off = gw_etherip_encap(m->buf_addr, m->data_off, len, &plen);
+	off = gw_etherip_encap(m->buf_addr, m->data_off, rte_pktmbuf_data_len(m), &plen);
 	if (unlikely(off < 0)) {
 		drop(w, m, GW_DROP_MALFORMED);
 		return;
@@ -343,16 +346,83 @@ l2_frame(struct worker *w, unsigned b, struct rte_mbuf *m, struct l2_out *q, uin
 		l2_punt(w, br, to, m);
 }
 
+/* The entries of keys k[0..n-1] of table t into e[] (NULL: none), with the
+ * found entries prefetched: one bulk lookup, whose staged prefetches
+ * of buckets and key slots hide the cache misses of a large table. */
+static inline void
+l2_lookup(const struct gw_mac_table *t, const struct gw_mac_key *k, unsigned n,
+	  const struct gw_mac_entry **e)
+{
+	if (n == 0)
+		return;
+	gw_mac_lookup_bulk(t, k, n, e);   /* 1 .. GW_BURST_PACKETS keys: never -EINVAL */
+	for (unsigned i = 0; i < n; i++)
+		if (e[i] != NULL) {     /* both lines of an entry that straddles two */
+			rte_prefetch0(e[i]);
+			rte_prefetch0((const uint8_t *)(e[i] + 1) - 1);
+		}
+}
+
+_Static_assert(GW_BURST_PACKETS <= RTE_HASH_LOOKUP_BULK_MAX, "a burst's keys in one bulk lookup");
+
+/* Key `key` among a burst's distinct keys u[0..*nu-1]: the same as the last
+ * one (a burst's frames come in runs of one flow) takes its index, else it
+ * is added. Returns its index in u. */
+static inline uint8_t
+key_index(struct gw_mac_key *u, unsigned *nu, struct gw_mac_key key)
+{
+	uint64_t a, b;
+
+	memcpy(&a, &key, sizeof(a));
+	if (*nu > 0) {
+		memcpy(&b, &u[*nu - 1], sizeof(b));
+		if (a == b)
+			return (uint8_t)(*nu - 1);
+	}
+	u[*nu] = key;
+	return (uint8_t)(*nu)++;
+}
+
 void
 wk_l2_outbound_burst(struct worker *w, unsigned pidx, struct rte_mbuf **pkts, uint16_t n)
 {
 	unsigned b = w->ctx->port_bridge[pidx] - 1u;
+	const struct gw_bridge *br = &w->ctx->bridges[b];
 	uint64_t tsc = rte_rdtsc(), now_ns = gw_mac_now_ns();
+	struct gw_mac_key sk[GW_BURST_PACKETS], dk[GW_BURST_PACKETS];
+	const struct gw_mac_entry *se[GW_BURST_PACKETS], *de[GW_BURST_PACKETS];
+	struct rte_mbuf *fr[GW_BURST_PACKETS];
+	uint8_t si[GW_BURST_PACKETS];        /* frame k's sk index */
+	uint8_t di[GW_BURST_PACKETS];        /* frame k's dk index; GW_BURST_PACKETS: group */
+	uint16_t vlan[GW_BURST_PACKETS];
+	unsigned nf = 0, ns = 0, nd = 0;
 	struct l2_out q;
 
+	/* the burst's distinct source keys, and unicast destination keys, in two
+	 * bulk lookups */
+	for (uint16_t i = 0; i < n; i++) {
+		struct rte_mbuf *m = l2_check(w, br, pkts[i]);
+		const uint8_t *f;
+
+		if (m == NULL)
+			continue;
+		f = rte_pktmbuf_mtod(m, const uint8_t *);
+		vlan[nf] = frame_vlan(f, rte_pktmbuf_data_len(m));
+		/* 8 bytes at either MAC: within the Ethernet header l2_check saw */
+		si[nf] = key_index(sk, &ns, gw_mac_key_load(f + L2_SRC_OFF, vlan[nf]));
+		di[nf] = gw_mac_is_group(f) ? GW_BURST_PACKETS :
+			 key_index(dk, &nd, gw_mac_key_load(f, vlan[nf]));
+		fr[nf++] = m;
+	}
+	l2_lookup(br->mac, sk, ns, se);
+	l2_lookup(br->mac, dk, nd, de);
 	q.n = 0;
-	for (uint16_t i = 0; i < n; i++)
-		l2_frame(w, b, pkts[i], &q, now_ns, tsc);
+	for (unsigned k = 0; k < nf; k++) {
+		const uint8_t *f = rte_pktmbuf_mtod(fr[k], const uint8_t *);
+
+		l2_learn(w, b, se[si[k]], f + L2_SRC_OFF, vlan[k], GW_MAC_LOCAL, now_ns, tsc);
+		l2_send(w, b, fr[k], l2_dest(br, di[k] < nd ? de[di[k]] : NULL), &q, tsc);
+	}
 	out_flush(w, &q);
 }
 
@@ -383,20 +453,21 @@ wk_l2_slot_send(struct worker *w, struct rte_mbuf **pkts, uint16_t n)
 	out_flush(w, &q);
 }
 
-void
-wk_l2_inbound(struct worker *w, struct rte_mbuf *m, struct gw_sa *sa)
+/* Decrypted EtherIP payload m of in SA sa, checked (sa of a bridge, the
+ * EtherIP and Ethernet headers, no group source) and cut to its frame.
+ * Returns its bridge's index, or -1: dropped (taken back from the SA's
+ * delivered count). */
+static int
+l2_in_check(struct worker *w, struct rte_mbuf *m, const struct gw_sa *sa)
 {
-	const struct gw_bridge *br;
 	struct gw_etherip_frame f;
-	const uint8_t *fr;
 	enum gw_drop r;
 
 	if (unlikely(sa->bridge == 0 || sa->bridge > w->ctx->n_bridges)) {
 		esp_sa_uncount(sa->esp, rte_pktmbuf_data_len(m));
 		drop(w, m, GW_DROP_MALFORMED);
-		return;
+		return -1;
 	}
-	br = &w->ctx->bridges[sa->bridge - 1];
 	r = gw_etherip_parse(rte_pktmbuf_mtod(m, const uint8_t *), rte_pktmbuf_data_len(m), &f);
 	if (r == GW_DROP_NONE && gw_mac_is_group(rte_pktmbuf_mtod_offset(m, const uint8_t *,
 									 f.off + L2_SRC_OFF)))
@@ -404,12 +475,68 @@ wk_l2_inbound(struct worker *w, struct rte_mbuf *m, struct gw_sa *sa)
 	if (r != GW_DROP_NONE) {
 		esp_sa_uncount(sa->esp, rte_pktmbuf_data_len(m));
 		drop(w, m, r);
-		return;
+		return -1;
 	}
 	rte_pktmbuf_adj(m, (uint16_t)f.off);
-	fr = rte_pktmbuf_mtod(m, const uint8_t *);
-	l2_learn(w, sa->bridge - 1u, fr + L2_SRC_OFF, frame_vlan(fr, rte_pktmbuf_data_len(m)),
-		 sa->bridge_remote, gw_mac_now_ns(), rte_rdtsc());
-	m->packet_type = RTE_PTYPE_L2_ETHER;
-	tx_enqueue(w, br->port, m);   /* split horizon: never to another remote */
+	return sa->bridge - 1;
+}
+
+/* A burst's frames of one bridge b (checked), their in SAs and VLAN IDs,
+ * and their distinct source keys k[0..nk-1] (frame j's: k[ki[j]]). */
+struct l2_in_run {
+	struct rte_mbuf *fr[GW_BURST_PACKETS];
+	const struct gw_sa *sa[GW_BURST_PACKETS];
+	uint16_t vlan[GW_BURST_PACKETS];
+	uint8_t ki[GW_BURST_PACKETS];
+	struct gw_mac_key k[GW_BURST_PACKETS];
+	unsigned n, nk, b;
+};
+
+/* Run r: sources learned at each SA's remote (one bulk lookup), the frames
+ * sent as they are on the bridge's port; r emptied. */
+static void
+l2_in_run(struct worker *w, struct l2_in_run *r, uint64_t now_ns, uint64_t tsc)
+{
+	const struct gw_bridge *br = &w->ctx->bridges[r->b];
+	const struct gw_mac_entry *e[GW_BURST_PACKETS];
+
+	l2_lookup(br->mac, r->k, r->nk, e);
+	for (unsigned j = 0; j < r->n; j++) {
+		struct rte_mbuf *m = r->fr[j];
+
+		l2_learn(w, r->b, e[r->ki[j]], rte_pktmbuf_mtod_offset(m, const uint8_t *, L2_SRC_OFF),
+			 r->vlan[j], r->sa[j]->bridge_remote, now_ns, tsc);
+		m->packet_type = RTE_PTYPE_L2_ETHER;
+		tx_enqueue(w, br->port, m);   /* split horizon: never to another remote */
+	}
+	r->n = 0;
+	r->nk = 0;
+}
+
+void
+wk_l2_inbound(struct worker *w, struct rte_mbuf **pkts, struct gw_sa *const *sas, uint16_t n)
+{
+	uint64_t tsc = rte_rdtsc(), now_ns = gw_mac_now_ns();
+	struct l2_in_run r;
+
+	/* each run of frames of one bridge: its distinct source keys in one bulk lookup */
+	r.n = r.nk = r.b = 0;
+	for (uint16_t i = 0; i < n; i++) {
+		int fb = l2_in_check(w, pkts[i], sas[i]);
+		const uint8_t *f;
+
+		if (fb < 0)
+			continue;
+		if ((unsigned)fb != r.b && r.n > 0)
+			l2_in_run(w, &r, now_ns, tsc);
+		r.b = (unsigned)fb;
+		f = rte_pktmbuf_mtod(pkts[i], const uint8_t *);
+		r.vlan[r.n] = frame_vlan(f, rte_pktmbuf_data_len(pkts[i]));
+		/* 8 bytes at the source MAC: within the Ethernet header checked */
+		r.ki[r.n] = key_index(r.k, &r.nk, gw_mac_key_load(f + L2_SRC_OFF, r.vlan[r.n]));
+		r.sa[r.n] = sas[i];
+		r.fr[r.n++] = pkts[i];
+	}
+	if (r.n > 0)
+		l2_in_run(w, &r, now_ns, tsc);
 }

@@ -276,11 +276,14 @@ void wk_esp_route_send(struct worker *w, struct rte_mbuf **enc, const uint8_t *r
 void wk_esp_frag_route_send(struct worker *w, struct rte_mbuf **enc, const uint8_t *res,
 			    const uint16_t *mtu, uint16_t ne);
 /* L2 mode (gw_l2.c): a burst of l2 port pidx, bridged to its bridge's
- * remotes by the MAC table (flooded, to one remote, dropped); and an EtherIP
- * payload (esp_pkt_is_etherip) decrypted by in SA sa, to its bridge's port.
- * Both ask the control lcore to learn source MACs (ctx->l2_learn). */
+ * remotes by the MAC table (flooded, to one remote, dropped); and EtherIP
+ * payloads pkts[i] (esp_pkt_is_etherip) decrypted by in SA sas[i], each to
+ * its SA's bridge's port. Both take n <= GW_BURST_PACKETS, look up the
+ * burst's MACs in bulk and ask the control lcore to learn source MACs
+ * (ctx->l2_learn). */
 void wk_l2_outbound_burst(struct worker *w, unsigned pidx, struct rte_mbuf **pkts, uint16_t n);
-void wk_l2_inbound(struct worker *w, struct rte_mbuf *m, struct gw_sa *sa);
+void wk_l2_inbound(struct worker *w, struct rte_mbuf **pkts, struct gw_sa *const *sas,
+			 uint16_t n);
 /* ESP payloads (EtherIP + frame) the control lcore handed back for one
  * remote each (GW_CTRL_L2_OUT: staged while that out slot had no SA;
  * n <= GW_BURST_PACKETS): ESP through the SA of each one's slot, no_sa when

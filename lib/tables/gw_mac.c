@@ -56,6 +56,39 @@ dq_free(void *p, void *e, unsigned int n)
 	}
 }
 
+/* rte_hash's key compare for struct gw_mac_key (rte_hash_cmp_eq_t: 0 when
+ * equal): one 8-byte compare. rte_hash's own compares are for multiples of
+ * 16 bytes; any other key length goes to memcmp. */
+static int
+mac_key_cmp(const void *a, const void *b, size_t len __rte_unused)
+{
+	uint64_t x, y;
+
+	memcpy(&x, a, sizeof(x));
+	memcpy(&y, b, sizeof(y));
+	return x != y;
+}
+
+#define MAC_HASH_INIT 0u   /* the rte_hash's hash_func_init_val */
+
+/* The key's hash: one CRC32C over its 8 bytes (what rte_hash_crc gives for
+ * 8 bytes), inline where the bulk lookup computes its keys' hashes. */
+static inline uint32_t
+mac_key_hash(const void *key, uint32_t init)
+{
+	uint64_t x;
+
+	memcpy(&x, key, sizeof(x));
+	return rte_hash_crc_8byte(x, init);
+}
+
+/* mac_key_hash as the rte_hash's hash function (rte_hash_function). */
+static uint32_t
+mac_hash_fn(const void *key, uint32_t len __rte_unused, uint32_t init)
+{
+	return mac_key_hash(key, init);
+}
+
 struct gw_mac_table *
 gw_mac_create(const struct gw_mac_params *p)
 {
@@ -76,7 +109,8 @@ gw_mac_create(const struct gw_mac_params *p)
 		.name = p->name,
 		.entries = max + max / 4 + 8,
 		.key_len = sizeof(struct gw_mac_key),
-		.hash_func = rte_hash_crc,
+		.hash_func = mac_hash_fn,
+		.hash_func_init_val = MAC_HASH_INIT,
 		.socket_id = p->socket,
 		.extra_flag = RTE_HASH_EXTRA_FLAGS_RW_CONCURRENCY_LF,
 	};
@@ -103,6 +137,8 @@ gw_mac_create(const struct gw_mac_params *p)
 				  p->socket);
 	t->free_idx = rte_malloc_socket("hipgw_mac_f", sizeof(uint32_t) * max, 0, p->socket);
 	t->h = rte_hash_create(&hp);
+	if (t->h != NULL)
+		rte_hash_set_cmp_func(t->h, mac_key_cmp);
 	snprintf(dqname, sizeof(dqname), "%s", p->name);
 	dqp.p = t;
 	t->dq = rte_rcu_qsbr_dq_create(&dqp);
@@ -148,14 +184,17 @@ gw_mac_lookup_bulk(const struct gw_mac_table *t, const struct gw_mac_key *keys, 
 {
 	const void *kp[RTE_HASH_LOOKUP_BULK_MAX];
 	void *d[RTE_HASH_LOOKUP_BULK_MAX];
+	hash_sig_t sig[RTE_HASH_LOOKUP_BULK_MAX];
 	uint64_t hits = 0;
 	int found;
 
 	if (n == 0 || n > RTE_HASH_LOOKUP_BULK_MAX)
 		return -EINVAL;
-	for (unsigned i = 0; i < n; i++)
+	for (unsigned i = 0; i < n; i++) {
 		kp[i] = &keys[i];
-	found = rte_hash_lookup_bulk_data(t->h, kp, n, &hits, d);
+		sig[i] = mac_key_hash(&keys[i], MAC_HASH_INIT);
+	}
+	found = rte_hash_lookup_with_hash_bulk_data(t->h, kp, sig, n, &hits, d);
 	for (unsigned i = 0; i < n; i++)
 		out[i] = (hits >> i) & 1 ? d[i] : NULL;
 	return found;
@@ -253,7 +292,9 @@ gw_mac_learn(struct gw_mac_table *t, const uint8_t mac[GW_MAC_ADDR_BYTES], uint1
 			t->c.static_kept++;
 		return GW_MAC_STATIC_KEPT;
 	}
-	gw_mac_touch(e, now_ns);
+	/* the control lcore's learn is exact (a worker's touch goes in steps) */
+	if (__atomic_load_n(&e->last_seen_ns, __ATOMIC_RELAXED) < now_ns)
+		__atomic_store_n(&e->last_seen_ns, now_ns, __ATOMIC_RELAXED);
 	if (e->where == where)
 		return GW_MAC_REFRESHED;
 	__atomic_store_n(&e->where, where, __ATOMIC_RELEASE);

@@ -27,6 +27,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
+#include <rte_byteorder.h>
 #include <rte_common.h>
 #include <rte_cycles.h>
 #include <rte_rcu_qsbr.h>
@@ -36,6 +38,7 @@
 #define GW_MAC_VLAN_MAX            4095      /* a VLAN ID has 12 bits; 0: untagged */
 #define GW_MAC_AGE_VISITS_DEFAULT  1024u     /* entries one gw_mac_age call visits */
 #define GW_MAC_LOCAL               UINT32_MAX /* where: the bridge's own segment */
+#define GW_MAC_TOUCH_STEP_NS       1000000000ULL /* ns: how far a worker's touch lets last-seen lag */
 
 /* The hash key: 8 bytes, padding none (mac then vlan). Build it with
  * gw_mac_key_make so that equal addresses give equal bytes. 8-byte aligned:
@@ -105,6 +108,27 @@ gw_mac_key_make(const uint8_t mac[GW_MAC_ADDR_BYTES], uint16_t vlan)
 	return k;
 }
 
+/* The key of the MAC at p on `vlan`, as gw_mac_key_make, built in one 8-byte
+ * word (no byte stores for the compare that reads it whole to wait for):
+ * for a MAC inside a frame, with 8 readable bytes at p (the 6 of the MAC
+ * and 2 more, which are not used). */
+static inline struct gw_mac_key
+gw_mac_key_load(const uint8_t *p, uint16_t vlan)
+{
+	struct gw_mac_key k;
+	uint64_t x;
+
+	memcpy(&x, p, sizeof(x));
+#if RTE_BYTE_ORDER == RTE_LITTLE_ENDIAN
+	x = (x & 0x0000ffffffffffffULL) | (uint64_t)vlan << 48;
+#else
+	x = (x & 0xffffffffffff0000ULL) | vlan;
+#endif
+	memcpy(&k, &x, sizeof(k));
+	return k;
+}
+_Static_assert(sizeof(struct gw_mac_key) == sizeof(uint64_t), "an 8-byte key: one word (gw_mac_key_load, the hash's compare)");
+
 /* True when `mac` is a group address (multicast or broadcast: the I/G bit,
  * the least significant bit of the first byte, set), never a source to learn. */
 static inline bool
@@ -155,14 +179,20 @@ gw_mac_where(const struct gw_mac_entry *e)
 	return __atomic_load_n(&e->where, __ATOMIC_ACQUIRE);
 }
 
-/* The entry was seen at now_ns (ns): its last-seen time goes forward (one
- * relaxed store, and none when it is already at least now_ns). */
+/* The entry was seen at now_ns (ns): its last-seen time goes forward to
+ * now_ns (one relaxed store) when it is GW_MAC_TOUCH_STEP_NS or more behind,
+ * else it stays: an entry's line is written once a step, not once a frame
+ * (and not by every worker that forwards the MAC). A learned MAC that keeps
+ * being seen therefore shows a last-seen up to a step old, and ageing (an
+ * age of whole seconds, [bridge] mac-age 10 s at least) may delete it a step
+ * early: when it was not seen for its age less the step. */
 static inline void
 gw_mac_touch(const struct gw_mac_entry *ce, uint64_t now_ns)
 {
 	struct gw_mac_entry *e = (struct gw_mac_entry *)(uintptr_t)ce;
+	uint64_t seen = __atomic_load_n(&e->last_seen_ns, __ATOMIC_RELAXED);
 
-	if (__atomic_load_n(&e->last_seen_ns, __ATOMIC_RELAXED) < now_ns)
+	if (now_ns > seen && now_ns - seen >= GW_MAC_TOUCH_STEP_NS)
 		__atomic_store_n(&e->last_seen_ns, now_ns, __ATOMIC_RELAXED);
 }
 

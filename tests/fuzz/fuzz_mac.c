@@ -201,8 +201,8 @@ op_lookup(struct run *r, unsigned k)
 	e = gw_mac_lookup(r->t, mac, vlans[k / N_MACS]);
 	if (e == NULL)
 		return;
-	gw_mac_touch(e, r->now_ns);
-	if (r->m[k].seen_ns < r->now_ns)
+	gw_mac_touch(e, r->now_ns);   /* forward only when a step or more behind */
+	if (r->m[k].seen_ns < r->now_ns && r->now_ns - r->m[k].seen_ns >= GW_MAC_TOUCH_STEP_NS)
 		r->m[k].seen_ns = r->now_ns;
 	if (r->reader == 1) {
 		r->held = e;

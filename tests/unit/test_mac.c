@@ -91,6 +91,16 @@ test_learn_lookup_move(void **state)
 	assert_int_equal((uintptr_t)&gw_mac_lookup(t, m, 0)->key % sizeof(uint64_t), 0);
 	assert_int_equal(gw_mac_counters(t)->learned, 40);
 	assert_int_equal(gw_mac_counters(t)->moved, 1);
+	/* a key loaded from a frame (8 bytes readable) is the key made from its MAC */
+	uint8_t fr[GW_MAC_ADDR_BYTES + 2] = { 0 };
+	mac_of(fr, 3);
+	fr[6] = 0xab;
+	fr[7] = 0xcd;
+	struct gw_mac_key kl = gw_mac_key_load(fr, 0), km = gw_mac_key_make(fr, 0);
+	assert_memory_equal(&kl, &km, sizeof(kl));
+	kl = gw_mac_key_load(fr, GW_MAC_VLAN_MAX);
+	km = gw_mac_key_make(fr, GW_MAC_VLAN_MAX);
+	assert_memory_equal(&kl, &km, sizeof(kl));
 	/* bulk: the same answers */
 	struct gw_mac_key k[3];
 	const struct gw_mac_entry *out[3];
@@ -313,7 +323,7 @@ walk(const struct gw_mac_table *t, uint32_t *cursor, unsigned n, unsigned seen[I
 			assert_int_equal(e.is_static, 0);
 			assert_int_equal(e.key.vlan, i % 3);
 			assert_int_equal(e.where, i % 2 ? GW_MAC_LOCAL : i);
-			assert_int_equal(e.last_seen_ns, i == 4 ? 500 : 100 + i);
+			assert_int_equal(e.last_seen_ns, i == 4 ? 104 + GW_MAC_TOUCH_STEP_NS : 100 + i);
 		}
 		seen[i]++;
 		got++;
@@ -345,8 +355,13 @@ test_iterate(void **state)
 			assert_int_equal(gw_mac_learn(t, m, (uint16_t)(i % 3), GW_MAC_LOCAL, 100 + i),
 					 GW_MAC_MOVED);
 	}
+	/* a worker's touch: a step behind (or more) goes forward, less stays */
 	mac_of(m, 4);
-	gw_mac_touch(gw_mac_lookup(t, m, 4 % 3), 500);
+	gw_mac_touch(gw_mac_lookup(t, m, 4 % 3), 104 + GW_MAC_TOUCH_STEP_NS - 1);
+	assert_int_equal(gw_mac_lookup(t, m, 4 % 3)->last_seen_ns, 104);
+	gw_mac_touch(gw_mac_lookup(t, m, 4 % 3), 104 + GW_MAC_TOUCH_STEP_NS);
+	assert_int_equal(gw_mac_lookup(t, m, 4 % 3)->last_seen_ns, 104 + GW_MAC_TOUCH_STEP_NS);
+	gw_mac_touch(gw_mac_lookup(t, m, 4 % 3), 0);    /* never backwards */
 	mac_of(m, IT_STATIC0);
 	assert_int_equal(gw_mac_add_static(t, m, 7, 3), 0);
 	mac_of(m, IT_STATIC0 + 1);

@@ -68,7 +68,7 @@ SPI_CS=0x4101; SPI_SC=0x4102
 HTTP_PORT=8080
 FILE_NAME=file-1MiB.bin; FILE_SIZE=1048576
 URL=http://$FAR4:$HTTP_PORT/$FILE_NAME
-SEED_TEXT="tap-tunnel over NDN (its paper): added delay under 35 ms; 1 MB download 19 times slower than direct"
+TAPTUNNEL_TEXT="tap-tunnel, the Ethernet-over-NDN TAP tunnel this recipe follows (its authors' two stated results): added delay under 35 ms; 1 MB download 19 times slower than direct"
 
 need_tools
 for t in curl nft sha256sum; do
@@ -464,7 +464,7 @@ added() {
 		printf "median +%.3f ms, avg +%.3f ms", b[2] - a[2], b[3] - a[3] }'
 }
 echo
-info "the seed's experiment on this machine: direct against through hipgw (L2, keyed: $used)"
+info "the TAP-tunnel VPN experiment on this machine: direct against through hipgw (L2, keyed: $used)"
 echo
 row "measurement" "direct" "through hipgw" "added / ratio"
 row "---" "---" "---" "---"
@@ -477,7 +477,7 @@ row "curl 1 MiB, median of $CURLS (s)" "$DC_time" "$HC_time" \
 echo
 log "  ping -i 0.2 -c $PINGS -s SIZE, timed by tshark on the client's interface towards the far"
 log "  network (hgw-tap through hipgw, wan0 direct); curl of $URL."
-log "  The seed's stated results: $SEED_TEXT."
+log "  For comparison, $TAPTUNNEL_TEXT."
 log "  Here both gateways, the namespaces and the tools share this machine's CPUs; the"
 log "  WAN is a veth, not a network."
 echo

@@ -111,12 +111,15 @@ def sh(*cmd, check=True):
 
 
 def start_gateway(ns, prefix, cfg, stats, logf):
-    """hipgw in network namespace ns in the background (--file-prefix prefix,
-    --config cfg, --stats-json stats), its output to the file logf: the Popen."""
+    """hipgw in network namespace ns (None: this test's own) in the background
+    (--file-prefix prefix, --config cfg, --stats-json stats), in a session of
+    its own, its output to the file logf: the Popen."""
+    netns = ["ip", "netns", "exec", ns] if ns is not None else []
     with open(logf, "w") as lf:
-        return subprocess.Popen(["ip", "netns", "exec", ns, hipgw_binary()] + eal_args(prefix) +
+        return subprocess.Popen(netns + [hipgw_binary()] + eal_args(prefix) +
                                 ["--", "--config", str(cfg), "--stats-json", str(stats)],
-                                stdout=lf, stderr=subprocess.STDOUT, env=child_env())
+                                stdout=lf, stderr=subprocess.STDOUT, env=child_env(),
+                                start_new_session=True)
 
 
 def wait_gateway_running(gw, logf):
@@ -151,14 +154,19 @@ def check_gateway_log(gw, logf):
 
 
 
-def telemetry(prefix, cmd):
+def telemetry_raw(prefix, cmd):
     """One DPDK telemetry request (e.g. "/hipgw/stats") to the running hipgw
-    of --file-prefix prefix: the reply's value, parsed JSON."""
+    of --file-prefix prefix: the reply as bytes, as the socket gave it."""
     with socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET) as s:
         s.connect("/var/run/dpdk/%s/dpdk_telemetry.v2" % prefix)
         s.recv(4096)                                  # the greeting
         s.send(cmd.encode())
-        return json.loads(s.recv(1 << 16))[cmd.split(",")[0]]
+        return s.recv(1 << 16)
+
+
+def telemetry(prefix, cmd):
+    """telemetry_raw's reply's value, parsed JSON."""
+    return json.loads(telemetry_raw(prefix, cmd))[cmd.split(",")[0]]
 
 
 @contextlib.contextmanager

@@ -12,7 +12,6 @@ import os
 import random
 import signal
 import socket
-import subprocess
 import threading
 import time
 import zlib
@@ -52,15 +51,6 @@ ASKED = ("/hipgw/bridges", "/hipgw/bridge_macs," + BRIDGE, "/hipgw/bridge_macs,%
          "/hipgw/stats", "/hipgw/bridge_macs,%s,4294967295" % BRIDGE) + BAD
 
 
-def telemetry_raw(prefix, cmd):
-    """One telemetry request: the reply as bytes, as the socket gave it."""
-    with socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET) as s:
-        s.connect("/var/run/dpdk/%s/dpdk_telemetry.v2" % prefix)
-        s.recv(4096)
-        s.send(cmd.encode())
-        return s.recv(1 << 16)
-
-
 def run(tmp_path, entries=STATICS, out_name=None):
     """hipgw with the bridge (static entries `entries`, the out SA named
     out_name), idle on empty pcaps: (out SA, the raw telemetry replies by
@@ -73,14 +63,10 @@ def run(tmp_path, entries=STATICS, out_name=None):
     gwlib.write_pcap(os.path.join(d, "wan_in.pcap"), [])
     cfg, stats, logf = config(d, out, inn, entries), tmp_path / "stats.json", tmp_path / "gw.log"
     prefix = "hgl2st%d" % os.getpid()
-    with open(logf, "w") as lf:
-        gw = subprocess.Popen([gwlib.hipgw_binary()] + gwlib.eal_args(prefix) +
-                              ["--", "--config", str(cfg), "--stats-json", str(stats)],
-                              stdout=lf, stderr=subprocess.STDOUT, env=gwlib.child_env(),
-                              start_new_session=True)
+    gw = gwlib.start_gateway(None, prefix, cfg, stats, logf)
     try:
         gwlib.wait_gateway_running(gw, logf)
-        got = {cmd: telemetry_raw(prefix, cmd) for cmd in ASKED}
+        got = {cmd: gwlib.telemetry_raw(prefix, cmd) for cmd in ASKED}
     finally:
         gwlib.stop_gateway(gw, prefix)
     gwlib.check_gateway_log(gw, logf)
@@ -188,11 +174,7 @@ def test_stop_while_polled(tmp_path):
         except OSError:
             pass                                  # hipgw went away
 
-    with open(logf, "w") as lf:
-        gw = subprocess.Popen([gwlib.hipgw_binary()] + gwlib.eal_args(prefix) +
-                              ["--", "--config", str(cfg), "--stats-json", str(stats)],
-                              stdout=lf, stderr=subprocess.STDOUT, env=gwlib.child_env(),
-                              start_new_session=True)
+    gw = gwlib.start_gateway(None, prefix, cfg, stats, logf)
     t = threading.Thread(target=poll)
     try:
         gwlib.wait_gateway_running(gw, logf)

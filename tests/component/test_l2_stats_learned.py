@@ -7,14 +7,12 @@ age_s; the table's `learned` counter counts them."""
 import json
 import os
 import random
-import socket
-import subprocess
 import time
 import zlib
 
 import gwlib
 from test_l2 import ETHERIP_HDR, etherip_in, frame
-from test_l2_stats import BRIDGE, STATICS, config, telemetry_raw
+from test_l2_stats import BRIDGE, STATICS, config
 
 LOCAL = [("02:00:00:00:0a:11", 0), ("02:00:00:00:0a:12", 42)]
 REMOTE = [("02:00:00:00:0b:11", 0), ("02:00:00:00:0b:12", 7)]
@@ -35,16 +33,12 @@ def test_learned_entries(tmp_path):
     cfg, stats, logf = config(d, out, inn, STATICS), tmp_path / "stats.json", tmp_path / "gw.log"
     prefix = "hgl2sl%d" % os.getpid()
     want_n = len(STATICS) + len(LOCAL) + len(REMOTE)
-    with open(logf, "w") as lf:
-        gw = subprocess.Popen([gwlib.hipgw_binary()] + gwlib.eal_args(prefix) +
-                              ["--", "--config", str(cfg), "--stats-json", str(stats)],
-                              stdout=lf, stderr=subprocess.STDOUT, env=gwlib.child_env(),
-                              start_new_session=True)
+    gw = gwlib.start_gateway(None, prefix, cfg, stats, logf)
     try:
         gwlib.wait_gateway_running(gw, logf)
         end = time.monotonic() + WAIT_S
         while True:
-            page = json.loads(telemetry_raw(prefix, "/hipgw/bridge_macs," + BRIDGE))
+            page = json.loads(gwlib.telemetry_raw(prefix, "/hipgw/bridge_macs," + BRIDGE))
             page = page["/hipgw/bridge_macs"]
             if page["entries"] >= want_n or time.monotonic() > end:
                 break
@@ -78,12 +72,8 @@ def test_pages(tmp_path):
     cfg, stats, logf = config(d, out, inn, STATICS), tmp_path / "stats.json", tmp_path / "gw.log"
     prefix = "hgl2sq%d" % os.getpid()
     want = len(STATICS) + len(srcs)
-    ask = lambda c: json.loads(telemetry_raw(prefix, c))["/hipgw/bridge_macs"]  # noqa: E731
-    with open(logf, "w") as lf:
-        gw = subprocess.Popen([gwlib.hipgw_binary()] + gwlib.eal_args(prefix) +
-                              ["--", "--config", str(cfg), "--stats-json", str(stats)],
-                              stdout=lf, stderr=subprocess.STDOUT, env=gwlib.child_env(),
-                              start_new_session=True)
+    ask = lambda c: json.loads(gwlib.telemetry_raw(prefix, c))["/hipgw/bridge_macs"]  # noqa: E731
+    gw = gwlib.start_gateway(None, prefix, cfg, stats, logf)
     pages = []
     try:
         gwlib.wait_gateway_running(gw, logf)

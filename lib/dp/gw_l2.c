@@ -231,30 +231,24 @@ l2_punt(struct worker *w, const struct gw_bridge *br, unsigned r, struct rte_mbu
 static void
 l2_flood(struct worker *w, const struct gw_bridge *br, struct rte_mbuf *m, struct l2_out *q)
 {
-	const struct gw_sa *to[GW_BRIDGE_REMOTES_MAX];
-	uint8_t idx[GW_BRIDGE_REMOTES_MAX];
-	unsigned n = 0;
-
-	for (unsigned r = 0; r < br->n_remotes; r++) {
-		to[n] = remote_sa(w, br, r);
-		idx[n++] = (uint8_t)r;
-	}
-	if (n == 0) {
+	if (br->n_remotes == 0) {
 		rte_pktmbuf_free(m);
 		return;
 	}
 	w->st->l2_flooded++;
-	for (unsigned k = 0; k < n; k++) {
-		struct rte_mbuf *c = k + 1 < n ? l2_copy(m) : m;
+	for (unsigned r = 0; r < br->n_remotes; r++) {
+		struct rte_mbuf *c = r + 1 < br->n_remotes ? l2_copy(m) : m;
+		const struct gw_sa *sa;
 
 		if (c == NULL) {
 			w->st->drops[GW_DROP_NO_MBUF]++;
 			continue;
 		}
-		if (to[k] == NULL)
-			l2_punt(w, br, idx[k], c);
+		sa = remote_sa(w, br, r);
+		if (sa == NULL)
+			l2_punt(w, br, r, c);
 		else
-			out_add(w, q, to[k], c);
+			out_add(w, q, sa, c);
 	}
 }
 
@@ -442,7 +436,7 @@ wk_l2_slot_send(struct worker *w, struct rte_mbuf **pkts, uint16_t n)
 			drop(w, m, GW_DROP_NO_SA);
 			continue;
 		}
-		/* l2_frame punted one whole segment: EtherIP + at least an Ethernet header */
+		/* l2_send punted one whole segment: EtherIP + at least an Ethernet header */
 		if (unlikely(m->nb_segs != 1 ||
 			     rte_pktmbuf_data_len(m) < GW_ETHERIP_HDR_BYTES + GW_ETH_HDR_BYTES)) {
 			drop(w, m, GW_DROP_MALFORMED);

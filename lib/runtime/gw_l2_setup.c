@@ -13,18 +13,6 @@
 
 #define LOG(level, ...) RTE_LOG(level, USER1, __VA_ARGS__)
 
-int
-gw_l2_refuse(const struct gw_config *cfg, char *err, size_t errlen)
-{
-	for (unsigned i = 0; i < cfg->n_ports; i++)
-		if (cfg->ports[i].mode == GW_PORT_L2 && cfg->n_bridges == 0) {
-			snprintf(err, errlen, "%s:%u: [port %s]: mode = l2: L2 mode is not in this "
-				 "build yet", cfg->path, cfg->ports[i].line, cfg->ports[i].name);
-			return -1;
-		}
-	return 0;
-}
-
 uint8_t
 gw_l2_sa_bridge(const struct gw_config *cfg, unsigned sa_idx)
 {

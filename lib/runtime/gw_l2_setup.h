@@ -1,17 +1,13 @@
 /* SPDX-License-Identifier: BSD-3-Clause
- * L2 mode's part of gw_create / gw_destroy (lib/runtime only): which
- * [bridge] configs start, which SAs carry a bridge's frames, and each
- * bridge's MAC table and out slot in struct gw_ctx.
+ * L2 mode's part of gw_create / gw_destroy (lib/runtime only): which SAs
+ * carry a bridge's frames, and each bridge's MAC table and remotes' out
+ * slots in struct gw_ctx.
  */
 #ifndef HIPGW_L2_SETUP_H
 #define HIPGW_L2_SETUP_H
 
 #include <stddef.h>
 #include "gw_ctx.h"
-
-/* Refuse what this build cannot run yet: an l2 port with no bridge. Returns
- * 0, or -1 with "FILE:LINE: [port NAME]: ..." in err. */
-int gw_l2_refuse(const struct gw_config *cfg, char *err, size_t errlen);
 
 /* 1 + the index of the bridge whose `sas` list SA sa_idx (into cfg->sas), 0: none. */
 uint8_t gw_l2_sa_bridge(const struct gw_config *cfg, unsigned sa_idx);

@@ -387,8 +387,6 @@ gw_create(struct gw_ctx *ctx, const struct gw_config *cfg, const struct gw_run_o
 
 	memset(ctx, 0, sizeof(*ctx));
 	ctx->cfg = cfg;
-	if (gw_l2_refuse(cfg, err, errlen) != 0)
-		return -1;
 	ctx->idle = cfg->idle;
 	ctx->n_workers = cfg->workers;
 	ctx->handoff = ctx->n_workers > 1;

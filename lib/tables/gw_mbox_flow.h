@@ -20,7 +20,7 @@
 #include "gw_limits.h"
 #include "gw_types.h"
 
-#define GW_MBOX_FLOWS_MAX      1048576u   /* flows one table holds at most */
+/* GW_MBOX_FLOWS_MAX (gw_limits.h): flows one table holds at most */
 #define GW_MBOX_FLOW_ADDR_BYTES 16        /* a key's destination: room for IPv6 */
 
 /* One worker's view of a flow (that worker writes; others read). */

@@ -4,6 +4,7 @@
  *   hipgw [EAL options] -- --config FILE [--stats-json FILE] [--idle-exit MS]
  *                            [--keylog FILE] [--slow-path] [--test-pmtu-age S]
  *   hipgw --check-config FILE
+ *   hipgw keygen | hit | pubkey ...  (Host Identity files, lib/hipcrypto/hip_cli.h)
  *
  * Exit codes: 0 clean stop, 1 runtime failure (EAL, ports, memory),
  * 2 bad command line or config (message "FILE:LINE: ...").
@@ -49,6 +50,7 @@ usage(FILE *f)
 		   "       hipgw --check-config FILE\n"
 		   "       hipgw keygen --algo ecdsa-p256|ecdsa-p384|rsa3072 --out FILE [--force]\n"
 		   "       hipgw hit FILE\n"
+		   "       hipgw pubkey FILE [--out PUB [--force]]\n"
 		   "--keylog FILE appends one line per new HIP-keyed SA (tshark esp_sa fields) with the\n"
 		   "ESP keys in clear; FILE is created mode 0600 and must not be open to others.\n"
 		   "--slow-path is a diagnostic, never for production: the control lcore looks up the SA\n"
@@ -269,7 +271,8 @@ main(int argc, char **argv)
 	char err[512];
 	int sep, ret;
 
-	if (argc >= 2 && (!strcmp(argv[1], "keygen") || !strcmp(argv[1], "hit")))
+	if (argc >= 2 && (!strcmp(argv[1], "keygen") || !strcmp(argv[1], "hit") ||
+			  !strcmp(argv[1], "pubkey")))
 		return hip_cli_main(argc - 1, argv + 1);
 	if (argc == 3 && strcmp(argv[1], "--check-config") == 0)
 		return check_config(argv[2]);

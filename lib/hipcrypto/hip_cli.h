@@ -9,11 +9,16 @@
  *   hipgw hit FILE
  *       prints the HIT of the key in FILE (refused when FILE is accessible by
  *       group or others).
+ *   hipgw pubkey FILE [--out PUB [--force]]
+ *       the public key of the Host Identity in FILE (checked as for hit) as a
+ *       PEM SubjectPublicKeyInfo, what a middlebox's [host] hi names: on
+ *       stdout, or written to PUB (mode 0644, an existing PUB refused unless
+ *       --force) and then "HIT <hit>" printed.
  */
 #ifndef HIPGW_HIP_CLI_H
 #define HIPGW_HIP_CLI_H
 
-/* argv[0] is the subcommand ("keygen" or "hit"), as main's argv + 1.
+/* argv[0] is the subcommand ("keygen", "hit" or "pubkey"), as main's argv + 1.
  * Returns the process exit code: 0 success, 1 failure (I/O, key), 2 bad usage.
  * Messages go to stderr as one line each. */
 int hip_cli_main(int argc, char **argv);

@@ -423,6 +423,34 @@ hip_hi_load_public(const char *path, struct hip_hi *hi, char *err, size_t errlen
 	return 0;
 }
 
+int
+hip_hi_public_pem(const struct hip_hi *hi, char *buf, size_t buflen, char *err, size_t errlen)
+{
+	BIO *mem;
+	char *data = NULL;
+	long n;
+	int rc = -1;
+
+	if (hi == NULL || hi->pkey == NULL || buf == NULL || buflen == 0) {
+		seterr(err, errlen, "no public key to write");
+		return -1;
+	}
+	mem = BIO_new(BIO_s_mem());
+	if (mem == NULL || PEM_write_bio_PUBKEY(mem, hi->pkey) != 1 ||
+	    (n = BIO_get_mem_data(mem, &data)) <= 0) {
+		seterr(err, errlen, "cannot encode the public key");
+	} else if ((size_t)n >= buflen) {
+		seterr(err, errlen, "the public key's PEM takes %ld bytes, more than %zu", n, buflen - 1);
+	} else {
+		memcpy(buf, data, (size_t)n);
+		buf[n] = '\0';
+		rc = (int)n;
+	}
+	BIO_free(mem);
+	ERR_clear_error();
+	return rc;
+}
+
 static EVP_PKEY *
 pkey_from_params(const char *type, OSSL_PARAM_BLD *bld)
 {

@@ -96,6 +96,15 @@ int hip_hi_load(const char *path, struct hip_hi *hi, char *err, size_t errlen);
  * Returns 0, or -1 with a one-line message naming the file in err. */
 int hip_hi_load_public(const char *path, struct hip_hi *hi, char *err, size_t errlen);
 
+/* The public key of hi (ours or a peer's) as a PEM SubjectPublicKeyInfo
+ * ("-----BEGIN PUBLIC KEY-----", what hip_hi_load_public reads and `openssl
+ * pkey -pubout` writes) into buf (buflen bytes), NUL-terminated: under 1 KiB
+ * for ECDSA P-256 / P-384, about 800 bytes for RSA-4096 (HIP_HI_PEM_MAX is
+ * always enough). Returns the bytes written without the NUL, or -1 with a
+ * one-line message in err (no key, or buf too small). */
+#define HIP_HI_PEM_MAX 2048
+int hip_hi_public_pem(const struct hip_hi *hi, char *buf, size_t buflen, char *err, size_t errlen);
+
 /* Decode a peer's Host Identity field (RFC 7401 section 5.2.9) for HI
  * algorithm `algo` (5 or 7): hi_bytes / len exactly as in HOST_ID (without the
  * Algorithm field and DI). Checks the encoding strictly (ECDSA: curve 1 or 2,

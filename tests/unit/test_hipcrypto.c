@@ -1475,6 +1475,44 @@ run_cli(const char *a0, const char *a1, const char *a2, const char *a3, const ch
 	return hip_cli_main(argc, argv);
 }
 
+/* hipgw pubkey KEY --out PUB: PUB (mode 0644) loads as a public HI with
+ * KEY's HIT; refused: an existing PUB without --force, no KEY, a KEY open to
+ * others, --force without --out. */
+static void
+test_cli_pubkey(const char *key)
+{
+	struct hip_hi priv = { 0 }, pub = { 0 };
+	char pub_path[512], pem[HIP_HI_PEM_MAX];
+	struct stat st;
+
+	tmp_path(pub_path, sizeof(pub_path), "cli.pub");
+	unlink(pub_path);
+	assert_int_equal(run_cli("pubkey", key, "--out", pub_path, NULL), 0);
+	assert_int_equal(stat(pub_path, &st), 0);
+	assert_int_equal(st.st_mode & 07777, 0644);
+	assert_int_equal(hip_hi_load(key, &priv, NULL, 0), 0);
+	assert_int_equal(hip_hi_load_public(pub_path, &pub, NULL, 0), 0);
+	assert_memory_equal(pub.hit, priv.hit, HIP_HIT_LEN);
+	assert_int_equal(pub.has_private, 0);
+	assert_true(hip_hi_public_pem(&priv, pem, sizeof(pem), NULL, 0) > 0);
+	assert_non_null(strstr(pem, "-----BEGIN PUBLIC KEY-----"));
+	assert_int_equal(hip_hi_public_pem(&priv, pem, 16, NULL, 0), -1);   /* too small */
+	assert_int_equal(hip_hi_public_pem(NULL, pem, sizeof(pem), NULL, 0), -1);
+	hip_hi_free(&priv);
+	hip_hi_free(&pub);
+	assert_int_equal(run_cli("pubkey", key, "--out", pub_path, NULL), 1);   /* exists */
+	assert_int_equal(run_cli("pubkey", key, "--out", pub_path, "--force"), 0);
+	assert_int_equal(run_cli("pubkey", key, NULL, NULL, NULL), 0);           /* stdout */
+	assert_int_equal(run_cli("pubkey", NULL, NULL, NULL, NULL), 2);
+	assert_int_equal(run_cli("pubkey", key, "--force", NULL, NULL), 2);
+	assert_int_equal(run_cli("pubkey", key, "--bogus", NULL, NULL), 2);
+	assert_int_equal(run_cli("pubkey", pub_path, NULL, NULL, NULL), 1);      /* no private key */
+	assert_int_equal(chmod(key, 0644), 0);
+	assert_int_equal(run_cli("pubkey", key, NULL, NULL, NULL), 1);           /* open to others */
+	assert_int_equal(chmod(key, 0600), 0);
+	unlink(pub_path);
+}
+
 static void
 test_cli(void **state)
 {
@@ -1509,6 +1547,7 @@ test_cli(void **state)
 		assert_int_equal(st.st_mode & 07777, 0600);
 	}
 	assert_int_equal(run_cli("hit", path, NULL, NULL, NULL), 0);
+	test_cli_pubkey(path);
 }
 
 int

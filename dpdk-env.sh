@@ -7,6 +7,8 @@
 #   ./dpdk-env.sh demo manual the same demo with manually keyed SAs
 #   ./dpdk-env.sh demo l2     L2 mode: a laptop's TAP VPN to a site (docs/l2.md),
 #                             ping and a 1 MiB curl direct and through hipgw
+#   ./dpdk-env.sh demo middlebox  hipgw as a HIP firewall between two gateways
+#                             (docs/middlebox.md): iperf3 fast and --slow-path beside hipfw's
 #   ./dpdk-env.sh test        deps + hugepages + build, then unit, HIP, fuzz replay,
 #                             component and system tests; last line "N passed, N failed"
 #   ./dpdk-env.sh fuzz [SECONDS] [NAME...]
@@ -153,12 +155,13 @@ cmd_build() {
 	build_asan
 }
 
-cmd_demo() {   # [manual|l2]
+cmd_demo() {   # [manual|l2|middlebox]
 	local mode=${1:-hip} script=demo.sh
 	case $mode in
 		hip | manual) ;;
 		l2) script=demo_l2.sh ;;
-		*) die "demo: unknown variant '$mode' (./dpdk-env.sh demo [manual|l2])" ;;
+		middlebox) script=demo_mbox.sh ;;
+		*) die "demo: unknown variant '$mode' (./dpdk-env.sh demo [manual|l2|middlebox])" ;;
 	esac
 	need_root
 	cmd_deps

@@ -18,6 +18,8 @@ another (their objects are merged, the first value of a key wins).
                       --stats-a F --peer-a NAME --stats-b F --peer-b NAME
       after a CLOSE: no live association of the pair, and none of the SPIs
       the gateways had (their stats files from before) left in the flow table
+  mbox_report.py show --mbox F --flows F --hit-a HIT --hit-b HIT
+      print MB's association of the pair and its flow table, indented
   mbox_report.py figures
       the published hipfw figures of docs/published-figures.json, one line:
       "USERSPACE FAST_PATH REFERENCE" (Mbit/s, Mbit/s, one line of text)
@@ -292,6 +294,18 @@ def cmd_gone(a):
     return 0
 
 
+def cmd_show(a):
+    mb, fl = load(a.mbox), load(a.flows)
+    recs = associations(mb, a.hit_a, a.hit_b)
+    for r in recs:
+        print("    association: " + json.dumps(r, sort_keys=True))
+    if not recs:
+        print("    no association of the pair in /hipgw/mbox")
+    for d, s, i, p, _ in flows(fl):
+        print("    flow (%s, SPI %s), association %s: %s packets" % (d, fmt_spi(s), i, p))
+    return 0
+
+
 def cmd_figures(_a):
     with open(FIGURES) as f:
         h = json.load(f)["hipfw"]
@@ -319,9 +333,13 @@ def main():
         s.add_argument("--peer-a", required=True)
         s.add_argument("--stats-b", required=True)
         s.add_argument("--peer-b", required=True)
+    s = sub.add_parser("show")
+    for o in ("--mbox", "--flows", "--hit-a", "--hit-b"):
+        s.add_argument(o, required=True)
     sub.add_parser("figures")
     a = ap.parse_args()
-    return {"get": cmd_get, "spis": cmd_spis, "gone": cmd_gone, "figures": cmd_figures}[a.cmd](a)
+    return {"get": cmd_get, "spis": cmd_spis, "gone": cmd_gone, "show": cmd_show,
+            "figures": cmd_figures}[a.cmd](a)
 
 
 if __name__ == "__main__":

@@ -201,9 +201,9 @@ fi
 gw_stop A; gw_stop B
 mbox_cap_stop
 gw_stop M
-n=$(cap_count mb "esp.spi == $FORGED"); n2=$(cap_count gwB "esp.spi == $FORGED")
+n=$(cap_count mbL "esp.spi == $FORGED"); n2=$(cap_count gwB "esp.spi == $FORGED")
 check "the forged ESP reached MB ($n frames) and none crossed it to gwB ($n2)" test "$n" -eq "$INJ" -a "$n2" -eq 0
-t=$(hip_types mb "ip.src == $GA_WAN4"); t2=$(hip_types gwB hip)
+t=$(hip_types mbL hip); t2=$(hip_types gwB "ip.src == $GA_WAN4")
 check "gwA's I1s reached MB ($t) and no HIP crossed it to gwB ($t2)" eval 'grep -q I1 <<<"$t" && [ "$t2" = none ]'
 echo
 echo "$HGW_PASS passed, $HGW_FAIL failed"

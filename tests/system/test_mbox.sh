@@ -192,7 +192,7 @@ else
 fi
 gw_stop A; gw_stop B
 mbox_cap_stop
-t=$(hip_types mb "ip.src == $GA_WAN4"); log "  HIP from gwA reaching MB: $t"
+t=$(hip_types mbL hip); log "  HIP from gwA reaching MB: $t"
 t2=$(hip_types gwB "ip.src == $GA_WAN4"); log "  HIP from gwA that MB let through to gwB: $t2"
 check "MB-2: gwA's I1 and I2 reached MB and crossed it to gwB" \
 	eval 'grep -q "I1" <<<"$t2" && grep -q "I2" <<<"$t2"'
@@ -200,10 +200,10 @@ t=$(hip_types gwA "ip.src == $GB_WAN4"); log "  HIP from gwB that MB let through
 check "MB-2: gwB's R1 and R2 crossed MB to gwA" eval 'grep -q "R1" <<<"$t" && grep -q "R2" <<<"$t"'
 check "MB-3: UPDATEs crossed MB both ways" \
 	eval 'grep -q UPDATE <<<"$t" && grep -q UPDATE <<<"$t2"'
-n=$(cap_count mb "esp.spi == $FORGED0"); n2=$(cap_count gwB "esp.spi == $FORGED0")
+n=$(cap_count mbL "esp.spi == $FORGED0"); n2=$(cap_count gwB "esp.spi == $FORGED0")
 check "MB-1: the forged ESP reached MB ($n frames) and none crossed it to gwB ($n2)" \
 	test "$n" -eq "$INJ" -a "$n2" -eq 0
-n=$(cap_count mb "udp.port == $MBOX_INJ_PORT"); n2=$(cap_count gwB "udp.port == $MBOX_INJ_PORT")
+n=$(cap_count mbL "udp.port == $MBOX_INJ_PORT"); n2=$(cap_count gwB "udp.port == $MBOX_INJ_PORT")
 check "MB-1: the clear UDP reached MB ($n frames) and none crossed it to gwB ($n2)" \
 	test "$n" -eq "$INJ" -a "$n2" -eq 0
 
@@ -267,7 +267,7 @@ else
 fi
 gw_stop A; gw_stop B
 mbox_cap_stop
-n=$(cap_count mb "esp.spi == $FORGED1"); n2=$(cap_count gwB "esp.spi == $FORGED1")
+n=$(cap_count mbL "esp.spi == $FORGED1"); n2=$(cap_count gwB "esp.spi == $FORGED1")
 check "MB-5: the forged ESP reached MB ($n frames) and none crossed it to gwB ($n2)" \
 	test "$n" -eq "$INJ" -a "$n2" -eq 0
 t=$(hip_types gwB "ip.src == $GA_WAN4"); t2=$(hip_types gwA "ip.src == $GB_WAN4")
@@ -307,7 +307,7 @@ else
 fi
 gw_stop A; gw_stop B
 mbox_cap_stop
-t=$(hip_types mb "ip.src == $GA_WAN4"); t2=$(hip_types gwB "hip")
+t=$(hip_types mbL hip); t2=$(hip_types gwB "ip.src == $GA_WAN4")
 log "  HIP from gwA reaching MB: $t; HIP that MB let through to gwB: $t2"
 check "MB-7: gwA's I1s reached MB and none crossed it (at gwB: $t2)" \
 	eval 'grep -q I1 <<<"$t" && [ "$t2" = none ]'

@@ -309,14 +309,32 @@ mbox_cap_stop() {
 	MBOX_CAP_PIDS=()
 }
 
-# cap_count WHERE(mb|gwA|gwB) FILTER: frames of the last capture at WHERE
+# cap_where WHERE: the capture file and display filter of WHERE: mbL, mbR
+# (what reached MB's port left from gwA, port right from gwB: MB's own
+# sends on its control lcore's packet socket show there too, so the source
+# address picks the arrivals), gwA, gwB (what MB let through to that side).
+cap_where() {
+	case $1 in
+		mbL) echo "mb frame.interface_name == \"$IF_MB_L\" && ip.src == $GA_WAN4" ;;
+		mbR) echo "mb frame.interface_name == \"$IF_MB_R\" && ip.src == $GB_WAN4" ;;
+		*) echo "$1 frame" ;;
+	esac
+}
+
+# cap_count WHERE FILTER: frames of the last capture at WHERE (cap_where)
 # that match the tshark display filter.
-cap_count() { tsh "$MBOX_CAP-$1.pcapng" -Y "$2" | wc -l; }
+cap_count() {
+	local f w
+	read -r f w <<<"$(cap_where "$1")"
+	tsh "$MBOX_CAP-$f.pcapng" -Y "($w) && ($2)" | wc -l
+}
 
 # hip_types WHERE FILTER: "I1 x2, R1 x1, ..." of the HIP packets matching
-# FILTER in the last capture at WHERE; "none" if there are none.
+# FILTER in the last capture at WHERE (cap_where); "none" if there are none.
 hip_types() {
-	tsh "$MBOX_CAP-$1.pcapng" -Y "hip && ($2)" -T fields -e hip.packet_type | sort -n | uniq -c |
+	local f w
+	read -r f w <<<"$(cap_where "$1")"
+	tsh "$MBOX_CAP-$f.pcapng" -Y "($w) && hip && ($2)" -T fields -e hip.packet_type | sort -n | uniq -c |
 		awk 'BEGIN { split("I1 R1 I2 R2", n); n[16] = "UPDATE"; n[17] = "NOTIFY"; n[18] = "CLOSE"; n[19] = "CLOSE_ACK" }
 			{ printf "%s%s x%d", (NR > 1 ? ", " : ""), ($2 in n ? n[$2] : "type " $2), $1 } END { if (!NR) print "none" }'
 }

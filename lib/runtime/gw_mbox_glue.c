@@ -178,6 +178,31 @@ gw_mbox_glue_create(struct gw_ctx *ctx, struct gw_ctrl *c, char *err, size_t err
 }
 
 void
+gw_mbox_glue_emit(void *arg, struct gw_stat_sink *s)
+{
+	const struct gw_mbox_glue *g = arg;
+	char name[24];
+
+#ifdef HIPGW_MBOX_TRACKER
+	s->u64(s, "tracker", 1);
+#else
+	s->u64(s, "tracker", 0);
+#endif
+	/* HIP the tracker dropped, by its reason (the mbox_hip drops besides
+	 * these: fragments, no tracker) */
+	s->begin(s, "hip_drops");
+	for (unsigned i = 0; i < MBOX_WHY_SLOTS; i++) {
+		uint64_t n = __atomic_load_n(&g->why[i], __ATOMIC_RELAXED);
+
+		if (n == 0)
+			continue;
+		snprintf(name, sizeof(name), "reason%u", i);
+		s->u64(s, name, n);
+	}
+	s->end(s);
+}
+
+void
 gw_mbox_glue_tick(struct gw_mbox_glue *g)
 {
 #ifdef HIPGW_MBOX_TRACKER

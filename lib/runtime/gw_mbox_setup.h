@@ -10,6 +10,7 @@
 #include <stddef.h>
 #include "gw_ctx.h"
 #include "gw_ctrl.h"
+#include "gw_statsink.h"
 
 /* After the ports and the SA tables (whose RCU variable the flow table
  * shares): the flow table (GW_MBOX_FLOWS_PER_ASSOC flows per association of
@@ -32,6 +33,10 @@ struct gw_mbox_glue;
 struct gw_mbox_glue *gw_mbox_glue_create(struct gw_ctx *ctx, struct gw_ctrl *c, char *err,
 					 size_t errlen);
 void gw_mbox_glue_tick(struct gw_mbox_glue *g);
+/* The tracker's figures for the "middlebox" stats object (a gw_mbox_emit_fn,
+ * arg the glue): "tracker" (1: built with lib/mbox), "hip_drops" (HIP the
+ * tracker dropped, by its reason). */
+void gw_mbox_glue_emit(void *arg, struct gw_stat_sink *s);
 void gw_mbox_glue_free(struct gw_mbox_glue *g);
 #define GW_MBOX_TICK_MS 10   /* ms between tracker ticks: idle ageing, rekey grace, state file */
 

@@ -580,9 +580,11 @@ gw_run(struct gw_ctx *ctx, const struct gw_run_opts *opts)
 		tasks[n_tasks++] = (struct gw_ctrl_task){ .arg = hip, .tick = task_hip_tick,
 							  .tick_ms = HIP_TICK_MS,
 							  .close = task_hip_close };
-	if (mbox != NULL)
+	if (mbox != NULL) {
 		tasks[n_tasks++] = (struct gw_ctrl_task){ .arg = mbox, .tick = task_mbox_tick,
 							  .tick_ms = GW_MBOX_TICK_MS };
+		gw_telemetry_set_mbox(gw_mbox_glue_emit, mbox);
+	}
 	if (ctx->cfg->sagen.before_start)
 		while (gw_sagen_step(ctx) > 0)
 			;
@@ -607,6 +609,7 @@ gw_run(struct gw_ctx *ctx, const struct gw_run_opts *opts)
 	if (opts->stats_json && stats_file_write(ctx, hip, opts->stats_json) != 0)
 		ret = -1;
 	gw_telemetry_set_hip(NULL);
+	gw_telemetry_set_mbox(NULL, NULL);
 	gw_hip_free(hip);
 	gw_mbox_glue_free(mbox);
 	gw_ctrl_free(ctrl);

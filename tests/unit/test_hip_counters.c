@@ -19,6 +19,7 @@
 #include <cmocka.h>
 
 #include "gw_bridge_stats.h"
+#include "gw_mbox_stats.h"
 #include "gw_hip_counters.h"
 #include "unit_file.h"
 
@@ -57,6 +58,12 @@ static const struct entry bex_steps[] = {
 static const struct entry bridge_counters[] = {
 #define X(name, doc) { #name, doc, NULL },
 	GW_BRIDGE_MAC_COUNTERS(X)
+#undef X
+};
+
+static const struct entry mbox_counters[] = {
+#define X(name, field, doc) { #name, doc, NULL },
+	GW_MBOX_COUNTERS(X)
 #undef X
 };
 
@@ -209,6 +216,14 @@ test_bridge_counters(void **state)
 		   sizeof(bridge_counters) / sizeof(bridge_counters[0]));
 }
 
+static void
+test_mbox_counters(void **state)
+{
+	(void)state;
+	check_list("GW_MBOX_COUNTERS", mbox_counters,
+		   sizeof(mbox_counters) / sizeof(mbox_counters[0]));
+}
+
 /* A name emitted twice in one object would hide one of its counters: none
  * twice in a list, and none that the walk (lib/keying/gw_hip_stats.c) puts
  * beside the list's: "hit", "drops" and "peers" beside GW_HIP_COUNTERS, the
@@ -257,6 +272,7 @@ main(void)
 		cmocka_unit_test(test_peer_counters),
 		cmocka_unit_test(test_bex_steps),
 		cmocka_unit_test(test_bridge_counters),
+		cmocka_unit_test(test_mbox_counters),
 		cmocka_unit_test(test_names_unique),
 	};
 

@@ -14,10 +14,12 @@ another (their objects are merged, the first value of a key wins).
       there, established (or rekeying), its SPIs include each gateway's
       hip.peers.PEER.in_spi, and each of those is a flow of it to that
       gateway's locator that counted packets; PASS / FAIL / INFO lines
-  mbox_report.py gone --mbox F --flows F --hit-a HIT --hit-b HIT
+  mbox_report.py gone --before F --mbox F --flows F --hit-a HIT --hit-b HIT
                       --stats-a F --peer-a NAME --stats-b F --peer-b NAME
-      after a CLOSE: no live association of the pair, and none of the SPIs
-      the gateways had (their stats files from before) left in the flow table
+      after a CLOSE: MB had the association established before (--before,
+      its /hipgw/mbox then), has no live association of the pair now, and none
+      of the SPIs the gateways had (their stats files from before) is left in
+      the flow table
   mbox_report.py show --mbox F --flows F --hit-a HIT --hit-b HIT
       print MB's association of the pair and its flow table, indented
   mbox_report.py figures
@@ -279,6 +281,10 @@ def cmd_spis(a):
 def cmd_gone(a):
     o = Out()
     mb, fl = load(a.mbox), load(a.flows)
+    before = associations(load(a.before), a.hit_a, a.hit_b)
+    o.check(bool(before) and state_of(before[0]) in LIVE_STATES,
+            "before the CLOSE MB had the association established (%s)" % (
+                ", ".join(state_of(r) for r in before) or "not listed"))
     live = [r for r in associations(mb, a.hit_a, a.hit_b) if state_of(r) not in ("ENDED",)]
     o.check(not live, "no live association of gwA's and gwB's HITs left at MB (%s)" % (
         ", ".join(state_of(r) for r in live) or "none"))
@@ -323,6 +329,8 @@ def main():
     g.add_argument("name")
     for name in ("spis", "gone"):
         s = sub.add_parser(name)
+        if name == "gone":
+            s.add_argument("--before", required=True)
         s.add_argument("--mbox", required=True)
         s.add_argument("--flows", required=True)
         s.add_argument("--hit-a", required=True)

@@ -161,7 +161,7 @@ mbox_files() {
 	mbox_write_config "$WORK/gwM-deny.ini" deny
 	for s in gwA-hip gwB-hip gwM-allow gwM-deny; do
 		if out=$("$HIPGW" --check-config "$WORK/$s.ini" 2>&1); then
-			pass "hipgw --check-config $s.ini: ${out##*: }"
+			pass "hipgw --check-config $s.ini: ${out#"$WORK/$s.ini: "}"
 		else
 			fail "hipgw --check-config $s.ini: $out"
 			return 1

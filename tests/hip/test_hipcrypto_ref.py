@@ -126,6 +126,17 @@ def test_a_keygen(algo, curve, hipgw, tmp_path):
     assert "HI algorithm %d, HIT suite %d" % (a, hipref.SUITE_OF_ALGO[a]) in printed["algorithm"]
     r = subprocess.run([hipgw, "hit", out], capture_output=True, text=True, timeout=30)
     assert r.returncode == 0 and r.stdout.strip() == hipref.hit_str(hit)
+    # `hipgw pubkey`: the same public key as python3-cryptography derives
+    # (SubjectPublicKeyInfo PEM, what a middlebox's [host] hi takes), on
+    # stdout and in a file of mode 0644 after "HIT <hit>"
+    spki = key.public_key().public_bytes(serialization.Encoding.PEM,
+                                         serialization.PublicFormat.SubjectPublicKeyInfo).decode()
+    r = subprocess.run([hipgw, "pubkey", out], capture_output=True, text=True, timeout=30)
+    assert r.returncode == 0 and r.stdout == spki, r.stderr
+    pub = os.path.join(str(tmp_path), "gw.pub")
+    r = subprocess.run([hipgw, "pubkey", out, "--out", pub], capture_output=True, text=True, timeout=30)
+    assert r.returncode == 0 and r.stdout == "HIT %s\n" % hipref.hit_str(hit), r.stderr
+    assert stat.S_IMODE(os.stat(pub).st_mode) == 0o644 and open(pub).read() == spki
     # never overwritten; refused when readable by others, with a one-line message
     r = subprocess.run([hipgw, "keygen", "--algo", algo, "--out", out], capture_output=True, text=True)
     assert r.returncode == 1 and out in r.stderr

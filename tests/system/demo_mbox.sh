@@ -102,7 +102,7 @@ if mb_start allow && gws_start hip && wait_path 40; then
 	pass "the BEX crossed MB: hostA reaches hostB (IPv4 and IPv6)"
 	hip_bex_log
 	mbox_snap fast
-	v=$(mget "$WORK/mbox-fast.json" established)
+	v=$(mget "$WORK/mbox-fast.json" hip.established)
 	check "MB followed the BEX and verified it (established $v)" eval 'isnum "$v" && [ "$v" -ge 1 ]'
 	show_assoc fast
 	out=$("$PY" "$MBOX_REPORT" spis --mbox "$WORK/mbox-fast.json" --flows "$WORK/mbox_flows-fast.json" \
@@ -176,8 +176,8 @@ if mb_start deny; then
 		n=$(replies A 4 10)
 		check "no BEX across MB: hostA's pings unanswered ($n of 10)" test "$n" = 0
 		mbox_snap deny
-		v=$(mget "$WORK/mbox-deny.json" denied)
-		check "MB counted the denied HIP packets (denied $v)" eval 'isnum "$v" && [ "$v" -ge 1 ]'
+		v=$(mget "$WORK/mbox-deny.json" hip_drops.denied)
+		check "MB counted the denied HIP packets (hip_drops.denied $v)" eval 'isnum "$v" && [ "$v" -ge 1 ]'
 		v=$(gw_get "$WORK/gwstatsA-deny.json" "hip.peers.$HIP_PEER_OF_A.bex_ok")
 		check "gwA never completed a BEX (bex_ok $v)" test "$v" = 0
 	else

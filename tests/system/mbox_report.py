@@ -5,23 +5,24 @@ drops, associations), /hipgw/mbox_flows (the flow table) and /hipgw/stats, and
 on the gateways' /hipgw/stats. A file may hold several replies one after
 another (their objects are merged, the first value of a key wins).
 
-  mbox_report.py get FILE NAME
-      print one value: NAME a dotted path (drops.mbox_no_flow), or a counter
-      name found anywhere in the replies (established); exit 1 if absent
+  mbox_report.py get FILE PATH
+      print one value, PATH dotted (hip.established, drops.mbox_no_flow);
+      exit 1 if absent
   mbox_report.py spis --mbox F --flows F --hit-a HIT --hit-b HIT --wan-a IP
                       --wan-b IP --stats-a F --peer-a NAME --stats-b F --peer-b NAME
-      MB's association of the HIT pair against the gateways' own view: it is
-      there, established (or rekeying), its SPIs include each gateway's
-      hip.peers.PEER.in_spi, and each of those is a flow of it to that
-      gateway's locator that counted packets; PASS / FAIL / INFO lines
-  mbox_report.py gone --before F --mbox F --flows F --hit-a HIT --hit-b HIT
-                      --stats-a F --peer-a NAME --stats-b F --peer-b NAME
-      after a CLOSE: MB had the association established before (--before,
-      its /hipgw/mbox then), has no live association of the pair now, and none
-      of the SPIs the gateways had (their stats files from before) is left in
-      the flow table
+      MB's view against the gateways' own: it tracks an association
+      (associations.now), each gateway's hip.peers.PEER.in_spi is a flow to
+      that gateway's locator that counted packets, both flows of one
+      association; when /hipgw/mbox lists associations by HIT, also the pair's,
+      established, with those SPIs; PASS / FAIL / INFO lines
+  mbox_report.py gone --before-flows F --mbox F --flows F --hit-a HIT --hit-b HIT
+                      --wan-a IP --wan-b IP --stats-a F --peer-a NAME --stats-b F --peer-b NAME
+      after a CLOSE: the gateways' inbound SPIs (their stats files from
+      before) were flows at MB before (--before-flows) and are none now; when
+      /hipgw/mbox lists associations by HIT, none of the pair is live
   mbox_report.py show --mbox F --flows F --hit-a HIT --hit-b HIT
-      print MB's association of the pair and its flow table, indented
+      print MB's association of the pair (or, with no listing by HIT, its
+      association counts and tracker events) and its flow table, indented
   mbox_report.py figures
       the published hipfw figures of docs/published-figures.json, one line:
       "USERSPACE FAST_PATH REFERENCE" (Mbit/s, Mbit/s, one line of text)
@@ -119,19 +120,14 @@ def fmt_spi(v):
 
 
 def lookup(d, name):
-    """A dotted path, else (one name) the first number of that key anywhere."""
+    """The value at a dotted path (KeyError if there is none)."""
     v = d
     try:
         for k in name.split("."):
             v = v[k] if isinstance(v, dict) else v[int(k)]
         return v
     except (KeyError, IndexError, ValueError, TypeError):
-        pass
-    if "." not in name:
-        for x in walk(d):
-            if name in x and as_int(x[name]) is not None:
-                return x[name]
-    raise KeyError(name)
+        raise KeyError(name)
 
 
 # ---------------------------------------------------------------- associations, flows
@@ -246,57 +242,74 @@ def gateway_views(a):
             ("gwB", ipaddress.ip_address(a.wan_b) if a.wan_b else None, gw_in_spi(a.stats_b, a.peer_b))]
 
 
+def listing(o, mb, a):
+    """MB's association records of the pair, if its telemetry lists
+    associations by HIT; None (and an INFO line) if it has counts only."""
+    recs = associations(mb, a.hit_a, a.hit_b)
+    if recs or any(len(hits_in(d)) >= 2 for d in walk(mb)):
+        return recs
+    o.info("/hipgw/mbox lists no association by its HITs (counts only): the HIT pair and the "
+           "state are not checked, the flows are")
+    return None
+
+
 def cmd_spis(a):
     o = Out()
     mb, fl = load(a.mbox), load(a.flows)
-    recs = associations(mb, a.hit_a, a.hit_b)
-    o.check(len(recs) >= 1, "MB's /hipgw/mbox lists an association of gwA's and gwB's HITs (%d)" % len(recs))
-    if not recs:
-        o.info("/hipgw/mbox: %s" % json.dumps(mb)[:600])
-        return 0
-    r = recs[0]
-    st, aid, spis = state_of(r), assoc_id(r), ints_in(r)
-    o.info("association %s: state %s, SPIs %s" % (aid if aid is not None else "?", st,
-                                                   " ".join(fmt_spi(s) for s in sorted(spis)) or "none"))
-    o.check(st in LIVE_STATES, "the association is established at MB (state %s)" % st)
+    now = as_int((mb.get("associations") or {}).get("now"))
+    o.check(now is not None and now >= 1, "MB tracks an association (associations.now %s)" % now)
     table = flows(fl)
     o.info("flow table: %s" % (" ".join("%s/%s(assoc %s, %s packets)" % (d, fmt_spi(s), i, p)
                                          for d, s, i, p, _ in table) or "empty"))
+    recs = listing(o, mb, a)
+    rec = recs[0] if recs else None
+    if recs is not None:
+        o.check(bool(recs), "MB lists an association of gwA's and gwB's HITs (%d)" % len(recs))
+    if rec is not None:
+        o.info("association %s: state %s, SPIs %s" % (assoc_id(rec), state_of(rec), " ".join(
+            fmt_spi(x) for x in sorted(ints_in(rec))) or "none"))
+        o.check(state_of(rec) in LIVE_STATES, "the association is established at MB (state %s)" % state_of(rec))
+    owners = set()
     for name, wan, spi in gateway_views(a):
-        o.check(spi is not None and spi != 0, "%s reports an inbound SPI (hip.peers in_spi %s)" % (
-            name, fmt_spi(spi)))
+        o.check(bool(spi), "%s reports an inbound SPI (hip.peers in_spi %s)" % (name, fmt_spi(spi)))
         if not spi:
             continue
-        o.check(spi in spis, "MB's association has %s's in_spi %s among its SPIs" % (name, fmt_spi(spi)))
         mine = [f for f in table if f[0] == wan and f[1] == spi]
-        o.check(len(mine) == 1 and (aid is None or mine[0][2] in (None, aid)),
-                "MB's flow table holds (%s, %s), %s's inbound flow, of that association (%s)" % (
-                    wan, fmt_spi(spi), name,
-                    ", ".join("assoc %s" % f[2] for f in mine) or "not there"))
-        if mine and mine[0][3] is not None:
-            o.check(mine[0][3] > 0, "the flow (%s, %s) counted ESP packets (%d)" % (wan, fmt_spi(spi), mine[0][3]))
+        o.check(len(mine) == 1 and mine[0][2] not in (None, 0),
+                "MB's flow table holds (%s, %s), %s's inbound flow, of an association (%s)" % (
+                    wan, fmt_spi(spi), name, ", ".join("assoc %s" % f[2] for f in mine) or "not there"))
+        if not mine:
+            continue
+        owners.add(mine[0][2])
+        o.check(mine[0][3] is not None and mine[0][3] > 0,
+                "the flow (%s, %s) counted ESP packets (%s)" % (wan, fmt_spi(spi), mine[0][3]))
+        if rec is not None:
+            o.check(spi in ints_in(rec) and mine[0][2] == assoc_id(rec),
+                    "the listed association has %s's in_spi %s and owns its flow" % (name, fmt_spi(spi)))
+    o.check(len(owners) == 1, "both gateways' inbound flows belong to one association (%s)" % (
+        ", ".join(str(x) for x in sorted(owners)) or "none"))
     return 0
 
 
 def cmd_gone(a):
     o = Out()
-    mb, fl = load(a.mbox), load(a.flows)
-    before = associations(load(a.before), a.hit_a, a.hit_b)
-    o.check(bool(before) and state_of(before[0]) in LIVE_STATES,
-            "before the CLOSE MB had the association established (%s)" % (
-                ", ".join(state_of(r) for r in before) or "not listed"))
-    live = [r for r in associations(mb, a.hit_a, a.hit_b) if state_of(r) not in ("ENDED",)]
-    o.check(not live, "no live association of gwA's and gwB's HITs left at MB (%s)" % (
-        ", ".join(state_of(r) for r in live) or "none"))
-    if not fl:
+    before, fl = {(d, s) for d, s, _, _, _ in flows(load(a.before_flows))}, load(a.flows)
+    views = [(n, w, s) for n, w, s in gateway_views(a) if s]
+    o.check(len(views) == 2 and all((w, s) in before for _, w, s in views),
+            "before the CLOSE both gateways' inbound SPIs were flows at MB (%s)" % ", ".join(
+                "%s (%s, %s)" % (n, w, fmt_spi(s)) for n, w, s in views))
+    if not fl or "entries" not in fl:
         o.check(False, "MB's /hipgw/mbox_flows answered")
         return 0
     table = {(d, s) for d, s, _, _, _ in flows(fl)}
-    for name, _, spi in gateway_views(a):
-        if spi:
-            left = [d for d, s in table if s == spi]
-            o.check(not left, "%s's SPI %s of the closed association is no flow at MB any more (%s)" % (
-                name, fmt_spi(spi), ", ".join(str(d) for d in left) or "none"))
+    for name, wan, spi in views:
+        o.check((wan, spi) not in table, "%s's flow (%s, %s) of the closed association is gone from MB" % (
+            name, wan, fmt_spi(spi)))
+    recs = listing(o, load(a.mbox), a)
+    if recs is not None:
+        live = [r for r in recs if state_of(r) in LIVE_STATES]
+        o.check(not live, "MB lists no live association of the pair (%s)" % (
+            ", ".join(state_of(r) for r in recs) or "none"))
     return 0
 
 
@@ -306,7 +319,9 @@ def cmd_show(a):
     for r in recs:
         print("    association: " + json.dumps(r, sort_keys=True))
     if not recs:
-        print("    no association of the pair in /hipgw/mbox")
+        print("    associations: %s; tracker events: %s" % (
+            json.dumps(mb.get("associations")), ", ".join(
+                "%s %s" % (k, v) for k, v in (mb.get("hip") or {}).items() if v) or "none"))
     for d, s, i, p, _ in flows(fl):
         print("    flow (%s, SPI %s), association %s: %s packets" % (d, fmt_spi(s), i, p))
     return 0
@@ -330,7 +345,7 @@ def main():
     for name in ("spis", "gone"):
         s = sub.add_parser(name)
         if name == "gone":
-            s.add_argument("--before", required=True)
+            s.add_argument("--before-flows", required=True)
         s.add_argument("--mbox", required=True)
         s.add_argument("--flows", required=True)
         s.add_argument("--hit-a", required=True)

@@ -54,15 +54,15 @@ hgw_workdir
 trap topo_cleanup EXIT
 trap 'echo "interrupted"; exit 130' INT TERM
 
-# mb_wait NAME MIN TRIES: until MB's counter NAME (mget on /hipgw/stats and
-# /hipgw/mbox, whichever has it) is MIN or more, TRIES looks 0.2 s apart;
-# prints the last value. For counters that must reach MIN: the result is
-# asserted by the caller, the wait only lets the packets arrive.
+# mb_wait CMD PATH MIN TRIES: until PATH of MB's telemetry reply to CMD
+# (/hipgw/stats or /hipgw/mbox) is MIN or more, TRIES looks 0.2 s apart; the
+# reply stays in $WORK/mbwait.json; prints the last value. The caller asserts
+# it: the wait only lets the packets arrive.
 mb_wait() {
-	local name=$1 min=$2 tries=$3 i v=none
+	local cmd=$1 path=$2 min=$3 tries=$4 i v=none
 	for ((i = 0; i < tries; i++)); do
-		{ tel M /hipgw/stats; tel M /hipgw/mbox; } >"$WORK/mbwait.json" 2>/dev/null || true
-		v=$(mget "$WORK/mbwait.json" "$name")
+		tel M "$cmd" >"$WORK/mbwait.json" 2>/dev/null || true
+		v=$(mget "$WORK/mbwait.json" "$path")
 		isnum "$v" && [ "$v" -ge "$min" ] && break
 		sleep 0.2
 	done
@@ -150,7 +150,7 @@ inject_esp "$NS_GA" "$IF_GA_WAN" "$MAC_GA_WAN" "$MAC_GB_WAN" "$GA_WAN4" "$GB_WAN
 	warn "scapy injection failed: $(tail -n 3 "$WORK/inject.log")"
 inject_udp "$NS_GA" "$IF_GA_WAN" "$MAC_GA_WAN" "$MAC_GB_WAN" "$GA_WAN4" "$GB_WAN4" "$INJ" ||
 	warn "scapy injection failed: $(tail -n 3 "$WORK/inject.log")"
-nf1=$(mb_wait drops.mbox_no_flow $((${nf0/none/0} + INJ)) 25)
+nf1=$(mb_wait /hipgw/stats drops.mbox_no_flow $((${nf0/none/0} + INJ)) 25)
 pol1=$(mb_drop "$WORK/mbwait.json" policy)
 check "MB-1: MB counted the $INJ forged ESP packets as mbox_no_flow ($nf0 -> $nf1)" \
 	eval 'isnum "$nf0" && isnum "$nf1" && [ $((nf1 - nf0)) -eq "$INJ" ]'
@@ -170,20 +170,20 @@ if gws_start hip && wait_path 40; then
 	check "MB-2: iperf3 TCP IPv4 2 s hostA -> hostB through MB moves data" iperf_run tcp 2 T1 4
 	iperf_server_stop
 	spi_checks MB-2 est
-	v=$(mget "$WORK/mbox-est.json" established)
+	v=$(mget "$WORK/mbox-est.json" hip.established)
 	check "MB-2: MB counted the Base Exchange (established $v >= 1)" eval 'isnum "$v" && [ "$v" -ge 1 ]'
 	v=$(mget "$WORK/mbstats-est.json" middlebox.esp)
 	check "MB-2: MB's workers forwarded ESP of known flows (middlebox.esp $v > 0)" eval 'isnum "$v" && [ "$v" -gt 0 ]'
 
 	info "MB-3: $REKEY_PINGS pings 10 ms apart across UPDATE rekeys"
-	rk0=$(mget "$WORK/mbox-est.json" rekeys)
+	rk0=$(mget "$WORK/mbox-est.json" hip.rekeys)
 	nf2=$(mb_drop "$WORK/mbstats-est.json" mbox_no_flow)
 	out=$(nsx "$NS_HA" ping -4 -q -c "$REKEY_PINGS" -i 0.01 -W 1 "$HB4" 2>&1) || true
 	loss=$(sed -n 's/.* \([0-9.]*\)% packet loss.*/\1/p' <<<"$out")
 	check "MB-3: no ping lost across the rekeys through MB ($REKEY_PINGS pings, loss ${loss:-100}%)" \
 		test "${loss:-100}" = 0
 	spi_checks MB-3 rekeyed
-	rk1=$(mget "$WORK/mbox-rekeyed.json" rekeys)
+	rk1=$(mget "$WORK/mbox-rekeyed.json" hip.rekeys)
 	check "MB-3: MB saw UPDATE rekeys complete (rekeys $rk0 -> $rk1)" \
 		eval 'isnum "$rk0" && isnum "$rk1" && [ "$rk1" -gt "$rk0" ]'
 	for s in A B; do
@@ -244,10 +244,10 @@ if gws_start long && wait_path 40; then
 		n=$(ping_from B 4 3)
 		check "MB-4: and from hostB ($n of 3)" test "$n" = 3
 		spi_checks MB-4 restarted
-		v=$(mget "$WORK/mbox-restarted.json" loaded)
+		v=$(mget "$WORK/mbox-restarted.json" hip.loaded)
 		check "MB-4: MB loaded the association from its state file (loaded $v >= 1)" \
 			eval 'isnum "$v" && [ "$v" -ge 1 ]'
-		v=$(mget "$WORK/mbox-restarted.json" established)
+		v=$(mget "$WORK/mbox-restarted.json" hip.established)
 		check "MB-4: no BEX crossed the restarted MB (established $v)" test "$v" = 0
 		ok1A=$(gw_get "$WORK/gwstatsA-restarted.json" "hip.peers.$HIP_PEER_OF_A.bex_ok")
 		ok1B=$(gw_get "$WORK/gwstatsB-restarted.json" "hip.peers.$HIP_PEER_OF_B.bex_ok")
@@ -258,21 +258,23 @@ if gws_start long && wait_path 40; then
 		nf0=$(mb_drop "$WORK/mbstats-restarted.json" mbox_no_flow)
 		inject_esp "$NS_GA" "$IF_GA_WAN" "$MAC_GA_WAN" "$MAC_GB_WAN" "$GA_WAN4" "$GB_WAN4" "$FORGED1" "$INJ" ||
 			warn "scapy injection failed: $(tail -n 3 "$WORK/inject.log")"
-		nf1=$(mb_wait drops.mbox_no_flow $((${nf0/none/0} + INJ)) 25)
+		nf1=$(mb_wait /hipgw/stats drops.mbox_no_flow $((${nf0/none/0} + INJ)) 25)
 		check "MB-5: MB counted the $INJ forged ESP packets as mbox_no_flow ($nf0 -> $nf1)" \
 			eval 'isnum "$nf0" && isnum "$nf1" && [ $((nf1 - nf0)) -eq "$INJ" ]'
 		n=$(ping_from A 4 3)
 		check "MB-5: the association's own ESP still passes ($n of 3 pings)" test "$n" = 3
 
 		info "MB-6: gwA stops: its CLOSE ends the association at MB"
-		cl0=$(mget "$WORK/mbox-restarted.json" closed)
+		cl0=$(mget "$WORK/mbox-restarted.json" hip.closed)
 		gw_stop A
-		cl1=$(mb_wait closed $((${cl0/none/0} + 1)) 25)
+		cl1=$(mb_wait /hipgw/mbox hip.closed $((${cl0/none/0} + 1)) 25)
 		check "MB-6: MB saw the CLOSE / CLOSE_ACK (closed $cl0 -> $cl1)" \
 			eval 'isnum "$cl0" && isnum "$cl1" && [ "$cl1" -gt "$cl0" ]'
 		mbox_snap closed
-		out=$("$PY" "$MBOX_REPORT" gone --before "$WORK/mbox-restarted.json" --mbox "$WORK/mbox-closed.json" --flows "$WORK/mbox_flows-closed.json" \
-			--hit-a "$HIT_A" --hit-b "$HIT_B" --stats-a "$WORK/gwstatsA-restarted.json" --peer-a "$HIP_PEER_OF_A" \
+		out=$("$PY" "$MBOX_REPORT" gone --before-flows "$WORK/mbox_flows-restarted.json" \
+			--mbox "$WORK/mbox-closed.json" --flows "$WORK/mbox_flows-closed.json" \
+			--hit-a "$HIT_A" --hit-b "$HIT_B" --wan-a "$GA_WAN4" --wan-b "$GB_WAN4" \
+			--stats-a "$WORK/gwstatsA-restarted.json" --peer-a "$HIP_PEER_OF_A" \
 			--stats-b "$WORK/gwstatsB-restarted.json" --peer-b "$HIP_PEER_OF_B" 2>&1) || true
 		report_lines "$(label_lines MB-6 "$out")" "MB-6: mbox_report.py gone"
 	else
@@ -305,10 +307,10 @@ if mb_start deny; then
 	if gws_start long; then
 		n=$(ping_from A 4 10)
 		check "MB-7: hostA's pings go unanswered: no BEX across MB ($n of 10 answered)" test "$n" = 0
-		d=$(mb_wait denied 1 25)
+		d=$(mb_wait /hipgw/mbox hip_drops.denied 1 25)
 		mbox_snap deny
 		check "MB-7: MB counted denied HIP packets (denied $d >= 1)" eval 'isnum "$d" && [ "$d" -ge 1 ]'
-		v=$(mget "$WORK/mbox-deny.json" established)
+		v=$(mget "$WORK/mbox-deny.json" hip.established)
 		check "MB-7: MB saw no BEX complete (established $v)" test "$v" = 0
 		for s in A B; do
 			p=$(hip_peer_name "$s")

@@ -223,8 +223,9 @@ mbox_snap() {
 	return 0
 }
 
-# mget FILE NAME: a value of an MB telemetry or stats JSON (mbox_report.py
-# get: a dotted path, or a counter name found anywhere); "none" if absent.
+# mget FILE PATH: a value of an MB telemetry reply or stats JSON, PATH
+# dotted (hip.established: docs/counters.md, "The middlebox object");
+# "none" if absent.
 mget() { "$PY" "$MBOX_REPORT" get "$1" "$2" 2>/dev/null || echo none; }
 
 # gw_get FILE KEY.KEY: a value of a gateway's stats JSON; "none" if absent.

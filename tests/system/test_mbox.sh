@@ -84,11 +84,16 @@ state_has_spi() {
 }
 
 # spi_checks LABEL SNAP: mbox_report.py spis on snapshot SNAP (mbox_snap):
-# the association of HIT_A, HIT_B in MB and its SPIs against the gateways'
-# in_spi; counted. The snapshot is taken again (at most 3 times) when a
-# rekey fell between its parts (the gateways' and MB's views then differ).
+# MB's flows against the gateways' in_spi; counted. Pings 50 ms apart run
+# meanwhile, so that the flows in force, a rekey's new ones too, carry ESP.
+# The snapshot is taken again (at most 3 times) when a rekey fell between its
+# parts (the gateways' and MB's views then differ).
 spi_checks() {
-	local label=$1 snap=$2 out try
+	local label=$1 snap=$2 out try bg
+	nsx "$NS_HA" ping -q -i 0.05 -c 400 "$HB4" >/dev/null 2>&1 &
+	bg=$!
+	HGW_BG_PIDS+=("$bg")
+	sleep 0.3
 	for try in 1 2 3; do
 		mbox_snap "$snap"
 		out=$("$PY" "$MBOX_REPORT" spis --mbox "$WORK/mbox-$snap.json" --flows "$WORK/mbox_flows-$snap.json" \
@@ -98,6 +103,9 @@ spi_checks() {
 		grep -q '^FAIL' <<<"$out" || break
 		log "  ($label: the views differ, a rekey between them? snapshot $try of 3)"
 	done
+	kill -INT "$bg" 2>/dev/null || true
+	wait "$bg" 2>/dev/null || true
+	forget_pid "$bg"
 	report_lines "$(label_lines "$label" "$out")" "$label: mbox_report.py spis"
 }
 

@@ -446,7 +446,9 @@ test_r2_forged(void **state)
 }
 
 /* An UPDATE replayed after later ones: its SEQ is old (seq); the last one
- * again is a retransmission (forwarded, nothing changes). */
+ * again is a retransmission (forwarded, nothing changes). Replayed into a
+ * later association of the same HITs: an OLD SPI the box does not know
+ * (esp_info). */
 static void
 test_update_old_seq(void **state)
 {
@@ -481,6 +483,20 @@ test_update_old_seq(void **state)
 	assert_memory_equal(&before, &after, offsetof(struct mbox_assoc_info, last_ns));
 	assert_int_equal(info(0, 1).state, MBOX_ST_ESTABLISHED);
 	assert_int_equal(F.n, 2);
+	/* a new association of the same HITs (both restart): its SEQs start
+	 * again, so the first UPDATE's SEQ is no longer old; its OLD SPI is no
+	 * SPI of this association (esp_info), and its NEW SPI is not learned */
+	hip_host_forget(S[0].h, &S[1], W.now);
+	hip_host_forget(S[1].h, &S[0], W.now);
+	bex(0, 1);
+	run(3000);
+	assert_int_equal(st().rebex, 1);
+	assert_learned(0, 1, 2);
+	assert_int_equal(mbox_hip_input(T, &first.src, &first.dst, first.b, first.len, W.now, &why),
+			 MBOX_DROP);
+	assert_int_equal(why, MBOX_DROP_ESP_INFO);
+	assert_int_equal(info(0, 1).new_spi_i, 0);
+	assert_learned(0, 1, 2);
 	box_down();
 }
 
@@ -769,6 +785,38 @@ test_full(void **state)
 	box_down();
 }
 
+/* The flow table refuses: a flow another association has (here a lab
+ * flow on the initiator's SPI) is not taken over (flow_conflict); a full
+ * table (flow_full). The R2 is dropped and the flows already installed for
+ * it taken back; once the table has room, the retransmitted R2 passes. */
+static void
+test_flow_refused(void **state)
+{
+	struct gw_addr a0;
+
+	(void)state;
+	box_up(NULL, 0, NULL, 0, 16, 10);
+	pair(&k_p256, &k_p384, HIP_CIPHER_NULL_ENCRYPT, false);
+	a0 = S[0].addr;
+	assert_int_equal(gw_mbox_flow_add(&F, &a0, 0x1000, 999, true), 0);   /* S0's first SPI */
+	assert_int_equal(hip_host_connect(S[0].h, &S[1], W.now), 0);
+	hh_deliver_all(&W);
+	assert_int_equal(last_why, MBOX_DROP_FLOW_CONFLICT);
+	assert_int_equal(info(0, 1).state, MBOX_ST_I2_SEEN);
+	assert_int_equal(F.n, 1);
+	assert_int_equal(fd_find(&F, &a0, 0x1000)->assoc, 999);
+	assert_int_equal(gw_mbox_flow_del(&F, &a0, 0x1000), 0);
+	F.cap = 1;                                            /* room for one of the two */
+	run(1000);
+	assert_int_equal(st().drops[MBOX_DROP_FLOW_FULL], 1);
+	assert_int_equal(F.n, 0);                             /* the first taken back */
+	assert_int_equal(info(0, 1).state, MBOX_ST_I2_SEEN);
+	F.cap = 0;
+	run(3000);
+	assert_learned(0, 1, 2);
+	box_down();
+}
+
 /* Idle ageing: ESP on a flow keeps an association; without HIP or ESP for
  * idle_ns it ends and its flows go (aged). */
 static void
@@ -863,6 +911,7 @@ main(void)
 		cmocka_unit_test(test_rules),
 		cmocka_unit_test(test_restart),
 		cmocka_unit_test(test_full),
+		cmocka_unit_test(test_flow_refused),
 		cmocka_unit_test(test_idle),
 	};
 

@@ -687,7 +687,8 @@ test_notify(void **state)
 	hh_down(&W);
 }
 
-/* the names and docs of the reasons, and the states' */
+/* the names and docs of the reasons (each once), the counters' (none twice
+ * in their object), the states' */
 static void
 test_names(void **state)
 {
@@ -697,6 +698,19 @@ test_names(void **state)
 		assert_true(strlen(mbox_reason_doc(r)) > 0);
 		for (unsigned q = 0; q < r; q++)
 			assert_string_not_equal(mbox_reason_name(r), mbox_reason_name(q));
+	}
+	{
+		static const char *const names[] = {
+#define X(n, d) #n,
+			MBOX_COUNTER_LIST(X)
+#undef X
+			"assocs", "pending", "i1_sources", "drops",   /* beside them in struct mbox_stats */
+		};
+		const size_t n = sizeof(names) / sizeof(names[0]);
+
+		for (size_t i = 0; i < n; i++)
+			for (size_t j = 0; j < i; j++)
+				assert_string_not_equal(names[i], names[j]);
 	}
 	assert_string_equal(mbox_reason_name(MBOX_DROPS), "?");
 	assert_string_equal(mbox_reason_name(MBOX_DROP_CLOSE_REPLAY), "close_replay");

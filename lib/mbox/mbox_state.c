@@ -2,8 +2,8 @@
  * The tracker's state file: what it verified, so that a restarted box
  * forwards the established associations at once (docs/middlebox.md). Text,
  * one item a line, written whole by mbox_tick when the state changed (a
- * temporary file beside it, fsync, rename: a reader sees the old file or the
- * new one, never half of one), read by mbox_create. It holds public keys and
+ * temporary file beside it, fsync, rename, fsync of the directory: a reader
+ * sees the old file or the new one, never half of one), read by mbox_create. It holds public keys and
  * identifiers only, no key material.
  *
  *   hipgw-mbox-state 1                      first line: format and version
@@ -106,6 +106,29 @@ put_all(struct mbox_tracker *t, FILE *f)
 	}
 }
 
+/* The rename made durable: fsync of the file's directory (best effort). */
+static void
+sync_dir(const char *path)
+{
+	char dir[4096];
+	char *slash;
+	int fd;
+
+	snprintf(dir, sizeof(dir), "%s", path);
+	slash = strrchr(dir, '/');
+	if (slash == NULL)
+		snprintf(dir, sizeof(dir), ".");
+	else if (slash == dir)
+		dir[1] = 0;
+	else
+		*slash = 0;
+	fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd >= 0) {
+		(void)fsync(fd);
+		close(fd);
+	}
+}
+
 int
 mbox_state_write(struct mbox_tracker *t, char *err, size_t errlen)
 {
@@ -137,6 +160,7 @@ mbox_state_write(struct mbox_tracker *t, char *err, size_t errlen)
 		snprintf(err, errlen, "%s: cannot write: %s", t->state_path, strerror(e));
 		return -1;
 	}
+	sync_dir(t->state_path);
 	return 0;
 }
 
@@ -223,8 +247,10 @@ rd_host(struct rd *r, int x, char **w, int n)
 	size_t hl = 0;
 	uint32_t algo;
 
+	if (r->host_seen[x])
+		return fail(r, "host: listed twice", w[1]);
 	if (n != 5 || hip_hit_parse(w[2], h->hit) != 0)
-		return fail(r, "host: a HIT (ORCHIDv2) expected", w[2]);
+		return fail(r, "host: a HIT (ORCHIDv2) expected", n == 5 ? w[2] : NULL);
 	if (get_u32(w[3], &algo) != 0)
 		return fail(r, "host: HI algorithm expected", w[3]);
 	r->host_seen[x] = true;
@@ -447,6 +473,9 @@ mbox_state_load(struct mbox_tracker *t, char *err, size_t errlen)
 		rc = fail(r, "read error", strerror(errno));
 	if (rc == 0 && r->open)
 		rc = fail(r, "the last association has no end line", NULL);
+	for (uint32_t i = 0; rc != 0 && i < t->p.max_assocs; i++)
+		if (t->slot[i] != NULL)
+			mbox_assoc_del(t, t->slot[i]);   /* a refused file installs nothing */
 	rd_reset(r);
 	free(r);
 	free(line);

@@ -122,8 +122,6 @@ upd_settle(struct mbox_tracker *t, struct mbox_assoc *a, uint64_t now)
 	}
 	if (a->state == MBOX_ST_CLOSING)
 		return;
-	if (rekeying && a->state != MBOX_ST_REKEYING)
-		a->rekey_since_ns = now;
 	mbox_assoc_state(t, a, rekeying ? MBOX_ST_REKEYING : MBOX_ST_ESTABLISHED, now);
 }
 

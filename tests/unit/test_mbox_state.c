@@ -317,6 +317,8 @@ test_state_broken(void **state)
 		{ "assoc ESTABLISHED lo\nhost lo {LOHIT} 7 {HIHI}\n", 3, "HI does not hash to the HIT" },
 		{ "assoc ESTABLISHED lo\nhost lo {LOHIT} 7 0411\n", 3, "HI does not decode" },
 		{ "assoc ESTABLISHED lo\nhost lo {LOHIT} x {LOHI}\n", 3, "HI algorithm" },
+		{ "assoc ESTABLISHED lo\nhost lo {LOHIT} 7 {LOHI}\nhost lo {LOHIT} 7 {LOHI}\n", 4,
+		  "host: listed twice" },
 		{ "assoc ESTABLISHED lo\nhost lo {LOHIT} 7 {LOHI}\n", 3, "has no end line" },
 		{ "assoc ESTABLISHED lo\nfoo lo 1\n", 3, "unknown item" },
 		{ "assoc ESTABLISHED lo\nspi lo current 0 192.0.2.1 0 0\n", 3, "spi:" },
@@ -373,7 +375,9 @@ test_state_broken(void **state)
 		}
 		fclose(f);
 		err[0] = 0;
+		fd_reset(&F);
 		assert_null(tracker(&F, path, err, sizeof(err)));
+		assert_int_equal(F.n, 0);              /* a refused file installs nothing */
 		snprintf(want, sizeof(want), "%s:%u: ", path, cases[c].line);
 		if (strncmp(err, want, strlen(want)) != 0 || strstr(err, cases[c].msg) == NULL)
 			fail_msg("case %u: \"%s\", expected \"%s...%s\"", c, err, want, cases[c].msg);

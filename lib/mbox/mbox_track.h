@@ -59,19 +59,35 @@ struct mbox_tracker;
 
 /* Create a tracker (and load state_path when it exists: the associations in
  * it are installed in flows at once). Returns NULL with a one-line message in
- * err (errlen bytes) naming the file and what is wrong. */
+ * err (errlen bytes) naming the file and what is wrong. p is copied with its
+ * rules, HIs (each checked against its HIT, RFC 7343; their keys referenced,
+ * so the caller may free its own) and path; idle_ns 0 and rekey_grace_ns 0
+ * take MBOX_IDLE_DEFAULT_NS and MBOX_GRACE_DEFAULT_NS; i1_rate at most
+ * 1000000. Needs DPDK's EAL (its tables are rte_hash). A missing state file
+ * is no state; a broken one ("FILE:LINE: message") or any other error
+ * returns NULL with nothing installed in flows. */
 struct mbox_tracker *mbox_create(const struct mbox_params *p, char *err, size_t errlen);
-/* Free it (flows it installed stay in the table; the caller frees that). */
+/* Free it (flows it installed stay in the table; the caller frees that).
+ * It does not write the state file (mbox_state_flush first); NULL: nothing. */
 void mbox_free(struct mbox_tracker *t);
 
 /* A HIP packet crossing the box from src to dst (outer addresses), len bytes
  * from its HIP header, at now_ns (ns). Returns whether to forward it; on
- * MBOX_DROP, *why names the counter it went to (mbox_reason_name). */
+ * MBOX_DROP, *why names the counter it went to (mbox_reason_name). The
+ * packet is only read (the box forwards it as it came); len may include
+ * bytes after the HIP packet (its Header Length decides). The checks and
+ * the state table are docs/middlebox.md's (RFC 7401 sections 4.4.3, 5,
+ * 6.4.2, 6.6 - 6.15; RFC 7402 5.1.1, 6.9). why may be NULL; a NULL t, src,
+ * dst or hip is a drop (malformed). */
 enum mbox_verdict mbox_hip_input(struct mbox_tracker *t, const struct gw_addr *src,
 				 const struct gw_addr *dst, const uint8_t *hip, size_t len,
 				 uint64_t now_ns, unsigned *why);
 /* Timers: idle ageing, the end of rekey grace periods, the state file
- * written when the state changed. Call every few ms or more. */
+ * written when the state changed. Call every few ms or more. Each call
+ * looks at MBOX_TICK_VISITS associations in turn and reads their flows'
+ * counters (gw_mbox_flow_stats); the state file is written at most every
+ * MBOX_STATE_GAP_NS (a failure counts in state_write_errors and is tried
+ * again; mbox_state_flush says why). */
 void mbox_tick(struct mbox_tracker *t, uint64_t now_ns);
 
 /* ---- Additions to the interface the two halves first agreed on ------------ */
@@ -102,7 +118,7 @@ enum mbox_state {
 	MBOX_ST_I2_SEEN,           /* I2 verified: the initiator's HI and SPI (5.3.3, 6.9) */
 	MBOX_ST_ESTABLISHED,       /* R2 verified: the responder's SPI, flows installed (5.3.4, 6.10) */
 	MBOX_ST_REKEYING,          /* an UPDATE announced a new SPI (6.11, 6.12; RFC 7402 6.9) */
-	MBOX_ST_CLOSING,           /* a CLOSE verified, its nonce kept (5.3.7, 6.14) */
+	MBOX_ST_CLOSING,           /* a CLOSE verified, its nonce kept; UPDATEs still followed (5.3.7, 6.14) */
 	MBOX_ST_ENDED,             /* its CLOSE_ACK verified: flows deleted (5.3.8, 6.15) */
 	MBOX_STATES
 };

@@ -25,6 +25,19 @@ RAW_DIR = os.path.join(RESULTS_DIR, "raw")
 WORKER_THREAD = ("rte-worker", "lcore-worker")   # DPDK 22.11's lcore thread names; older/newer
 
 
+def load_script(name):
+    """perf/NAME, a script without .py (e.g. "esp-bench"), as a module: its
+    harness (configs, frames, runs) for another script."""
+    import importlib.machinery
+    import importlib.util
+    mod_name = name.replace("-", "_")
+    loader = importlib.machinery.SourceFileLoader(
+        mod_name, os.path.join(REPO, "perf", name))
+    mod = importlib.util.module_from_spec(importlib.util.spec_from_loader(mod_name, loader))
+    loader.exec_module(mod)
+    return mod
+
+
 class RunError(Exception):
     """Something a benchmark needs could not be run (not a figure: those never fail)."""
 

@@ -27,18 +27,26 @@
 _Static_assert(GW_WORKERS_MAX <= 1u << (32 - FRAG6_ID_WORKER_SHIFT),
 	       "the worker index fits above the count");
 
-/* The outer fragments fr[0 .. n) of one IPv4 / IPv6 packet: the header
- * checksum that rte_ipv4_fragment_packet leaves 0 (the packet ID and the
- * other fields are copied from the ESP packet), or the IPv6 Identification. */
+/* The outer fragments fr[0 .. n) of one IPv4 / IPv6 packet: the IPv4
+ * Identification and the header checksum that rte_ipv4_fragment_packet
+ * leaves 0 (the other fields are copied from the ESP packet), or the IPv6
+ * Identification. IPv4 (16 bits, RFC 6864 4.2: unique per source,
+ * destination and protocol while fragments may live): a count per worker,
+ * the workers interleaved (count * workers + index), so that fragments of
+ * two SAs to one peer, or of two workers, never share one until the
+ * workers together fragmented 65,536 packets. */
 static void
 frag_headers(struct worker *w, struct rte_mbuf **fr, int32_t n, uint8_t family)
 {
 	uint32_t id;
 
 	if (family == 4) {
+		uint16_t id4 = rte_cpu_to_be_16((uint16_t)(w->frag4_id++ * w->ctx->n_workers + w->idx));
+
 		for (int32_t i = 0; i < n; i++) {
 			struct rte_ipv4_hdr *ip = rte_pktmbuf_mtod(fr[i], struct rte_ipv4_hdr *);
 
+			ip->packet_id = id4;
 			ip->hdr_checksum = 0;
 			ip->hdr_checksum = rte_ipv4_cksum(ip);
 		}

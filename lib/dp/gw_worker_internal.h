@@ -71,6 +71,7 @@ struct worker {
 	struct l2_flood_bucket l2_flood[GW_CONF_MAX_BRIDGES];
 	uint32_t frag6_id;              /* IPv6 Identification of the next outer fragments
 	                                 * (gw_frag_out.c) */
+	uint16_t frag4_id;              /* IPv4 packets this worker fragmented (their IDs) */
 	/* middlebox mode (gw_mbox.c): this worker's flow counters, and its table
 	 * of first fragments that passed; NULL in gateway mode */
 	struct gw_mbox_flow_wk *mbox_wk;

@@ -8,7 +8,8 @@
  * generation, an I2 answered before); every other check of the packet is
  * the handler's, in the order the RFC 7401 section 6 processing gives.
  * The timed transitions are hip_state.c's; the ones the integrator asks
- * for (connect, rekey, close, forget) are hip_host.c's.
+ * for (connect, rekey, close, forget) or reports (data from the peer,
+ * hip_host_data_in: R2-SENT -> ESTABLISHED) are hip_host.c's.
  *
  * The cells follow the state processes of RFC 7401 4.4.3 (a table per
  * state; informative, 4.4) as sections 6.7 - 6.15 specify them
@@ -79,7 +80,8 @@ static const hip_fsm_fn hip_fsm[HIP_FSM_STATES][HIP_FSM_COLS] = {
 		                                      * it: there is no association to close yet */
 		[COL_CLOSE_ACK] = drop_state,        /* ANYOTHER; 6.15 */
 	},
-	/* R2-SENT (4.4.3) */
+	/* R2-SENT (4.4.3; data from the peer and the R2-SENT timer also move
+	 * it to ESTABLISHED: hip_host_data_in, hip_state_tick) */
 	[HIP_STATE_R2_SENT] = {
 		[COL_I1] = hip_bex_in_i1,            /* send R1, stay */
 		[COL_R1] = drop_state,               /* drop, stay; 6.8 step 2 */

@@ -465,6 +465,20 @@ hip_host_first_esp(struct hip_host *h, void *peer_user, uint64_t now_ns)
 }
 
 int
+hip_host_data_in(struct hip_host *h, void *peer_user, uint64_t now_ns)
+{
+	struct hip_assoc *a = h == NULL ? NULL : hip_peer_by_user(h, peer_user);
+
+	if (a == NULL)
+		return -1;
+	if (a->state != HIP_STATE_R2_SENT || !a->sa_given)
+		return 0;
+	/* RFC 7401 4.4.3, R2-SENT: "Receive data or UPDATE: Move to ESTABLISHED" */
+	hip_assoc_r2_sent_done(a, now_ns);
+	return 1;
+}
+
+int
 hip_host_forget(struct hip_host *h, void *peer_user, uint64_t now_ns)
 {
 	struct hip_assoc *a = h == NULL ? NULL : hip_peer_by_user(h, peer_user);

@@ -84,6 +84,17 @@ struct hip_io {
 	 * When NULL, that side installs `in` only at that sa_up, which may lose
 	 * the packets its peer sends in between. */
 	void (*sa_in_up)(void *ctx, void *peer_user, const struct hip_sa_keys *in);
+	/* Optional (may be NULL): the association reached ESTABLISHED with the
+	 * SAs of its last sa_up (RFC 7401 4.4.2): only now does this side know
+	 * that the peer has them too. The initiator gets it at R2, right after
+	 * sa_up; the responder, whose sa_up comes with its R2, when it leaves
+	 * R2-SENT (RFC 7401 4.4.3, R2-SENT: "Receive data or UPDATE", or the
+	 * timer, HIP_R2_SENT_HOLD_NS): its first authenticated ESP from the
+	 * peer (hip_host_data_in), an authenticated UPDATE, or the timer. Until
+	 * then the peer may not have processed R2, and ESP we send would find
+	 * no inbound SA there: an integrator holds back what it queued for the
+	 * peer before the SAs existed and sends it now. Once per association. */
+	void (*established)(void *ctx, void *peer_user);
 };
 
 struct hip_host_cfg {
@@ -166,6 +177,14 @@ int hip_host_rekey(struct hip_host *h, void *peer_user, uint64_t now_ns);
 
 /* The first ESP packet towards the peer left (for the published evaluation's times). */
 void hip_host_first_esp(struct hip_host *h, void *peer_user, uint64_t now_ns);
+
+/* Data came from the peer: an ESP packet authenticated on the inbound SA of
+ * the association's last sa_up (the integrator may tell it late, e.g. when
+ * it sees that SA's packet counter above 0). In R2-SENT this is RFC 7401
+ * 4.4.3's "Receive data": the association moves to ESTABLISHED
+ * (io.established); in any other state nothing changes. Returns 1 when it
+ * moved, 0 when not, -1 for an unknown peer. */
+int hip_host_data_in(struct hip_host *h, void *peer_user, uint64_t now_ns);
 
 /* Drop the association with a peer here, without a packet to it, as a host
  * that restarted and lost its state would (RFC 7401 section 4.4.2; the peer

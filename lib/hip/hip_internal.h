@@ -357,9 +357,13 @@ int hip_peer_hi_decode(struct hip_assoc *a, uint16_t algo, const uint8_t *b, siz
 		       struct hip_hi *out);
 /* The BEX failed: E-FAILED, bex_done(false). */
 void hip_assoc_fail(struct hip_assoc *a, uint64_t now);
-/* An established association: install SAs, set timers. */
+/* The initiator's association established at R2 (state ESTABLISHED
+ * already): install SAs (sa_up), set timers, then io.established. */
 void hip_assoc_established(struct hip_assoc *a, const struct hip_sa_keys *out,
 			   const struct hip_sa_keys *in, uint64_t now);
+/* The responder leaves R2-SENT for ESTABLISHED at now (ns), then
+ * io.established (RFC 7401 4.4.3, R2-SENT: data, UPDATE or the timer). */
+void hip_assoc_r2_sent_done(struct hip_assoc *a, uint64_t now);
 /* Report bex_done(true) now (initiator: first ESP or timeout). */
 void hip_assoc_report_bex(struct hip_assoc *a);
 /* Schedule the next lifetime rekey from now. */

@@ -4,8 +4,10 @@
  * and the timed transitions:
  *
  *   I1-SENT, I2-SENT   retries run out            -> E-FAILED (bex_done false)
- *   R2-SENT            HIP_R2_SENT_HOLD_NS        -> ESTABLISHED
- *                      (or at once on an authenticated UPDATE / CLOSE)
+ *   R2-SENT            HIP_R2_SENT_HOLD_NS        -> ESTABLISHED (io.established)
+ *                      (or at once on data, hip_host_data_in, or an
+ *                      authenticated UPDATE: RFC 7401 4.4.3, R2-SENT;
+ *                      CLOSE: CLOSED)
  *   ESTABLISHED        SA lifetime                -> UPDATE rekey
  *   CLOSING            retries run out            -> UNASSOCIATED (SAs removed)
  *   CLOSED             HIP_CLOSED_HOLD_NS         -> UNASSOCIATED
@@ -175,6 +177,16 @@ hip_assoc_schedule_rekey(struct hip_assoc *a, uint64_t now)
 	a->rekey_at = now + life;
 }
 
+/* io.established: the peer has the SAs handed over with sa_up. */
+static void
+notify_established(struct hip_assoc *a)
+{
+	const struct hip_io *io = &a->h->cfg.io;
+
+	if (a->sa_given && io->established != NULL)
+		io->established(io->ctx, a->user);
+}
+
 void
 hip_assoc_established(struct hip_assoc *a, const struct hip_sa_keys *out,
 		      const struct hip_sa_keys *in, uint64_t now)
@@ -191,6 +203,15 @@ hip_assoc_established(struct hip_assoc *a, const struct hip_sa_keys *out,
 	} else {
 		hip_assoc_report_bex(a);
 	}
+	/* R2 came: the responder has installed both SAs before sending it */
+	notify_established(a);
+}
+
+void
+hip_assoc_r2_sent_done(struct hip_assoc *a, uint64_t now)
+{
+	hip_state_set(a, HIP_STATE_ESTABLISHED, now);
+	notify_established(a);
 }
 
 /* Retransmit what a.tx holds, or give up. */
@@ -240,8 +261,9 @@ hip_state_tick(struct hip_assoc *a, uint64_t now)
 		hip_assoc_report_bex(a);
 	switch (a->state) {
 	case HIP_STATE_R2_SENT:
+		/* 4.4.3, R2-SENT: "Exit R2-SENT timer expires: Move to ESTABLISHED" */
 		if (now - a->state_since >= HIP_R2_SENT_HOLD_NS)
-			hip_state_set(a, HIP_STATE_ESTABLISHED, now);
+			hip_assoc_r2_sent_done(a, now);
 		break;
 	case HIP_STATE_ESTABLISHED:
 		if (a->rekey_at != 0 && now >= a->rekey_at && a->rekey == HIP_REKEY_NONE)

@@ -386,6 +386,6 @@ hip_update_in_r2_sent(struct hip_assoc *a, const struct hip_rx *rx)
 
 	if (rc != 0)
 		return rc;
-	hip_state_set(a, HIP_STATE_ESTABLISHED, rx->now);
+	hip_assoc_r2_sent_done(a, rx->now);   /* RFC 7401 4.4.3, R2-SENT: "Receive UPDATE" */
 	return update_process(a, rx, &u);
 }

@@ -3,8 +3,13 @@
  * (lib/hip, RFC 7401 / RFC 7402) and the gateway's tables. Per [peer]: an SPD
  * out slot for its prefixes; packets towards it while it has no SA are staged
  * (bounded) and start a Base Exchange; when the engine reports new SAs, the in
- * SA goes into the SAD first, then the out SA into the slot (make-before-break),
- * and the staged packets go back through the fast path. ESP for an SPI we do
+ * SA goes into the SAD first, then the out SA into the slot (make-before-break);
+ * the staged packets go back through the fast path once the association is
+ * ESTABLISHED (io_established): at once at the initiator, which has R2; the
+ * responder holds them in R2-SENT (RFC 7401 4.4.3) until the peer's first ESP
+ * on the new in SA, its UPDATE or the R2-SENT timer shows that the peer has
+ * processed R2 and has its in SA: sent earlier, they would be dropped there as
+ * no_sa. ESP for an SPI we do
  * not know from a peer's locator, while we have no SA with it, starts a Base
  * Exchange too: the peer kept SAs that we lost in a restart (the workers'
  * trigger, lib/tables/gw_peerloc.h).
@@ -328,9 +333,27 @@ io_sa_up(void *arg, void *user, const struct hip_sa_keys *out, const struct hip_
 								    gw_hip_now_ns() + GW_HIP_OLD_SA_NS, p };
 		else
 			gw_sadb_del_in(&g->ctx->sadb, old_in_spi);
+	} else {
+		p->held = true;         /* a Base Exchange: until io_established */
 	}
 	LOG(INFO, "peer %s: SAs up: out SPI 0x%08x, in SPI 0x%08x, ESP transform %u\n",
 	    p->conf->name, out->spi, in->spi, out->esp_transform);
+}
+
+/* The association is ESTABLISHED (RFC 7401 4.4.2): the peer has the in SA
+ * our out SA sends to, so what was staged for it goes now. */
+static void
+io_established(void *arg, void *user)
+{
+	struct gw_hip *g = arg;
+	struct gw_peer *p = user;
+
+	p->held = false;
+	if (gw_sadb_out(&g->ctx->sadb, p->slot) == NULL)
+		return;                 /* its SAs could not be installed: nothing to send on */
+	if (p->n_staged > 0)
+		LOG(INFO, "peer %s: ESTABLISHED: %u staged packet(s) sent\n", p->conf->name,
+		    p->n_staged);
 	flush_staged(p);
 }
 
@@ -364,6 +387,7 @@ io_sa_down(void *arg, void *user, uint32_t in_spi)
 	if (in_spi != 0)
 		gw_sadb_del_in(&g->ctx->sadb, in_spi);
 	p->in_spi = 0;                  /* the association is gone: no current in SA */
+	p->held = false;
 	/* and the in SAs a rekey replaced: after CLOSE (RFC 7401 section 6.14)
 	 * or any other end of the association nothing of it may decrypt, not even
 	 * in those SAs' last 2 s */
@@ -511,8 +535,9 @@ hook_no_sa(void *arg, struct rte_mbuf *m, unsigned port, unsigned slot)
 		rte_pktmbuf_free(m);
 		return;
 	}
-	/* the SA may have come up while the packet was in the ring */
-	if (gw_sadb_out(&g->ctx->sadb, slot) != NULL) {
+	/* the SA may have come up while the packet was in the ring; held, the
+	 * packet waits with the others (io_established) */
+	if (gw_sadb_out(&g->ctx->sadb, slot) != NULL && !p->held) {
 		resend(p, m);
 		return;
 	}
@@ -627,7 +652,7 @@ gw_hip_create(struct gw_ctx *ctx, struct gw_ctrl *ctrl, FILE *keylog, char *err,
 	hc.sa_lifetime_ns = cfg->sa_lifetime_s * 1000000000ULL;
 	hc.io = (struct hip_io){ .ctx = g, .send = io_send, .spi_alloc = io_spi_alloc,
 				 .sa_up = io_sa_up, .sa_down = io_sa_down, .bex_done = io_bex_done,
-				 .sa_in_up = io_sa_in_up };
+				 .sa_in_up = io_sa_in_up, .established = io_established };
 	g->host = hip_host_create(&hc, err, errlen);
 	if (g->host == NULL)
 		goto fail;
@@ -683,6 +708,29 @@ bridge_peers_connect(struct gw_hip *g, uint64_t now)
 	}
 }
 
+/* RFC 7401 4.4.3, R2-SENT: "Receive data" moves the responder to
+ * ESTABLISHED. The workers count what each in SA authenticated
+ * (esp_sa_stats): a held peer's new in SA with a count above 0 has had ESP
+ * from the peer, which therefore processed R2. Seen here, on the tick (now:
+ * ns), for the few held peers: no work on the data path. */
+static void
+held_peers_data(struct gw_hip *g, uint64_t now)
+{
+	for (unsigned i = 0; i < g->n_peers; i++) {
+		struct gw_peer *p = &g->peers[i];
+		uint64_t packets = 0;
+		void *data;
+
+		if (!p->held || p->in_spi == 0 ||
+		    rte_hash_lookup_data(g->ctx->sadb.sad, &p->in_spi, &data) < 0)
+			continue;
+		esp_sa_stats(((struct gw_sa *)data)->esp, &packets, NULL);
+		if (packets > 0 && hip_host_data_in(g->host, p, now) == 1)   /* io_established */
+			LOG(INFO, "peer %s: R2-SENT ended by its ESP on in SA 0x%08x\n",
+			    p->conf->name, p->in_spi);
+	}
+}
+
 void
 gw_hip_tick(struct gw_hip *g)
 {
@@ -690,6 +738,8 @@ gw_hip_tick(struct gw_hip *g)
 	const struct gw_config *cfg = g->ctx->cfg;
 
 	hip_host_tick(g->host, now);
+	if (!g->closing)
+		held_peers_data(g, now);
 	report_first_esp(g);
 	drop_log_flush(g, now);
 	if (!g->closing)

@@ -70,7 +70,8 @@
 	X("hit_echo_answered", hit_echo_answered, "its echo requests to our HIT answered") \
 	X("unknown_spi_bex", unknown_spi_bex, \
 	  "Base Exchanges with it started by ESP for an unknown SPI") \
-	X("staged", staged_total, "packets and bridge frames to it held while it had no out SA") \
+	X("staged", staged_total, \
+	  "packets and bridge frames to it held while it had no out SA (or, the responder, in R2-SENT)") \
 	X("stage_full", stage_full, "those dropped (`no_sa`): its staging was full")
 
 /* Per peer, the last Base Exchange's steps (struct hip_bex_times, ns):

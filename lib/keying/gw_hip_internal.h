@@ -14,7 +14,7 @@
 #include "hip_host.h"
 
 #define GW_HIP_STAGE_MAX    32          /* packets / bridge frames staged per peer
-					 * while it has no out SA */
+					 * while it has no out SA, or is held */
 #define GW_HIP_MAX_RETIRE   64          /* replaced in SAs kept at once */
 
 struct gw_peer {
@@ -24,6 +24,11 @@ struct gw_peer {
 	uint32_t in_spi;                /* current in SA, 0 = none */
 	struct rte_mbuf *staged[GW_HIP_STAGE_MAX];   /* each with its port in gw_meta */
 	unsigned n_staged;
+	/* SAs of a Base Exchange installed, the association not yet ESTABLISHED
+	 * (the responder in R2-SENT, RFC 7401 4.4.3): the peer may not have its
+	 * in SA yet, so the staged packets stay (and more are staged) until
+	 * io.established */
+	bool held;
 	uint64_t staged_total;          /* packets and frames staged, all BEXs */
 	uint64_t stage_full;            /* dropped (no_sa): GW_HIP_STAGE_MAX were staged */
 	bool awaiting_first_esp;

@@ -327,6 +327,19 @@ cb_sa_down(void *ctx, void *peer_user, uint32_t in_spi)
 }
 
 static void
+cb_established(void *ctx, void *peer_user)
+{
+	struct hh_side *s = ctx;
+
+	if (side_of_user(s, peer_user) == NULL)
+		hh_fail(s->w, "side %d: established for an unknown peer", s->idx);
+	if (s->n_spis == 0)
+		hh_fail(s->w, "side %d: established without an inbound SA handed over", s->idx);
+	s->established_n++;
+	s->established_ev = ++s->w->ev;
+}
+
+static void
 cb_bex_done(void *ctx, void *peer_user, bool ok, const struct hip_bex_times *t)
 {
 	struct hh_side *s = ctx;
@@ -431,6 +444,7 @@ hh_side_up(struct hh_world *w, int idx, struct hip_hi *hi, const struct hh_param
 	c.io.sa_down = cb_sa_down;
 	c.io.bex_done = cb_bex_done;
 	c.io.sa_in_up = p->no_in_up ? NULL : cb_sa_in_up;
+	c.io.established = cb_established;
 	c.vector = cb_vector;
 	c.vector_ctx = s;
 	if (p->det && p->rng == NULL) {

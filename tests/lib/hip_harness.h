@@ -14,7 +14,8 @@
  * (each packet sent is a valid HIP packet from the engine's address and HIT
  * with a good checksum; every SA handed over has a non-zero SPI and the key
  * lengths of its ESP transform, RFC 7402 section 7; sa_down only for an
- * inbound SPI handed over and not yet taken back; derived values of the
+ * inbound SPI handed over and not yet taken back; established only while
+ * one is handed over and not taken back; derived values of the
  * test-vector mode fit their buffers). A broken invariant, or a harness call
  * that cannot do what it is asked (engine creation, hip_host_add_peer), calls
  * hh_world.fail with a message: it must not return (cmocka's fail_msg, exit,
@@ -91,6 +92,8 @@ struct hh_side {
 	unsigned sa_up_n, sa_in_up_n, sa_down_n, bex_ok_n, bex_fail_n;
 	unsigned sa_up_at_r2;              /* sa_up calls before its last R2 left */
 	unsigned sa_up_ev, sa_in_up_ev;    /* hh_world.ev of the last sa_up / sa_in_up */
+	unsigned established_n;            /* io.established calls */
+	unsigned established_ev;           /* hh_world.ev of the last one */
 	struct hip_sa_keys out, in;        /* of the last sa_up */
 	struct hip_sa_keys early_in;       /* of the last sa_in_up */
 	uint32_t old_in;                   /* old_in_spi of the last sa_up */
@@ -121,7 +124,7 @@ struct hh_world {
 	unsigned qn;
 	unsigned cap;                      /* packets queued at most (<= HH_WIRE_MAX); more are lost */
 	uint64_t now;                      /* virtual clock, ns */
-	unsigned ev;                       /* sa_up / sa_in_up event counter */
+	unsigned ev;                       /* sa_up / sa_in_up / established event counter */
 	/* at delivery: returns 1 to lose the packet; may change it */
 	int (*filter)(struct hh_pkt *p);
 	int last_rc;                       /* hip_host_input of the last packet delivered */

@@ -764,11 +764,12 @@ telemetry_stats() {
 	echo /hipgw/stats | timeout 5 "$PY" /usr/bin/dpdk-telemetry.py -f "${P}gw$side" 2>/dev/null
 }
 
-# stats_summary FILE: print the interesting part of a stats JSON (also accepts
-# the telemetry reply {"/hipgw/stats": {...}}); fails when the JSON is not there
-# or lacks a drop reason.
+# stats_summary FILE [sa-may-end]: print the interesting part of a stats JSON
+# (also accepts the telemetry reply {"/hipgw/stats": {...}}); fails when the
+# JSON is not there or lacks a drop reason, ports or (unless sa-may-end: HIP
+# SAs that ended with their association before the file was written) SAs.
 stats_summary() {
-	"$PY" - "$1" <<'EOF'
+	"$PY" - "$1" "${2:-}" <<'EOF'
 import json, sys
 REASONS = ["no_sa", "replay", "auth", "pad", "dummy", "malformed", "spoof", "ttl", "mtu",
            "ecn", "seq_overflow", "no_route", "no_neighbor", "ring_full", "no_mbuf", "policy",
@@ -795,8 +796,12 @@ nz = ", ".join("%s %s" % (k, v) for k, v in drops.items() if v)
 print("    drops: %s" % (nz or "none"))
 if missing:
     print("    drop reasons missing: %s" % ", ".join(missing)); ok = False
-if not d.get("ports") or not d.get("sa"):
-    print("    ports or sa missing"); ok = False
+if not d.get("ports"):
+    print("    ports missing"); ok = False
+if not d.get("sa") and sys.argv[2] == "sa-may-end":
+    print("    sa: none left (the HIP associations ended before the stats were written)")
+elif not d.get("sa"):
+    print("    sa missing"); ok = False
 sys.exit(0 if ok else 1)
 EOF
 }

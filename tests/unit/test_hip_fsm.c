@@ -92,6 +92,7 @@ struct cell {
 	uint8_t reply;            /* the packet type X sends back, 0 none */
 	const char *moved;        /* counters that move by one (rx, tx, dropped aside) */
 	int sa_up, sa_in_up, sa_down;   /* X's SA callbacks */
+	int established;          /* X's io.established calls */
 };
 
 #define U  HIP_STATE_UNASSOCIATED
@@ -156,7 +157,7 @@ static const struct cell CELLS[] = {
 	  .moved = "i2_rx sim_init drop_state" },
 	I2_TAKEN(S2, 0, " sim_init"),
 	{ .st = S2, .type = HIP_R2, .how = R2, .after = E, .moved = "sig_verify",   /* 6.10 */
-	  .sa_up = 1 },
+	  .sa_up = 1, .established = 1 },
 	DROPPED(S2, HIP_UPDATE, HAND),
 	NOTIFIED(S2),
 	DROPPED(S2, HIP_CLOSE, HAND),       /* 4.4.3 processes it; 6.14: no association yet */
@@ -175,7 +176,7 @@ static const struct cell CELLS[] = {
 	DROPPED(RS, HIP_R2, HAND),
 	/* UPDATE: move to ESTABLISHED (4.4.3, 6.9 last step; RFC 7402 6.9) */
 	{ .st = RS, .type = HIP_UPDATE, .how = UPDATE, .after = E, .reply = HIP_UPDATE,
-	  .moved = "sig_verify dh_derive", .sa_in_up = 1 },
+	  .moved = "sig_verify dh_derive", .sa_in_up = 1, .established = 1 },
 	NOTIFIED(RS),
 	{ .st = RS, .type = HIP_CLOSE, .how = CLOSE, .after = CD, .reply = HIP_CLOSE_ACK,   /* 6.14 */
 	  .moved = "sig_verify closes", .sa_down = 1 },
@@ -504,7 +505,7 @@ run_cell(void **state)
 	const struct cell *c = *state;
 	const char *sn = hip_state_name(c->st), *an = hip_state_name(c->after);
 	struct hip_host_stats b, a;
-	unsigned up, in_up, down, sent;
+	unsigned up, in_up, down, est, sent;
 	struct hh_pkt p;
 	int rc;
 
@@ -519,6 +520,7 @@ run_cell(void **state)
 	up = S[X].sa_up_n;
 	in_up = S[X].sa_in_up_n;
 	down = S[X].sa_down_n;
+	est = S[X].established_n;
 	sent = S[X].sent;
 	if (c->reply != 0)
 		last[X][c->reply].len = 0;
@@ -541,6 +543,7 @@ run_cell(void **state)
 	assert_int_equal(S[X].sa_up_n - up, c->sa_up);
 	assert_int_equal(S[X].sa_in_up_n - in_up, c->sa_in_up);
 	assert_int_equal(S[X].sa_down_n - down, c->sa_down);
+	assert_int_equal(S[X].established_n - est, c->established);
 	/* one packet back to Y, of the type the cell says, or none */
 	assert_int_equal(S[X].sent - sent, c->reply != 0 ? 1 : 0);
 	assert_int_equal(a.tx - b.tx, c->reply != 0 ? 1 : 0);
@@ -575,13 +578,69 @@ test_every_cell(void **state)
 	assert_int_equal(seen, 64);
 }
 
+/* Data from the peer (hip_host_data_in) in every state: only R2-SENT moves,
+ * to ESTABLISHED with io.established (RFC 7401 4.4.3, R2-SENT: "Receive data
+ * or UPDATE"); elsewhere nothing changes, nothing is sent, no counter moves. */
+static void
+test_data_in(void **state)
+{
+	(void)state;
+	for (int st = HIP_STATE_UNASSOCIATED; st <= HIP_STATE_E_FAILED; st++) {
+		bool moves = st == HIP_STATE_R2_SENT;
+		struct hip_host_stats b, a;
+		unsigned est, sent;
+
+		reach((enum hip_state)st, false);
+		b = hh_stats(&W, X);
+		est = S[X].established_n;
+		sent = S[X].sent;
+		if (hip_host_data_in(S[X].h, &S[Y], W.now) != (moves ? 1 : 0))
+			fail_msg("%s: hip_host_data_in result", hip_state_name(st));
+		assert_int_equal(hh_state(&W, X, Y), moves ? HIP_STATE_ESTABLISHED : st);
+		assert_int_equal(S[X].established_n - est, moves ? 1 : 0);
+		assert_int_equal(S[X].sent, sent);
+		a = hh_stats(&W, X);
+		assert_memory_equal(&a, &b, sizeof(a));
+		if (moves)   /* once: ESTABLISHED now */
+			assert_int_equal(hip_host_data_in(S[X].h, &S[Y], W.now), 0);
+		assert_int_equal(hip_host_data_in(S[X].h, &S[X], W.now), -1);   /* not a peer */
+		hh_down(&W);
+	}
+}
+
+/* R2-SENT's timer: ESTABLISHED with io.established once, after
+ * HIP_R2_SENT_HOLD_NS and not before (RFC 7401 4.4.3, R2-SENT: "Exit R2-SENT
+ * timer expires"). The initiator's io.established comes at R2, after its
+ * sa_up. */
+static void
+test_r2_sent_timer(void **state)
+{
+	(void)state;
+	reach(HIP_STATE_R2_SENT, false);
+	assert_int_equal(S[X].established_n, 0);
+	assert_int_equal(S[Y].established_n, 1);                   /* Y: the initiator */
+	assert_true(S[Y].established_ev > S[Y].sa_up_ev);
+	hh_advance(&W, PAST_R2_SENT_HOLD / 2);
+	assert_int_equal(hh_state(&W, X, Y), HIP_STATE_R2_SENT);
+	assert_int_equal(S[X].established_n, 0);
+	hh_advance(&W, PAST_R2_SENT_HOLD / 2 + MS);
+	assert_int_equal(hh_state(&W, X, Y), HIP_STATE_ESTABLISHED);
+	assert_int_equal(S[X].established_n, 1);
+	hh_advance(&W, PAST_R2_SENT_HOLD);
+	assert_int_equal(S[X].established_n, 1);
+	assert_int_equal(S[Y].established_n, 1);
+	hh_down(&W);
+}
+
 int
 main(void)
 {
 	static char names[N_CELLS][80];
-	struct CMUnitTest tests[N_CELLS + 1];
+	struct CMUnitTest tests[N_CELLS + 3];
 
 	tests[0] = (struct CMUnitTest)cmocka_unit_test(test_every_cell);
+	tests[N_CELLS + 1] = (struct CMUnitTest)cmocka_unit_test(test_data_in);
+	tests[N_CELLS + 2] = (struct CMUnitTest)cmocka_unit_test(test_r2_sent_timer);
 	for (size_t x = 0; x < N_CELLS; x++) {
 		const struct cell *c = &CELLS[x];
 
@@ -591,5 +650,5 @@ main(void)
 		tests[x + 1] = (struct CMUnitTest){ .name = names[x], .test_func = run_cell,
 						    .initial_state = (void *)c };
 	}
-	return _cmocka_run_group_tests("test_hip_fsm", tests, N_CELLS + 1, setup, teardown);
+	return _cmocka_run_group_tests("test_hip_fsm", tests, N_CELLS + 3, setup, teardown);
 }

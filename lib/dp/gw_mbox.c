@@ -127,8 +127,9 @@ quote4(const uint8_t *icmp, uint32_t n, const uint8_t *err_dst, struct gw_mbox_f
 	const uint8_t *q = icmp + GW_ICMP_ERR_HDR_LEN;
 	uint32_t qhl;
 
-	if ((icmp[0] != GW_ICMP_DEST_UNREACH && icmp[0] != GW_ICMP_TIME_EXCEEDED) ||
-	    n < GW_ICMP_ERR_HDR_LEN + GW_IPV4_HDR_LEN + GW_ESP_HDR_LEN || gw_ip_version(q) != 4)
+	if (n < GW_ICMP_ERR_HDR_LEN + GW_IPV4_HDR_LEN + GW_ESP_HDR_LEN ||
+	    (icmp[0] != GW_ICMP_DEST_UNREACH && icmp[0] != GW_ICMP_TIME_EXCEEDED) ||
+	    gw_ip_version(q) != 4)
 		return false;
 	qhl = gw_ipv4_hdr_bytes(q);
 	if (qhl < GW_IPV4_HDR_LEN || n < GW_ICMP_ERR_HDR_LEN + qhl + GW_ESP_HDR_LEN ||
@@ -149,9 +150,9 @@ quote6(const uint8_t *icmp, uint32_t n, const uint8_t *err_dst, struct gw_mbox_f
 	const uint8_t *q = icmp + GW_ICMP_ERR_HDR_LEN;
 	uint32_t so = GW_IPV6_HDR_LEN;
 
-	if ((icmp[0] != GW_ICMP6_DEST_UNREACH && icmp[0] != GW_ICMP6_PACKET_TOO_BIG &&
-	     icmp[0] != GW_ICMP6_TIME_EXCEEDED) ||
-	    n < GW_ICMP_ERR_HDR_LEN + GW_IPV6_HDR_LEN + GW_ESP_HDR_LEN || gw_ip_version(q) != 6)
+	if (n < GW_ICMP_ERR_HDR_LEN + GW_IPV6_HDR_LEN + GW_ESP_HDR_LEN ||
+	    (icmp[0] != GW_ICMP6_DEST_UNREACH && icmp[0] != GW_ICMP6_PACKET_TOO_BIG &&
+	     icmp[0] != GW_ICMP6_TIME_EXCEEDED) || gw_ip_version(q) != 6)
 		return false;
 	if (q[offsetof(struct rte_ipv6_hdr, proto)] == GW_IPPROTO_FRAGMENT) {
 		if (n < GW_ICMP_ERR_HDR_LEN + GW_IPV6_HDR_LEN + GW_IPV6_FRAG_HDR_LEN + GW_ESP_HDR_LEN ||
@@ -258,12 +259,13 @@ classify6(const struct gw_conf_mbox *mb, uint32_t len, struct mbox_pkt *p)
 {
 	const struct rte_ipv6_hdr *ip = (const struct rte_ipv6_hdr *)p->l3;
 	uint32_t tl = gw_ipv6_check(ip, len), ulo = GW_IPV6_HDR_LEN;
-	uint8_t nh = ip->proto;
+	uint8_t nh;
 
 	p->family = 6;
 	if (tl == 0)
 		DECIDE(p, MC_DROP, GW_DROP_MALFORMED);
 	p->tl = tl;
+	nh = ip->proto;
 	if (unlikely(gw_ip6ext_is(nh))) {
 		struct gw_ip6ext x;
 		enum gw_drop r = gw_ip6ext_walk(p->l3, tl, &x);

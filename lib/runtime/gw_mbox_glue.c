@@ -29,14 +29,16 @@
 #endif
 
 #define LOG(level, ...) RTE_LOG(level, USER1, __VA_ARGS__)
-#define MBOX_WHY_SLOTS 64           /* tracker drop reasons counted apart (the last: the rest) */
 
 struct gw_mbox_glue {
 	struct gw_ctx *ctx;
 	struct gw_ctrl *c;
-	uint64_t why[MBOX_WHY_SLOTS];    /* HIP the tracker dropped, by its reason */
 #ifdef HIPGW_MBOX_TRACKER
 	struct mbox_tracker *t;
+	/* the tracker's counters as of the last tick: mbox_stats runs on the
+	 * control lcore only; telemetry reads this copy, each number one
+	 * aligned atomic load */
+	struct mbox_stats snap;
 	struct mbox_rule rules[GW_CONF_MAX_RULES];
 	struct mbox_known_hi his[GW_CONF_MAX_HOSTS];
 	unsigned n_his;
@@ -99,8 +101,25 @@ glue_hip(void *arg, struct rte_mbuf *m, unsigned port)
 		gw_ctrl_tx_frame(g->c, m, g->ctx->mbox_peer[port] - 1u);
 		return;
 	}
-	g->why[why < MBOX_WHY_SLOTS ? why : MBOX_WHY_SLOTS - 1]++;
+	(void)why;                     /* the tracker counted it under its reason */
 	gw_ctrl_drop(g->c, m, GW_DROP_MBOX_HIP);
+}
+
+/* The tracker's counters into g->snap (control lcore), word by word. */
+static void
+glue_snap(struct gw_mbox_glue *g)
+{
+	struct mbox_stats st;
+
+	mbox_stats(g->t, &st);
+	for (unsigned i = 0; i < MBOX_DROPS; i++)
+		__atomic_store_n(&g->snap.drops[i], st.drops[i], __ATOMIC_RELAXED);
+#define X(n, d) __atomic_store_n(&g->snap.n, st.n, __ATOMIC_RELAXED);
+	MBOX_COUNTER_LIST(X)
+#undef X
+	__atomic_store_n(&g->snap.assocs, st.assocs, __ATOMIC_RELAXED);
+	__atomic_store_n(&g->snap.pending, st.pending, __ATOMIC_RELAXED);
+	__atomic_store_n(&g->snap.i1_sources, st.i1_sources, __ATOMIC_RELAXED);
 }
 
 _Static_assert(MBOX_ASSOCS_MAX == GW_MBOX_ASSOCS_MAX, "the tracker's bound is the config's");
@@ -180,26 +199,31 @@ gw_mbox_glue_create(struct gw_ctx *ctx, struct gw_ctrl *c, char *err, size_t err
 void
 gw_mbox_glue_emit(void *arg, struct gw_stat_sink *s)
 {
-	const struct gw_mbox_glue *g = arg;
-	char name[24];
-
 #ifdef HIPGW_MBOX_TRACKER
+	const struct gw_mbox_glue *g = arg;
+	const struct mbox_stats *st = &g->snap;
+
 	s->u64(s, "tracker", 1);
+	s->begin(s, "associations");
+	s->u64(s, "now", __atomic_load_n(&st->assocs, __ATOMIC_RELAXED));
+	s->u64(s, "pending", __atomic_load_n(&st->pending, __ATOMIC_RELAXED));
+	s->u64(s, "i1_sources", __atomic_load_n(&st->i1_sources, __ATOMIC_RELAXED));
+	s->end(s);
+	s->begin(s, "hip");
+#define X(n, d) s->u64(s, #n, __atomic_load_n(&st->n, __ATOMIC_RELAXED));
+	MBOX_COUNTER_LIST(X)
+#undef X
+	s->end(s);
+	/* HIP the tracker dropped, by its reason (mbox_hip counts these and the
+	 * HIP fragments the workers dropped) */
+	s->begin(s, "hip_drops");
+	for (unsigned i = 0; i < MBOX_DROPS; i++)
+		s->u64(s, mbox_reason_name(i), __atomic_load_n(&st->drops[i], __ATOMIC_RELAXED));
+	s->end(s);
 #else
+	(void)arg;
 	s->u64(s, "tracker", 0);
 #endif
-	/* HIP the tracker dropped, by its reason (the mbox_hip drops besides
-	 * these: fragments, no tracker) */
-	s->begin(s, "hip_drops");
-	for (unsigned i = 0; i < MBOX_WHY_SLOTS; i++) {
-		uint64_t n = __atomic_load_n(&g->why[i], __ATOMIC_RELAXED);
-
-		if (n == 0)
-			continue;
-		snprintf(name, sizeof(name), "reason%u", i);
-		s->u64(s, name, n);
-	}
-	s->end(s);
 }
 
 void
@@ -207,6 +231,7 @@ gw_mbox_glue_tick(struct gw_mbox_glue *g)
 {
 #ifdef HIPGW_MBOX_TRACKER
 	mbox_tick(g->t, gw_mac_now_ns());
+	glue_snap(g);
 #endif
 	gw_mbox_flows_reclaim(g->ctx->mbox_flows);
 }

@@ -34,8 +34,10 @@ struct gw_mbox_glue *gw_mbox_glue_create(struct gw_ctx *ctx, struct gw_ctrl *c, 
 					 size_t errlen);
 void gw_mbox_glue_tick(struct gw_mbox_glue *g);
 /* The tracker's figures for the "middlebox" stats object (a gw_mbox_emit_fn,
- * arg the glue): "tracker" (1: built with lib/mbox), "hip_drops" (HIP the
- * tracker dropped, by its reason). */
+ * arg the glue; any thread): "tracker" (1: built with lib/mbox), then with
+ * the tracker its mbox_stats as of the last tick: "associations" {"now",
+ * "pending", "i1_sources"}, "hip" (MBOX_COUNTER_LIST), "hip_drops" (HIP the
+ * tracker dropped, by its reason: MBOX_DROP_LIST). */
 void gw_mbox_glue_emit(void *arg, struct gw_stat_sink *s);
 void gw_mbox_glue_free(struct gw_mbox_glue *g);
 #define GW_MBOX_TICK_MS 10   /* ms between tracker ticks: idle ageing, rekey grace, state file */

@@ -32,6 +32,7 @@ from scapy.layers.inet6 import (ICMPv6MLReport2, ICMPv6ND_NA, ICMPv6ND_NS, ICMPv
 from scapy.layers.ipsec import ESP
 from scapy.layers.l2 import ARP, Dot1Q, Ether
 from scapy.packet import Raw
+from scapy.utils import rdpcap
 
 import gwlib
 
@@ -154,7 +155,7 @@ def frames(fam):
     return left, right
 
 
-def config(d, fam, workers, bypass=True):
+def config(d, fam, workers, bypass=True, rules=("any", "any", "allow"), gen=True):
     """The middlebox config in d, pcap files relative to d (hipgw runs there)."""
     def dev(i, port):
         return "net_pcap%d,%s" % (i, ",".join("rx_pcap=%s_in%d.pcap,tx_pcap=%s_out%d.pcap" %
@@ -165,9 +166,12 @@ def config(d, fam, workers, bypass=True):
             "[middlebox]", "ports = left, right"]
     if bypass:
         text.append("bypass = " + NET[fam]["bypass"])
-    text += ["[rule lab]", "initiator = any", "responder = any", "action = allow",
-             "[mbox-gen lab]", "count = %d" % FLOWS, "destinations = " + NET[fam]["block"],
-             "spi-seed = 0x%x" % SPI_SEED]
+    if rules:
+        text += ["[rule lab]", "initiator = " + rules[0], "responder = " + rules[1],
+                 "action = " + rules[2]]
+    if gen:
+        text += ["[mbox-gen lab]", "count = %d" % FLOWS, "destinations = " + NET[fam]["block"],
+                 "spi-seed = 0x%x" % SPI_SEED]
     path = os.path.join(d, "hipgw.conf")
     with open(path, "w") as f:
         f.write("\n".join(text) + "\n")
@@ -179,11 +183,11 @@ def lcores(workers):
     return ",".join("%d@%d" % (i, i % ncpu) for i in range(workers + 1))
 
 
-def run(d, fam, left, right, workers=1, extra=(), bypass=True):
+def run(d, fam, left, right, workers=1, extra=(), bypass=True, **conf):
     """hipgw once on the groups of left / right (round robin over the queues):
     (stats, {port: [frames out, all queues]})."""
     os.makedirs(d, exist_ok=True)
-    cfg = config(d, fam, workers, bypass)
+    cfg = config(d, fam, workers, bypass, **conf)
     for port, groups in (("left", left), ("right", right)):
         for q in range(workers):
             fr = [f for g in groups[q::workers] for f, _ in g]
@@ -283,7 +287,9 @@ def test_verdicts(tmp_path, fam):
     assert got == want, (got, want)
     assert mb["hip_forwarded"] == 0
     if mb["tracker"] == 0:               # built without lib/mbox: HIP is dropped
-        assert mb["hip_drops"] == {}
+        assert "hip_drops" not in mb, mb
+    else:                                # the tracker refused the one bogus HIP packet
+        assert sum(mb["hip_drops"].values()) == want["hip_punted"] == 1, mb["hip_drops"]
 
 
 @pytest.mark.parametrize("fam", [4, 6])
@@ -374,3 +380,47 @@ def test_telemetry(tmp_path):
     finally:
         gwlib.stop_gateway(gw, prefix)
     gwlib.check_gateway_log(gw, logf)
+
+
+CUTEHIP = os.path.join(gwlib.REPO, "tests", "data", "cutehip-bex-ecdsa384-modp3072.pcapng")
+CUTEHIP_R2 = 3                      # I1, R1, I2, R2, ESP..., UPDATE x 4, ESP...
+
+
+def cutehip_frames(r2_verdict, hip_verdict):
+    """The capture of another implementation's Base Exchange, UPDATEs and ESP
+    (tests/data/hip/README.md), all on one port in capture order: each with
+    its verdict from what the tracker concludes of the HIP before it."""
+    out = []
+    for i, f in enumerate(rdpcap(CUTEHIP)):
+        if IP in f and f[IP].proto == 139:
+            out.append((f, "out" if i < CUTEHIP_R2 else r2_verdict if i == CUTEHIP_R2 else
+                        hip_verdict))
+        else:
+            out.append((f, "mbox_no_flow"))
+    return out
+
+
+def test_hip_tracker(tmp_path):
+    """HIP through the tracker (lib/mbox), in capture order through one port:
+    I1, R1 and I2 verify and leave by the other port byte for byte; R2 has
+    no HIP_SIGNATURE (cutehip signs it as HIP_SIGNATURE_2), so the tracker
+    cannot authenticate its SPI and drops it (sig_missing): no flow, every
+    ESP packet mbox_no_flow, the UPDATEs with no association dropped (state).
+    With a rule that denies the pair, every HIP packet is dropped (denied)."""
+    fr = cutehip_frames("mbox_hip", "mbox_hip")
+    stats, out = run(str(tmp_path / "allow"), 4, [[x] for x in fr], [], gen=False, bypass=False)
+    if stats["middlebox"]["tracker"] == 0:
+        pytest.skip("built without the tracker (lib/mbox)")
+    check(stats, out, [[x] for x in fr], [])
+    mb = stats["middlebox"]
+    assert mb["hip_punted"] == 8 and mb["hip_forwarded"] == 3, mb
+    assert mb["hip"]["forwarded"] == 3 and mb["hip"]["established"] == 0, mb["hip"]
+    assert mb["hip_drops"]["sig_missing"] == 1 and mb["hip_drops"]["state"] == 4, mb["hip_drops"]
+    assert mb["flows"] == 0
+    hit_i = "2001:22:a485:4abe:81de:a7b2:9a70:44b4"
+    deny = [(f, "mbox_hip" if v != "mbox_no_flow" else v) for f, v in fr]
+    stats, out = run(str(tmp_path / "deny"), 4, [[x] for x in deny], [], gen=False,
+                     bypass=False, rules=(hit_i, "any", "deny"))
+    check(stats, out, [[x] for x in deny], [])
+    assert stats["middlebox"]["hip_forwarded"] == 0
+    assert stats["middlebox"]["hip_drops"]["denied"] >= 1, stats["middlebox"]["hip_drops"]

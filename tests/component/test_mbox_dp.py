@@ -15,11 +15,16 @@ to its source pass, others are policy; HIP goes to the control lcore (without
 the tracker: mbox_hip); VLAN tags are looked through; bad headers malformed,
 too long for the other port's mtu mtu. Then the same frames with two workers
 and with --slow-path (the control lcore looks each ESP flow up) give the same
-verdicts, and telemetry lists the flows, their counters and the rules."""
+verdicts, and telemetry lists the flows, their counters and the rules.
+With the tracker (lib/mbox): another implementation's Base Exchange through
+the box (HIP forwarded or refused as the tracker concludes), and an
+association it saw established letting its ESP through."""
 
 import json
 import os
 import shutil
+import socket
+import struct
 import sys
 import time
 
@@ -155,7 +160,7 @@ def frames(fam):
     return left, right
 
 
-def config(d, fam, workers, bypass=True, rules=("any", "any", "allow"), gen=True):
+def config(d, fam, workers, bypass=True, rules=("any", "any", "allow"), gen=True, state=None):
     """The middlebox config in d, pcap files relative to d (hipgw runs there)."""
     def dev(i, port):
         return "net_pcap%d,%s" % (i, ",".join("rx_pcap=%s_in%d.pcap,tx_pcap=%s_out%d.pcap" %
@@ -166,6 +171,8 @@ def config(d, fam, workers, bypass=True, rules=("any", "any", "allow"), gen=True
             "[middlebox]", "ports = left, right"]
     if bypass:
         text.append("bypass = " + NET[fam]["bypass"])
+    if state:
+        text.append("state-file = " + state)
     if rules:
         text += ["[rule lab]", "initiator = " + rules[0], "responder = " + rules[1],
                  "action = " + rules[2]]
@@ -424,3 +431,63 @@ def test_hip_tracker(tmp_path):
     check(stats, out, [[x] for x in deny], [])
     assert stats["middlebox"]["hip_forwarded"] == 0
     assert stats["middlebox"]["hip_drops"]["denied"] >= 1, stats["middlebox"]["hip_drops"]
+
+
+def hip_checksum(src, dst, hip):
+    """The HIP checksum (RFC 7401 5.1.1: the IPv4 pseudo-header, protocol 139)
+    of hip with its checksum field zero."""
+    data = socket.inet_aton(src) + socket.inet_aton(dst) + struct.pack("!BBH", 0, 139, len(hip))
+    data += hip[:4] + b"\0\0" + hip[6:]
+    data += b"\0" * (len(data) % 2)
+    c = sum(struct.unpack("!%dH" % (len(data) // 2), data))
+    while c >> 16:
+        c = (c & 0xffff) + (c >> 16)
+    return ~c & 0xffff
+
+
+def r2_as_rfc(frame):
+    """cutehip's R2 with its signature's type 61633 (HIP_SIGNATURE_2) renamed
+    61697 (HIP_SIGNATURE, RFC 7401 5.3.4; the coverage it signed) and the HIP
+    checksum made again: an R2 the tracker can verify."""
+    hip = bytearray(bytes(frame[IP].payload))
+    off = 40                                  # the parameters after the fixed header
+    while off + 4 <= len(hip):
+        t, n = struct.unpack("!HH", hip[off:off + 4])
+        if t == 61633:
+            hip[off:off + 2] = struct.pack("!H", 61697)
+            break
+        off += (4 + n + 7) // 8 * 8
+    else:
+        raise AssertionError("no HIP_SIGNATURE_2 in the R2")
+    hip[4:6] = struct.pack("!H", hip_checksum(frame[IP].src, frame[IP].dst, bytes(hip)))
+    return Ether(bytes(frame)[:14]) / IP(bytes(frame[IP])[:20] + bytes(hip))
+
+
+def test_hip_tracker_established(tmp_path):
+    """An association the tracker saw established lets its ESP through: the
+    capture's Base Exchange with its R2 signature as RFC 7401 has it, then
+    (a second run, the tracker's state file carrying the association across
+    the restart) its ESP both ways crosses byte for byte: A to B with B's SPI
+    (announced in R2's ESP_INFO), B to A with A's (I2's); an SPI to the other
+    host's address does not (mbox_no_flow)."""
+    cap = rdpcap(CUTEHIP)
+    bex = [(f, "out") for f in cap[:CUTEHIP_R2]] + [(r2_as_rfc(cap[CUTEHIP_R2]), "out")]
+    state = str(tmp_path / "mbox.state")
+    stats, out = run(str(tmp_path / "bex"), 4, [[x] for x in bex], [], gen=False, bypass=False,
+                     state=state)
+    if stats["middlebox"]["tracker"] == 0:
+        pytest.skip("built without the tracker (lib/mbox)")
+    check(stats, out, [[x] for x in bex], [])
+    mb = stats["middlebox"]
+    assert mb["hip"]["established"] == 1 and mb["flows"] == 2, mb
+    assert os.path.exists(state)
+    esp_pre = [f for f in cap[CUTEHIP_R2 + 1:] if IP in f and f[IP].proto == 50][:10]
+    spis = {(f[IP].dst, f[ESP].spi) for f in esp_pre}
+    assert len(spis) == 2, spis
+    wrong = Ether() / IP(src=esp_pre[0][IP].src, dst=esp_pre[1][IP].dst) / \
+        ESP(spi=esp_pre[0][ESP].spi, seq=99, data=b"w" * 40)
+    left = [[(f, "out")] for f in esp_pre] + [[(wrong, "mbox_no_flow")]]
+    stats, out = run(str(tmp_path / "esp"), 4, left, [], gen=False, bypass=False, state=state)
+    check(stats, out, left, [])
+    mb = stats["middlebox"]
+    assert mb["hip"]["loaded"] == 1 and mb["flows"] == 2 and mb["esp"] == 10, mb

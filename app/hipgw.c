@@ -176,7 +176,12 @@ check_config(const char *path)
 		return 2;
 	}
 	gw_config_wipe(&cfg);
-	printf("%s: OK (%u ports, %u SAs, %u HIP peers)\n", path, cfg.n_ports, cfg.n_sas, cfg.n_peers);
+	if (cfg.mode == GW_MODE_MIDDLEBOX)
+		printf("%s: OK (middlebox: %u ports, %u rules, %u hosts, %u lab flows)\n", path,
+		       cfg.n_ports, cfg.n_rules, cfg.n_hosts, cfg.mboxgen.count);
+	else
+		printf("%s: OK (%u ports, %u SAs, %u HIP peers)\n", path, cfg.n_ports, cfg.n_sas,
+		       cfg.n_peers);
 	return 0;
 }
 

@@ -11,8 +11,8 @@
 
 /* A section name as the pre-scan allows it in a header (1..31 bytes of
  * [A-Za-z0-9._-], first a letter or digit) into out[GW_CONF_NAME_MAX]. */
-static int
-parse_name(struct loader *L, unsigned line, const char *what, const char *s, char *out)
+int
+conf_parse_name(struct loader *L, unsigned line, const char *what, const char *s, char *out)
 {
 	size_t n = strlen(s);
 	bool ok = n > 0 && n < GW_CONF_NAME_MAX && s[0] != '.' && s[0] != '-' && s[0] != '_';
@@ -32,7 +32,7 @@ conf_bridge_port(struct loader *L, const struct conf_key *k, unsigned line, cons
 {
 	struct gw_conf_bridge *b = base;
 
-	return parse_name(L, line, k->name, v, b->port_name);
+	return conf_parse_name(L, line, k->name, v, b->port_name);
 }
 
 /* Element n of a name list (ctx: the array of names): a name not listed before. */
@@ -41,7 +41,7 @@ name_item(struct loader *L, unsigned line, const char *what, char *item, unsigne
 {
 	char (*names)[GW_CONF_NAME_MAX] = ctx;
 
-	if (parse_name(L, line, what, item, names[n]) != 0)
+	if (conf_parse_name(L, line, what, item, names[n]) != 0)
 		return -1;
 	for (unsigned j = 0; j < n; j++)
 		if (strcmp(names[j], names[n]) == 0)
@@ -93,7 +93,7 @@ static_item(struct loader *L, unsigned line, const char *what, char *item, unsig
 	st->vlan = (uint16_t)vlan;
 	if (strcmp(w[nw - 1], "local") == 0)
 		st->dest = GW_BRIDGE_DEST_LOCAL;
-	else if (parse_name(L, line, what, w[nw - 1], st->dest_name) != 0)
+	else if (conf_parse_name(L, line, what, w[nw - 1], st->dest_name) != 0)
 		return -1;
 	else
 		st->dest = GW_BRIDGE_DEST_PEER;   /* or SA: resolved by gw_conf_check.c */

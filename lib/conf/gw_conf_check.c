@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause
  * Config loader: checks across sections (ports against each other, SAs, peers,
- * bypass prefixes, [sa-gen], [bridge]), once every section has been parsed.
+ * bypass prefixes, [sa-gen], [bridge]), once every section has been parsed;
+ * middlebox mode's in gw_conf_mbox.c.
  */
 #include <arpa/inet.h>
 #include <stdio.h>
@@ -9,8 +10,8 @@
 #include "gw_conf_internal.h"
 #include "gw_sagen.h"
 
-static const struct sec *
-sec_of(const struct loader *L, enum sec_type t, unsigned idx)
+const struct sec *
+conf_sec_of(const struct loader *L, enum sec_type t, unsigned idx)
 {
 	for (unsigned i = 0; i < L->n_secs; i++)
 		if (L->secs[i].type == t && L->secs[i].idx == idx)
@@ -18,13 +19,15 @@ sec_of(const struct loader *L, enum sec_type t, unsigned idx)
 	return NULL;
 }
 
-static unsigned
-key_line(const struct loader *L, enum sec_type t, unsigned idx, unsigned k)
+unsigned
+conf_key_line(const struct loader *L, enum sec_type t, unsigned idx, unsigned k)
 {
-	const struct sec *s = sec_of(L, t, idx);
+	const struct sec *s = conf_sec_of(L, t, idx);
 
 	return s ? s->key_line[k] : 0;
 }
+
+#define key_line conf_key_line
 
 /* The port (file order; outer_only: outer ports only) that has address a, or NULL. */
 static const struct gw_conf_port *
@@ -612,6 +615,10 @@ cross_check_bridges(struct loader *L)
 int
 conf_cross_check(struct loader *L)
 {
+	if (conf_mbox_cross_check(L) != 0)
+		return -1;
+	if (L->cfg->mode == GW_MODE_MIDDLEBOX)
+		return 0;         /* no SAs, peers, bridges: conf_mbox_cross_check refused them */
 	if (cross_check_ports(L) != 0 || cross_check_sas(L) != 0 || cross_check_peers(L) != 0)
 		return -1;
 	if (cross_check_sagen(L) != 0)

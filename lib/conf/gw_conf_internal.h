@@ -45,9 +45,13 @@
 /* [bridge] static vlan: a VLAN ID (IEEE 802.1Q 9.6: 0 is no VLAN, 4095 reserved) */
 #define GW_CONF_VLAN_MIN          1u
 #define GW_CONF_VLAN_MAX          4094u
+/* [middlebox] bounds */
+#define GW_CONF_MBOX_IDLE_MAX     86400u    /* idle-timeout, s */
+#define GW_CONF_MBOX_GRACE_MAX    3600u     /* rekey-grace, s */
+#define GW_CONF_MBOX_I1_RATE_MAX  1000000u  /* i1-rate, I1 per s per source */
 
-#define MAX_SECTIONS (3 + GW_CONF_MAX_PORTS + GW_CONF_MAX_SAS + GW_CONF_MAX_PEERS + \
-		      GW_CONF_MAX_BRIDGES)
+#define MAX_SECTIONS (5 + GW_CONF_MAX_PORTS + GW_CONF_MAX_SAS + GW_CONF_MAX_PEERS + \
+		      GW_CONF_MAX_BRIDGES + GW_CONF_MAX_HOSTS + GW_CONF_MAX_RULES)
 #define ECHO "%.80s"          /* user text quoted in messages, bounded */
 #define N_OF(a) (sizeof(a) / sizeof((a)[0]))
 #define PFX_STRLEN (INET6_ADDRSTRLEN + 5)   /* a prefix as text, bytes incl. NUL */
@@ -55,11 +59,11 @@
 /* ---------- section kinds and keys ---------------------------------------------- */
 
 enum sec_type { SEC_GATEWAY, SEC_PORT, SEC_SA, SEC_POLICY, SEC_PEER, SEC_SAGEN, SEC_BRIDGE,
-		SEC_MAX };
+		SEC_MBOX, SEC_HOST, SEC_RULE, SEC_MBOXGEN, SEC_MAX };
 
 /* One per row of conf_keys, in its order. */
 enum key_id {
-	K_WORKERS, K_IDLE, K_HI, K_PUZZLE_K, K_R1_RATE, K_ESP_TRANSFORMS, K_DH_GROUPS, K_HIP_CIPHERS,
+	K_GW_MODE, K_WORKERS, K_IDLE, K_HI, K_PUZZLE_K, K_R1_RATE, K_ESP_TRANSFORMS, K_DH_GROUPS, K_HIP_CIPHERS,
 	K_SA_LIFETIME, K_PMTU_AGE, K_MBUFS, K_MBUF_SIZE, K_NEIGH_REFRESH,
 	K_DEVICE, K_ROLE, K_MODE, K_ADDRESS, K_MAC, K_NEIGHBORS, K_ROUTES, K_GATEWAY, K_MTU, K_MSS,
 	K_DIRECTION, K_SPI, K_SUITE, K_KEY, K_AUTH_KEY, K_LOCAL, K_REMOTE, K_PREFIXES,
@@ -70,6 +74,10 @@ enum key_id {
 	K_G_PREFIX_LEN, K_G_PREFIX_SEED, K_G_KEY_SEED, K_G_REPLAY, K_G_BATCH, K_G_INSTALL,
 	K_B_PORT, K_B_PEERS, K_B_SAS, K_B_MAC_TABLE, K_B_MAC_AGE, K_B_FLOOD_RATE, K_B_LINK_LOCAL,
 	K_B_STATIC,
+	K_M_PORTS, K_M_IDLE, K_M_GRACE, K_M_I1_RATE, K_M_MAX_ASSOCS, K_M_STATE, K_M_BYPASS,
+	K_H_HIT, K_H_HI,
+	K_R_INITIATOR, K_R_RESPONDER, K_R_ACTION,
+	K_MG_COUNT, K_MG_DESTINATIONS, K_MG_SPI_SEED,
 	K_MAX
 };
 
@@ -237,8 +245,26 @@ conf_parse_fn conf_sa_spi, conf_sa_key, conf_sa_auth_key, conf_sa_state;
 conf_parse_fn conf_peer_hit, conf_peer_locators, conf_peer_local, conf_peer_prefixes;
 conf_parse_fn conf_sagen_direction, conf_sagen_block;
 conf_parse_fn conf_bridge_port, conf_bridge_peers, conf_bridge_sas, conf_bridge_static;
+conf_parse_fn conf_mbox_ports, conf_mbox_state, conf_host_hit, conf_host_hi, conf_rule_hit,
+	conf_mboxgen_block;
 conf_finish_fn conf_port_finish, conf_sa_finish, conf_peer_finish, conf_sagen_finish,
-	conf_bridge_finish;
+	conf_bridge_finish, conf_host_finish;
+
+/* gw_conf_peer.c: a HIT (ORCHIDv2 with a known HIT suite) in IPv6 notation
+ * into out (GW_CONF_HIT_LEN bytes), for key `what`. 0, or -1 after conf_fail(). */
+int conf_parse_hit(struct loader *L, unsigned line, const char *what, const char *v, uint8_t *out);
+/* gw_conf_bridge.c: a section name (as a header allows it) into
+ * out[GW_CONF_NAME_MAX]. 0, or -1 after conf_fail(). */
+int conf_parse_name(struct loader *L, unsigned line, const char *what, const char *s, char *out);
+
+/* gw_conf_mbox.c: a [port] in middlebox mode (the keys a bridged port takes);
+ * and the checks of middlebox mode across sections, or of gateway mode
+ * against the middlebox's sections. 0, or -1 after conf_fail(). */
+int conf_mbox_port_finish(struct loader *L, const struct sec *sec, struct gw_conf_port *p);
+int conf_mbox_cross_check(struct loader *L);
+/* The section of type t with index idx, or NULL; a key's line in it (0: absent). */
+const struct sec *conf_sec_of(const struct loader *L, enum sec_type t, unsigned idx);
+unsigned conf_key_line(const struct loader *L, enum sec_type t, unsigned idx, unsigned k);
 
 /* gw_conf_keys.c */
 bool conf_suite_is_gcm(enum gw_suite s);

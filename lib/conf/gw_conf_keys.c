@@ -64,6 +64,8 @@ static const char *const sagen_dir_names[] = { "out", "in", "both" };
 static const char *const install_names[] = { "after-start", "before-start" };   /* before_start */
 static const char *const mode_names[] = { "l3", "l2" };             /* enum gw_port_mode */
 static const char *const link_local_names[] = { "drop", "pass" };   /* link_local_pass */
+static const char *const gw_mode_names[] = { "gateway", "middlebox" };   /* enum gw_mode */
+static const char *const action_names[] = { "allow", "deny" };      /* enum gw_rule_action */
 
 #define GW struct gw_config
 #define PORT struct gw_conf_port
@@ -71,9 +73,14 @@ static const char *const link_local_names[] = { "drop", "pass" };   /* link_loca
 #define PEER struct gw_conf_peer
 #define SAGEN struct gw_conf_sagen
 #define BRIDGE struct gw_conf_bridge
+#define HOST struct gw_conf_host
+#define RULE struct gw_conf_rule
+#define MBOXGEN struct gw_conf_mboxgen
 
 /* Every key of every section kind, once. */
 const struct conf_key conf_keys[K_MAX] = {
+	[K_GW_MODE] = { SEC_GATEWAY, "mode", conf_key_choice, FIELD(GW, mode), SET(gw_mode_names),
+		.def = "gateway", .doc = "gateway (a site gateway) or middlebox (a HIP-aware firewall)" },
 	[K_WORKERS] = { SEC_GATEWAY, "workers", conf_key_number, FIELD(GW, workers),
 		.lo = 1, .hi = GW_CONF_WORKERS_MAX, .def = "1",
 		.doc = "worker lcores" },
@@ -119,7 +126,7 @@ const struct conf_key conf_keys[K_MAX] = {
 	[K_DEVICE] = { SEC_PORT, "device", conf_key_string, FIELD(PORT, device),
 		.required = true, .doc = "PCI address or vdev string; unique" },
 	[K_ROLE] = { SEC_PORT, "role", conf_key_choice, FIELD(PORT, role), SET(role_names),
-		.required = true, .doc = "inner (the site) or outer (the WAN)" },
+		.doc = "inner (the site) or outer (the WAN); gateway mode: required" },
 	[K_MODE] = { SEC_PORT, "mode", conf_key_choice, FIELD(PORT, mode), SET(mode_names),
 		.def = "l3", .doc = "l3 (route IP) or l2 (inner only: bridge the segment, [bridge])" },
 	[K_ADDRESS] = { SEC_PORT, "address", conf_port_address, LIST(PORT, addrs, n_addrs),
@@ -227,6 +234,45 @@ const struct conf_key conf_keys[K_MAX] = {
 		.doc = "IEEE 802.1D link-local frames (01:80:C2:00:00:0x): drop or pass" },
 	[K_B_STATIC] = { SEC_BRIDGE, "static", conf_bridge_static, LIST(BRIDGE, statics, n_statics),
 		.doc = "static MAC entries: MAC [vlan N] local|PEER" },
+
+	[K_M_PORTS] = { SEC_MBOX, "ports", conf_mbox_ports, FIELD(GW, mbox.port_names),
+		.required = true, .doc = "the two [port] sections the box bridges" },
+	[K_M_IDLE] = { SEC_MBOX, "idle-timeout", conf_key_number, FIELD(GW, mbox.idle_timeout_s),
+		.lo = 1, .hi = GW_CONF_MBOX_IDLE_MAX, .def = "300",
+		.doc = "seconds without HIP or ESP before an association ends" },
+	[K_M_GRACE] = { SEC_MBOX, "rekey-grace", conf_key_number, FIELD(GW, mbox.rekey_grace_s),
+		.lo = 0, .hi = GW_CONF_MBOX_GRACE_MAX, .def = "2",
+		.doc = "seconds the old SPIs pass after a rekey completed" },
+	[K_M_I1_RATE] = { SEC_MBOX, "i1-rate", conf_key_number, FIELD(GW, mbox.i1_rate),
+		.lo = 0, .hi = GW_CONF_MBOX_I1_RATE_MAX, .def = "20",
+		.doc = "I1s forwarded per second per source address; 0 = no limit" },
+	[K_M_MAX_ASSOCS] = { SEC_MBOX, "max-associations", conf_key_number,
+		FIELD(GW, mbox.max_assocs), .lo = 1, .hi = GW_MBOX_ASSOCS_MAX, .def = "4096",
+		.doc = "associations tracked at most" },
+	[K_M_STATE] = { SEC_MBOX, "state-file", conf_mbox_state, FIELD(GW, mbox.state_file),
+		.doc = "file the verified associations are kept in across restarts" },
+	[K_M_BYPASS] = { SEC_MBOX, "bypass", conf_key_prefixes, LIST(GW, mbox.bypass, mbox.n_bypass),
+		.doc = "prefixes between which other traffic (not HIP, not ESP) crosses" },
+
+	[K_H_HIT] = { SEC_HOST, "hit", conf_host_hit, FIELD(HOST, hit),
+		.required = true, .doc = "the host's HIT (ORCHIDv2)" },
+	[K_H_HI] = { SEC_HOST, "hi", conf_host_hi, FIELD(HOST, hi_path),
+		.required = true, .doc = "its public key, a PEM file; must hash to hit" },
+
+	[K_R_INITIATOR] = { SEC_RULE, "initiator", conf_rule_hit, FIELD(RULE, initiator),
+		.required = true, .doc = "the initiator's HIT, or any" },
+	[K_R_RESPONDER] = { SEC_RULE, "responder", conf_rule_hit, FIELD(RULE, responder),
+		.required = true, .doc = "the responder's HIT, or any" },
+	[K_R_ACTION] = { SEC_RULE, "action", conf_key_choice, FIELD(RULE, action),
+		SET(action_names), .required = true, .doc = "allow or deny" },
+
+	[K_MG_COUNT] = { SEC_MBOXGEN, "count", conf_key_number, FIELD(MBOXGEN, count),
+		.lo = 1, .hi = GW_CONF_MBOXGEN_MAX, .required = true, .doc = "flows" },
+	[K_MG_DESTINATIONS] = { SEC_MBOXGEN, "destinations", conf_mboxgen_block,
+		FIELD(MBOXGEN, block), .required = true,
+		.doc = "block of the flows' destinations, IPv4 or IPv6" },
+	[K_MG_SPI_SEED] = { SEC_MBOXGEN, "spi-seed", conf_key_seed, FIELD(MBOXGEN, spi_seed),
+		.def = "1", .doc = "seed of the SPIs (the [sa-gen] sequence)" },
 };
 
 #define KIND(t, m) .cfg_off = offsetof(GW, m), .stride = sizeof(((GW *)0)->m[0]), \
@@ -244,6 +290,11 @@ const struct sec_kind conf_kinds[SEC_MAX] = {
 		.finish = conf_sagen_finish },
 	[SEC_BRIDGE] = { "bridge", true, GW_CONF_MAX_BRIDGES, KIND(BRIDGE, bridges),
 		.finish = conf_bridge_finish },
+	[SEC_MBOX] = { "middlebox", .max = 1 },
+	[SEC_HOST] = { "host", true, GW_CONF_MAX_HOSTS, KIND(HOST, hosts), .finish = conf_host_finish },
+	[SEC_RULE] = { "rule", true, GW_CONF_MAX_RULES, KIND(RULE, rules) },
+	[SEC_MBOXGEN] = { "mbox-gen", true, 1, .cfg_off = offsetof(GW, mboxgen),
+		.name_off = offsetof(MBOXGEN, name), .line_off = offsetof(MBOXGEN, line) },
 };
 
 #undef GW
@@ -252,6 +303,9 @@ const struct sec_kind conf_kinds[SEC_MAX] = {
 #undef PEER
 #undef SAGEN
 #undef BRIDGE
+#undef HOST
+#undef RULE
+#undef MBOXGEN
 
 bool
 gw_config_key_info(unsigned i, struct gw_conf_key_info *info)
@@ -287,6 +341,12 @@ const char *
 gw_idle_name(enum gw_idle i)
 {
 	return i == GW_IDLE_BUSY ? "busy" : i == GW_IDLE_ADAPTIVE ? "adaptive" : "?";
+}
+
+const char *
+gw_mode_name(enum gw_mode m)
+{
+	return m == GW_MODE_GATEWAY ? "gateway" : m == GW_MODE_MIDDLEBOX ? "middlebox" : "?";
 }
 
 const char *

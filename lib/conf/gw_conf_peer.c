@@ -9,31 +9,37 @@
 #include "gw_conf_internal.h"
 #include "hip_wire.h"
 
-/* A HIT in IPv6 notation: an ORCHIDv2 (RFC 7343 section 2: prefix 2001:20::/28)
+/* A HIT in IPv6 notation (hit = of [peer], [host]; [rule] initiator, responder): an ORCHIDv2 (RFC 7343 section 2: prefix 2001:20::/28)
  * whose OGA ID is a HIT suite of RFC 7401 section 5.2.10 (1 RSA/DSA SHA-256,
  * 2 ECDSA SHA-384, 3 ECDSA_LOW SHA-1: the ones lib/hipcrypto knows). */
 int
-conf_peer_hit(struct loader *L, const struct conf_key *k, unsigned line, const char *v, void *base)
+conf_parse_hit(struct loader *L, unsigned line, const char *what, const char *v, uint8_t *out)
 {
-	struct gw_conf_peer *pe = base;
 	struct gw_addr a;
 	char s[INET6_ADDRSTRLEN];
 	unsigned oga;
 
-	(void)k;
 	if (strchr(v, ':') == NULL || conf_parse_addr(v, &a) != 0)
-		return conf_fail(L, line, "hit: '" ECHO "' is not an IPv6 address (a HIT is written like "
-				 "2001:2x:...; `hipgw hit KEYFILE` prints it)", v);
+		return conf_fail(L, line, "%s: '" ECHO "' is not an IPv6 address (a HIT is written like "
+				 "2001:2x:...; `hipgw hit KEYFILE` prints it)", what, v);
 	if (!(a.addr[0] == 0x20 && a.addr[1] == 0x01 && a.addr[2] == 0x00 &&
 	      (a.addr[3] & 0xf0) == 0x20))
-		return conf_fail(L, line, "hit: %s is not an ORCHIDv2 HIT (not inside 2001:20::/28)",
-				 conf_addr_str(&a, s));
+		return conf_fail(L, line, "%s: %s is not an ORCHIDv2 HIT (not inside 2001:20::/28)",
+				 what, conf_addr_str(&a, s));
 	oga = a.addr[3] & 0x0f;
 	if (oga < HIP_HIT_SUITE_RSA_DSA_SHA256 || oga > HIP_HIT_SUITE_ECDSA_LOW_SHA1)
-		return conf_fail(L, line, "hit: %s has OGA ID %u, not a HIT suite (1 RSA/DSA-SHA256, "
-				 "2 ECDSA-SHA384, 3 ECDSA_LOW-SHA1)", conf_addr_str(&a, s), oga);
-	memcpy(pe->hit, a.addr, GW_CONF_HIT_LEN);
+		return conf_fail(L, line, "%s: %s has OGA ID %u, not a HIT suite (1 RSA/DSA-SHA256, "
+				 "2 ECDSA-SHA384, 3 ECDSA_LOW-SHA1)", what, conf_addr_str(&a, s), oga);
+	memcpy(out, a.addr, GW_CONF_HIT_LEN);
 	return 0;
+}
+
+int
+conf_peer_hit(struct loader *L, const struct conf_key *k, unsigned line, const char *v, void *base)
+{
+	struct gw_conf_peer *pe = base;
+
+	return conf_parse_hit(L, line, k->name, v, pe->hit);
 }
 
 /* Element n of locator (ctx: the peer): a unicast address, not listed before. */

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause
  * Config loader: [port NAME]: its list keys (address, neighbors, routes,
  * gateway), mac and tcp-mss-clamp, and the checks of a whole port section
- * (mode l2 only inner, an address unless l2).
+ * (a role, mode l2 only inner, an address unless l2; middlebox mode's ports:
+ * gw_conf_mbox.c).
  */
 #include <arpa/inet.h>
 #include <stdio.h>
@@ -189,6 +190,11 @@ conf_port_finish(struct loader *L, const struct sec *sec, void *base)
 	struct gw_conf_port *p = base;
 	bool has_v6 = false;
 
+	if (L->cfg->mode == GW_MODE_MIDDLEBOX)     /* [gateway] is parsed first */
+		return conf_mbox_port_finish(L, sec, p);
+	if (sec->key_line[K_ROLE] == 0)
+		return conf_fail(L, sec->line, "[%s]: missing key '%s'", sec->cfgname,
+				 conf_keys[K_ROLE].name);
 	/* an l2 port is a bridge port of the site: it needs no address of its own */
 	if (p->mode == GW_PORT_L2 && p->role != GW_ROLE_INNER)
 		return conf_fail(L, sec->key_line[K_MODE], "mode: l2 needs role = inner (an outer "

@@ -269,11 +269,18 @@ gw_config_load(const char *path, struct gw_config *cfg, char *err, size_t errlen
 			s->idx = cfg->n_peers++;
 		else if (s->type == SEC_BRIDGE)
 			s->idx = cfg->n_bridges++;
-		/* SEC_SAGEN: at most one, idx 0 */
+		else if (s->type == SEC_HOST)
+			s->idx = cfg->n_hosts++;
+		else if (s->type == SEC_RULE)
+			s->idx = cfg->n_rules++;
+		/* SEC_SAGEN, SEC_MBOXGEN: at most one, idx 0 */
 	}
-	for (unsigned i = 0; i < L->n_secs; i++)
-		if (parse_section(L, &L->secs[i]) != 0)
-			goto out;
+	/* [gateway] first: its mode decides what the other sections may hold */
+	for (unsigned pass = 0; pass < 2; pass++)
+		for (unsigned i = 0; i < L->n_secs; i++)
+			if ((L->secs[i].type == SEC_GATEWAY) == (pass == 0) &&
+			    parse_section(L, &L->secs[i]) != 0)
+				goto out;
 	if (conf_cross_check(L) != 0)
 		goto out;
 	ret = 0;

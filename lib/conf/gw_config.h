@@ -174,8 +174,70 @@ struct gw_conf_bridge {
 	unsigned line;                         /* line of the section header */
 };
 
+/* What hipgw is ([gateway] mode): a site gateway, or a HIP-aware firewall
+ * between HIP hosts (docs/middlebox.md) that bridges pairs of ports. */
+enum gw_mode { GW_MODE_GATEWAY = 0, GW_MODE_MIDDLEBOX = 1 };
+
+/* Middlebox mode: [host NAME] sections (Host Identities the config vouches
+ * for) and [rule NAME] sections (first match in file order wins). */
+#define GW_CONF_MAX_HOSTS          64
+#define GW_CONF_MAX_RULES          64
+#define GW_CONF_MBOX_PORTS         2       /* [middlebox] ports: one pair */
+
+/* A Host Identity the config vouches for: its HIT, and the file of its
+ * public key (PEM), which the loader checked hashes to that HIT. */
+struct gw_conf_host {
+	char name[GW_CONF_NAME_MAX];
+	uint8_t hit[GW_CONF_HIT_LEN];          /* ORCHIDv2, network order */
+	char hi_path[GW_CONF_PATH_MAX];        /* PEM public key (SubjectPublicKeyInfo) */
+	unsigned line;                         /* line of the section header */
+};
+
+/* A policy rule: an initiator and a responder HIT (or any), allow or deny. */
+enum gw_rule_action { GW_RULE_ALLOW = 0, GW_RULE_DENY = 1 };
+struct gw_conf_rule {
+	char name[GW_CONF_NAME_MAX];
+	bool any_initiator, any_responder;     /* true: the HIT below is not used */
+	uint8_t initiator[GW_CONF_HIT_LEN];    /* the I1 / I2 sender's HIT */
+	uint8_t responder[GW_CONF_HIT_LEN];
+	enum gw_rule_action action;
+	unsigned line;
+};
+
+/* [middlebox]: the bridged pair and the tracker's parameters. */
+struct gw_conf_mbox {
+	char port_names[GW_CONF_MBOX_PORTS][GW_CONF_NAME_MAX];
+	unsigned ports[GW_CONF_MBOX_PORTS];    /* indices into cfg->ports (the checks) */
+	unsigned n_ports;
+	uint32_t idle_timeout_s;               /* s without HIP or ESP; default 300 */
+	uint32_t rekey_grace_s;                /* s the old SPIs pass after a rekey; default 2 */
+	uint32_t i1_rate;                      /* I1 per s per source address; 0 = no limit */
+	uint32_t max_assocs;                   /* associations at most; default 4096 */
+	char state_file[GW_CONF_PATH_MAX];     /* "" = none */
+	struct gw_prefix bypass[GW_CONF_MAX_PREFIXES];  /* non-HIP, non-ESP traffic between */
+	unsigned n_bypass;                     /* two of them crosses; default none */
+	unsigned line;                         /* of the section header; 0: no section */
+};
+
+/* [mbox-gen NAME] (lab): `count` flows installed before the workers start,
+ * flow i to the i-th address of `block` (wrapping) with the i-th SPI of the
+ * [sa-gen] SPI sequence of spi-seed (gw_sagen.h), association id i. */
+struct gw_conf_mboxgen {
+	char name[GW_CONF_NAME_MAX];
+	uint32_t count;                        /* 0 = no section; 1..GW_CONF_MBOXGEN_MAX */
+	struct gw_prefix block;                /* destinations, IPv4 or IPv6, host bits 0 */
+	uint64_t spi_seed;
+	unsigned line;
+};
+/* [mbox-gen] count at most: half a flow table, the other half is the room of
+ * the most associations (GW_MBOX_ASSOCS_MAX x GW_MBOX_FLOWS_PER_ASSOC) */
+#define GW_CONF_MBOXGEN_MAX (GW_MBOX_FLOWS_MAX / 2)
+_Static_assert(GW_CONF_MBOXGEN_MAX + GW_MBOX_ASSOCS_MAX * GW_MBOX_FLOWS_PER_ASSOC <=
+	       GW_MBOX_FLOWS_MAX, "[mbox-gen] flows and the tracker's fit in one flow table");
+
 struct gw_config {
 	char path[GW_CONF_PATH_MAX];
+	enum gw_mode mode;                     /* default gateway */
 	unsigned workers;                      /* default 1 */
 	enum gw_idle idle;                     /* default adaptive */
 	struct gw_conf_port ports[GW_CONF_MAX_PORTS];
@@ -209,6 +271,13 @@ struct gw_config {
 	uint32_t mbufs;                        /* packet buffers; 0 = default (from ports, workers) */
 	uint32_t mbuf_size;                    /* data room per buffer incl. headroom, bytes; 0 = default */
 	uint32_t neighbor_refresh_s;           /* s between walks over learned neighbours; 0 = default */
+	/* middlebox mode */
+	struct gw_conf_mbox mbox;
+	struct gw_conf_host hosts[GW_CONF_MAX_HOSTS];
+	unsigned n_hosts;                      /* in file order */
+	struct gw_conf_rule rules[GW_CONF_MAX_RULES];
+	unsigned n_rules;                      /* in file order: the order they match in */
+	struct gw_conf_mboxgen mboxgen;        /* at most one [mbox-gen]; count 0 = none */
 };
 
 /* Load and validate the config at `path` into `cfg` (zeroed first).
@@ -231,7 +300,8 @@ void gw_config_wipe(struct gw_config *cfg);
 /* One row of the loader's key table, for tools that document or check the
  * keys (tests/structure/conf_keys.c against docs/config.md). */
 struct gw_conf_key_info {
-	const char *section;    /* "gateway", "port", "sa", "policy", "peer", "sa-gen", "bridge" */
+	const char *section;    /* "gateway", "port", "sa", "policy", "peer", "sa-gen", "bridge",
+				 * "middlebox", "host", "rule", "mbox-gen" */
 	const char *key;        /* as in the file */
 	const char *def;        /* the default as it would be written; NULL: none, or a
 				 * default the loader or hipgw computes */
@@ -248,6 +318,7 @@ const char *gw_suite_name(enum gw_suite s);
 const char *gw_role_name(enum gw_role r);
 const char *gw_dir_name(enum gw_dir d);
 const char *gw_idle_name(enum gw_idle i);
+const char *gw_mode_name(enum gw_mode m);
 /* Config names of the HIP algorithm IDs ("aes-gcm16" for HIP_ESP_AES_GCM_16 ...;
  * "?" for IDs the config does not know). */
 const char *gw_esp_transform_name(uint16_t id);

@@ -25,14 +25,20 @@ gw_sagen_perm(uint64_t seed, unsigned bits, uint32_t x)
 }
 
 uint32_t
-gw_sagen_spi_next(const struct gw_conf_sagen *g, uint32_t *j)
+gw_sagen_spi_seq(uint64_t spi_seed, uint32_t *j)
 {
 	uint32_t spi;
 
 	do
-		spi = gw_sagen_perm(g->spi_seed, 32, (*j)++);
+		spi = gw_sagen_perm(spi_seed, 32, (*j)++);
 	while (spi < GW_ESP_SPI_MIN);
 	return spi;
+}
+
+uint32_t
+gw_sagen_spi_next(const struct gw_conf_sagen *g, uint32_t *j)
+{
+	return gw_sagen_spi_seq(g->spi_seed, j);
 }
 
 void

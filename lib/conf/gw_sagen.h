@@ -51,6 +51,8 @@ uint32_t gw_sagen_perm(uint64_t seed, unsigned bits, uint32_t x);
 /* The next SPI of the sequence: *j is the sequence position (start at 0),
  * advanced past the value returned. Call once per SA, in SA order. */
 uint32_t gw_sagen_spi_next(const struct gw_conf_sagen *g, uint32_t *j);
+/* The same sequence for any seed (also [mbox-gen]'s spi-seed). */
+uint32_t gw_sagen_spi_seq(uint64_t spi_seed, uint32_t *j);
 
 /* The inner prefix of SA i (i < g->count): out SAs send traffic to it, in SAs
  * accept inner sources from it. */

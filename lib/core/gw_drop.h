@@ -30,7 +30,11 @@
 	X(L2_GROUP_SOURCE, "l2_group_source") /* L2 mode: source MAC a group (multicast) address */ \
 	X(L2_FLOOD_RATE, "l2_flood_rate")     /* L2 mode: a flood over the bridge's flood-rate */ \
 	X(L2_TOO_LONG, "l2_too_long")   /* L2 mode: frame over its port's mtu + header, tags */ \
-	X(FRAG_NO_MBUF, "frag_no_mbuf") /* L2 mode: no mbuf free for an ESP packet's outer fragments */
+	X(FRAG_NO_MBUF, "frag_no_mbuf") /* L2 mode: no mbuf free for an ESP packet's outer fragments */ \
+	X(MBOX_NO_FLOW, "mbox_no_flow") /* middlebox: ESP whose (destination, SPI) no association owns */ \
+	X(MBOX_FRAG, "mbox_frag")       /* middlebox: a later fragment whose first did not pass */ \
+	X(MBOX_HIP, "mbox_hip")         /* middlebox: HIP not forwarded (the tracker refused it, a
+					 * fragment, no tracker) */
 
 enum gw_drop {
 	GW_DROP_NONE = 0,

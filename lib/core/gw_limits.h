@@ -98,4 +98,20 @@
  * their headers taken from the packet pool. */
 #define GW_FRAG_OUT_MBUFS_PER_WORKER 1024
 
+/* ---- middlebox mode ------------------------------------------------------------ */
+
+/* ESP flows (destination, SPI) one middlebox flow table holds at most
+ * (lib/tables/gw_mbox_flow.h), and the associations its tracker follows at
+ * most ([middlebox] max-associations; lib/mbox MBOX_ASSOCS_MAX). */
+#define GW_MBOX_FLOWS_MAX           1048576u
+#define GW_MBOX_ASSOCS_MAX          65536u
+
+/* Flow table slots the runtime gives each association: two directions, each
+ * with its old and new SPI during a rekey, each SPI bound to up to two
+ * locators (RFC 7402 ESP_INFO, RFC 8046 mobility); [mbox-gen] flows come on
+ * top. GW_MBOX_ASSOCS_MAX of them must fit in GW_MBOX_FLOWS_MAX. */
+#define GW_MBOX_FLOWS_PER_ASSOC     8u
+_Static_assert(GW_MBOX_ASSOCS_MAX * GW_MBOX_FLOWS_PER_ASSOC <= GW_MBOX_FLOWS_MAX,
+	       "every association's flows fit in one flow table");
+
 #endif

@@ -26,6 +26,9 @@ enum gw_meta_kind {
 	GW_PUNT_UNKNOWN_SPI,   /* ESP packet (IP header first) whose SPI the SAD does not know,
 	                        * from a locator of peer index `slot` (gw_peerloc.h): the peer
 	                        * may need a new BEX; the packet itself is dropped (no_sa) */
+	GW_PUNT_MBOX_HIP,      /* middlebox: a HIP packet (Ethernet frame, unchanged) received on
+	                        * `port` of a pair, its IP header at byte `l3_off`: to the
+	                        * tracker, then out of the other port or dropped */
 	/* control -> worker */
 	GW_CTRL_TX,            /* complete Ethernet frame: send on port as is */
 	GW_CTRL_OUTBOUND,      /* Ethernet frame as received on inner port `port`: run the outbound path */
@@ -43,6 +46,8 @@ enum gw_meta_stamp {
 	GW_STAMP_NONE = 0,     /* not looked up (not IP / ESP, fragment...): the worker looks up itself */
 	GW_STAMP_OUT,          /* lk.act = enum gw_spd_action, slot, lk.sa = the slot's out SA or NULL */
 	GW_STAMP_IN,           /* lk.sa = the in SA of the packet's SPI, or NULL (no SA) */
+	GW_STAMP_MBOX,         /* middlebox: lk.sa = the flow (struct gw_mbox_flow) of the ESP
+	                        * packet's (destination, SPI), or NULL (no flow) */
 };
 
 struct gw_meta {
@@ -51,7 +56,7 @@ struct gw_meta {
 	uint16_t mtu;          /* GW_PUNT_TOO_BIG / GW_PUNT_FRAGMENT (and _IN): bytes of inner packet
 	                        * that fit */
 	uint8_t family;        /* GW_PUNT_NEIGH: 4 or 6 */
-	uint8_t pad;
+	uint8_t l3_off;        /* GW_PUNT_MBOX_HIP: bytes before the IP header (Ethernet, tags) */
 	uint16_t slot;         /* GW_PUNT_NO_SA, GW_CTRL_L2_OUT, GW_STAMP_OUT: SPD out slot;
 	                        * GW_PUNT_UNKNOWN_SPI:
 	                        * peer index */

@@ -70,6 +70,13 @@ struct gw_lcore_stats {
 	 * not per copy), source MACs sent to the control lcore to learn, and
 	 * those its learn ring had no room for (the frame still forwarded) */
 	uint64_t l2_flooded, l2_learn_sent, l2_learn_ring_full;
+	/* middlebox mode, packets bridged from one port of the pair to the other
+	 * (workers): ESP of a known flow (first fragments included), later
+	 * fragments of a first that passed, ICMP errors quoting a known flow,
+	 * ARP / ND / MLD, bypass traffic; HIP punted to the control lcore; and
+	 * (control lcore) HIP the tracker let through */
+	uint64_t mbox_esp, mbox_frags, mbox_icmp, mbox_l2, mbox_bypass, mbox_hip_punted,
+		 mbox_hip_fwd;
 } __rte_cache_aligned;
 
 /* One slot per lcore id; index with rte_lcore_id(). */

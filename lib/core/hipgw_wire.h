@@ -94,6 +94,14 @@
 #define GW_ICMP6_ROUTER_ADVERT     134
 #define GW_ICMP6_NEIGH_SOLICIT     135
 #define GW_ICMP6_NEIGH_ADVERT      136
+#define GW_ICMP6_REDIRECT          137
+#define GW_ICMP6_DEST_UNREACH      1
+#define GW_ICMP6_MLD_QUERY         130  /* MLD (RFC 2710, RFC 3810) */
+#define GW_ICMP6_MLD_REPORT        131
+#define GW_ICMP6_MLD_DONE          132
+#define GW_ICMP6_MLD2_REPORT       143
+#define GW_ND_HOP_LIMIT            255  /* RFC 4861 7.1: ND messages carry hop limit 255 */
+#define GW_MLD_HOP_LIMIT           1    /* RFC 2710 3, RFC 3810 5: MLD carries hop limit 1 */
 #define GW_ND_OPT_SRC_LLADDR       1
 #define GW_ND_OPT_TGT_LLADDR       2
 #define GW_ICMP_ERR_HDR_LEN        8    /* type, code, checksum, 4 bytes (MTU) before the quote */

@@ -225,6 +225,24 @@ gw_ctrl_set_hooks(struct gw_ctrl *c, const struct gw_ctrl_hooks *h)
 }
 
 void
+gw_ctrl_tx_frame(struct gw_ctrl *c, struct rte_mbuf *m, unsigned port)
+{
+	ctrl_tx(c, m, port);
+}
+
+void
+gw_ctrl_drop(struct gw_ctrl *c, struct rte_mbuf *m, enum gw_drop reason)
+{
+	ctrl_drop(c, m, reason);
+}
+
+struct gw_lcore_stats *
+gw_ctrl_stats(struct gw_ctrl *c)
+{
+	return c->st;
+}
+
+void
 gw_ctrl_reinject(struct gw_ctrl *c, struct rte_mbuf *m, unsigned port)
 {
 	struct gw_meta *md = gw_meta(m);
@@ -394,6 +412,12 @@ gw_ctrl_poll(struct gw_ctrl *c)
 					c->hooks.no_sa(c->hooks.ctx, m, port, md->slot);
 				else
 					ctrl_drop(c, m, GW_DROP_NO_SA);
+				break;
+			case GW_PUNT_MBOX_HIP:
+				if (c->hooks.mbox_hip != NULL)
+					c->hooks.mbox_hip(c->hooks.ctx, m, port);
+				else
+					ctrl_drop(c, m, GW_DROP_MBOX_HIP);
 				break;
 			case GW_PUNT_UNKNOWN_SPI:
 				if (c->hooks.unknown_spi != NULL)

@@ -45,11 +45,26 @@ struct gw_ctrl_hooks {
 	 * these): m starts at its IP header, no L2. The hook drops it as no_sa
 	 * (it cannot be decrypted) and may start a Base Exchange with the peer. */
 	void (*unknown_spi)(void *ctx, struct rte_mbuf *m, unsigned port, unsigned peer);
+	/* Middlebox mode: a HIP packet (IP protocol 139) crossing the box,
+	 * received on bridged port `port`: the Ethernet frame unchanged, one
+	 * segment, its IP header at byte gw_meta(m)->l3_off. The hook forwards
+	 * it out of the pair's other port (gw_ctrl_tx_frame) or drops it. */
+	void (*mbox_hip)(void *ctx, struct rte_mbuf *m, unsigned port);
 };
 
 /* Install hooks (copied). Without hooks, HIP and BEET packets drop as policy
- * and slots without SA and unknown SPIs drop as no_sa. */
+ * and slots without SA and unknown SPIs drop as no_sa, a middlebox's HIP as
+ * mbox_hip. */
 void gw_ctrl_set_hooks(struct gw_ctrl *c, const struct gw_ctrl_hooks *h);
+
+/* Send the complete Ethernet frame m as it is on port `port` (the control
+ * lcore's own TX queue or packet socket where the port has one, else worker
+ * 0's ring; full: ring_full). Consumes m. */
+void gw_ctrl_tx_frame(struct gw_ctrl *c, struct rte_mbuf *m, unsigned port);
+/* Count one drop of `reason` on the control lcore and free m. */
+void gw_ctrl_drop(struct gw_ctrl *c, struct rte_mbuf *m, enum gw_drop reason);
+/* The control lcore's counters (its gw_stats slot). */
+struct gw_lcore_stats *gw_ctrl_stats(struct gw_ctrl *c);
 
 /* Send an IP packet of the gateway's own (m's data starts at the IPv4/IPv6
  * header; checksums done): routed by its destination, Ethernet added, the next

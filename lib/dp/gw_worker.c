@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause
  * Worker lcore fast path: the main loop. Per loop: RX bursts of every port
  * run to completion (gw_outbound.c for inner ports, gw_inbound.c for outer
- * ones), then the handoff rings, the --slow-path returns and the control
+ * ones, gw_l2.c for bridged l2 ports, gw_mbox.c for a middlebox's pair), then the handoff rings, the --slow-path returns and the control
  * lcore's packets, then TX. No locks, no syscalls, no allocation per packet;
  * each lcore counts into its own stats slot.
  */
@@ -126,7 +126,9 @@ drain_slow(struct worker *w)
 		unsigned j = i + 1, port = gw_meta(pkts[i])->port;
 		while (j < n && gw_meta(pkts[j])->port == port)
 			j++;
-		if (w->ctx->ports[port].role == GW_ROLE_INNER)
+		if (w->ctx->mbox_peer[port] != 0)
+			wk_mbox_burst_slow(w, port, &pkts[i], j - i);
+		else if (w->ctx->ports[port].role == GW_ROLE_INNER)
 			wk_outbound_burst_slow(w, port, &pkts[i], j - i);
 		else
 			wk_inbound_burst_slow(w, port, &pkts[i], j - i);
@@ -200,6 +202,11 @@ worker_new(struct gw_ctx *ctx, unsigned idx)
 		return NULL;
 	}
 	wk_l2_init(w);
+	if (wk_mbox_init(w) != 0) {
+		rte_ip_frag_table_destroy(w->frag);
+		rte_free(w);
+		return NULL;
+	}
 	rte_rcu_qsbr_thread_register(ctx->sadb.rcu, w->idx);
 	rte_rcu_qsbr_thread_online(ctx->sadb.rcu, w->idx);
 	return w;
@@ -212,6 +219,7 @@ worker_delete(struct worker *w)
 	rte_rcu_qsbr_thread_unregister(w->ctx->sadb.rcu, w->idx);
 	rte_ip_frag_free_death_row(&w->dr, 0);
 	rte_ip_frag_table_destroy(w->frag);
+	wk_mbox_fini(w);
 	rte_free(w);
 }
 
@@ -226,6 +234,10 @@ worker_rx(struct worker *w, unsigned p, struct rte_mbuf **pkts, uint16_t n)
 	}
 	if (unlikely(w->slow)) {
 		slow_send(w, p, pkts, n);
+		return;
+	}
+	if (w->ctx->mbox_peer[p] != 0) {         /* middlebox: a bridged pair */
+		wk_mbox_burst(w, p, pkts, n);
 		return;
 	}
 	if (w->ctx->ports[p].role == GW_ROLE_INNER)
@@ -324,6 +336,7 @@ gw_worker_test_reset(struct gw_worker_test *t)
 	rte_ip_frag_free_death_row(&w->dr, 0);
 	memset(w->l2_filter, 0, sizeof(w->l2_filter));
 	wk_l2_init(w);
+	wk_mbox_reset(w);
 }
 
 void

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause
- * Worker lcore internals shared by its three files: gw_worker.c (the main
- * loop, TX queues, rings to the control lcore), gw_outbound.c (inner RX ->
- * SPD -> ESP -> outer TX) and gw_inbound.c (outer RX -> SAD -> ESP -> inner
- * TX, reassembly, handoff to the SA's owner). Not for use outside lib/dp.
+ * Worker lcore internals shared by its files: gw_worker.c (the main loop, TX
+ * queues, rings to the control lcore), gw_outbound.c (inner RX -> SPD -> ESP
+ * -> outer TX), gw_inbound.c (outer RX -> SAD -> ESP -> inner TX, reassembly,
+ * handoff to the SA's owner), gw_l2.c (L2 bridges), gw_frag_out.c (outer
+ * fragments) and gw_mbox.c (middlebox mode). Not for use outside lib/dp.
  */
 #ifndef HIPGW_WORKER_INTERNAL_H
 #define HIPGW_WORKER_INTERNAL_H
@@ -70,6 +71,10 @@ struct worker {
 	struct l2_flood_bucket l2_flood[GW_CONF_MAX_BRIDGES];
 	uint32_t frag6_id;              /* IPv6 Identification of the next outer fragments
 	                                 * (gw_frag_out.c) */
+	/* middlebox mode (gw_mbox.c): this worker's flow counters, and its table
+	 * of first fragments that passed; NULL in gateway mode */
+	struct gw_mbox_flow_wk *mbox_wk;
+	struct mbox_frags *mbox_frag;
 };
 
 static inline void
@@ -291,6 +296,16 @@ void wk_l2_inbound(struct worker *w, struct rte_mbuf **pkts, struct gw_sa *const
 void wk_l2_slot_send(struct worker *w, struct rte_mbuf **pkts, uint16_t n);
 /* L2 state of a new worker: its bridges' flood buckets full. */
 void wk_l2_init(struct worker *w);
+/* Middlebox mode (gw_mbox.c): a burst of bridged port pidx (n <=
+ * GW_BURST_PACKETS), each frame out of the pair's other port unchanged or
+ * dropped, HIP punted; _slow: --slow-path, the control lcore stamped each ESP
+ * packet's flow. wk_mbox_init: a new worker's state (0, or -1: no memory);
+ * wk_mbox_fini frees it; wk_mbox_reset forgets the fragments that passed. */
+void wk_mbox_burst(struct worker *w, unsigned pidx, struct rte_mbuf **pkts, uint16_t n);
+void wk_mbox_burst_slow(struct worker *w, unsigned pidx, struct rte_mbuf **pkts, uint16_t n);
+int wk_mbox_init(struct worker *w);
+void wk_mbox_fini(struct worker *w);
+void wk_mbox_reset(struct worker *w);
 /* ESP packets other workers handed to this one; returns how many. */
 unsigned wk_drain_handoff(struct worker *w);
 /* Reassemblies older than the fragment table's timeout: their fragments onto

@@ -387,6 +387,42 @@ out:
 	return rc;
 }
 
+int
+hip_hi_load_public(const char *path, struct hip_hi *hi, char *err, size_t errlen)
+{
+	char tmp[256];
+	BIO *bio;
+
+	if (hi == NULL || path == NULL) {
+		seterr(err, errlen, "no key file given");
+		return -1;
+	}
+	memset(hi, 0, sizeof(*hi));
+	bio = BIO_new_file(path, "r");
+	if (bio == NULL) {
+		seterr(err, errlen, "%s: %s", path, strerror(errno != 0 ? errno : ENOENT));
+		ERR_clear_error();
+		return -1;
+	}
+	/* at most HI_FILE_MAX bytes are read: PEM_read_bio_PUBKEY reads one
+	 * block, and a public key's block is far shorter */
+	hi->pkey = PEM_read_bio_PUBKEY(bio, NULL, no_passphrase, NULL);
+	BIO_free(bio);
+	if (hi->pkey == NULL) {
+		seterr(err, errlen, "%s: not a PEM public key (\"BEGIN PUBLIC KEY\"; `openssl pkey "
+		       "-in KEY -pubout` writes one)", path);
+		ERR_clear_error();
+		return -1;
+	}
+	if (hi_fill_from_pkey(hi, tmp, sizeof(tmp)) != 0) {
+		seterr(err, errlen, "%s: %s", path, tmp);
+		hip_hi_free(hi);
+		ERR_clear_error();
+		return -1;
+	}
+	return 0;
+}
+
 static EVP_PKEY *
 pkey_from_params(const char *type, OSSL_PARAM_BLD *bld)
 {

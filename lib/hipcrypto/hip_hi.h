@@ -89,6 +89,13 @@ int hip_hi_save(const struct hip_hi *hi, const char *path, char *err, size_t err
  * and RSA of 2048..4096 bits. Returns 0 on success. */
 int hip_hi_load(const char *path, struct hip_hi *hi, char *err, size_t errlen);
 
+/* Load a public Host Identity from the PEM file at path (a SubjectPublicKeyInfo,
+ * "BEGIN PUBLIC KEY", as `openssl pkey -pubout` writes it) and fill *hi with a
+ * public-only key, its encoded HI and its HIT (RFC 7401 section 5.2.9, RFC 7343).
+ * The same keys as hip_hi_load are accepted; a public key needs no file mode.
+ * Returns 0, or -1 with a one-line message naming the file in err. */
+int hip_hi_load_public(const char *path, struct hip_hi *hi, char *err, size_t errlen);
+
 /* Decode a peer's Host Identity field (RFC 7401 section 5.2.9) for HI
  * algorithm `algo` (5 or 7): hi_bytes / len exactly as in HOST_ID (without the
  * Algorithm field and DI). Checks the encoding strictly (ECDSA: curve 1 or 2,

@@ -3,13 +3,13 @@
  * SA / SPD lookup of every data frame, as HIPL's firewall hipfw does in
  * userspace (docs/published-figures.json). Workers send every received frame
  * through slow_up[w]; here each frame's SPD (inner port) or SAD (outer port,
- * ESP) entry is looked up and stamped into its gw_meta (lk.stamp, lk.sa,
- * lk.act, slot), then the frame goes down slow_down[] to a worker, which runs
+ * ESP) entry, or in middlebox mode an ESP packet's flow (gw_mbox_flow.h), is
+ * looked up and stamped into its gw_meta (lk.stamp, lk.sa, lk.act, slot), then the frame goes down slow_down[] to a worker, which runs
  * the usual fast path with these results instead of its own lookups
  * (gw_worker.c).
  *
- * SA lifetime: a stamped SA pointer outlives the lookup, so the control lcore
- * is an RCU reader of the SA tables (reader id sadb.ctrl_reader) from the
+ * SA lifetime: a stamped SA (or flow) pointer outlives the lookup, so the control lcore
+ * is an RCU reader of the SA tables (and the flow table, on the same RCU) (reader id sadb.ctrl_reader) from the
  * first stamp until every stamped frame was finished by a worker (the workers'
  * slow_done counters reach what was sent down); only then does it go offline,
  * which ends its part of any grace period. So that a grace period always ends,
@@ -21,6 +21,7 @@
 #include <rte_ip_frag.h>
 
 #include "gw_lab.h"
+#include "gw_mbox.h"
 #include "gw_meta.h"
 #include "hipgw_wire.h"
 
@@ -88,6 +89,16 @@ stamp(struct gw_ctx *ctx, struct rte_mbuf *m, unsigned origin)
 	md->lk.stamp = GW_STAMP_NONE;
 	if (md->port >= ctx->n_ports || len < sizeof(*eth) || m->nb_segs != 1)
 		return origin;
+	if (ctx->mbox_peer[md->port] != 0) {
+		/* middlebox: an ESP packet's flow (hipfw's lookup in userspace) */
+		struct gw_mbox_flow_key k;
+
+		if (gw_mbox_esp_key(f, len, &k)) {
+			gw_meta_set_sa(md, (void *)(uintptr_t)gw_mbox_flow_lookup(ctx->mbox_flows, &k));
+			md->lk.stamp = GW_STAMP_MBOX;
+		}
+		return origin;
+	}
 	et = rte_be_to_cpu_16(eth->ether_type);
 	f += sizeof(*eth);
 	len -= sizeof(*eth);

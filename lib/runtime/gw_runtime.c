@@ -22,6 +22,7 @@
 
 #include "gw.h"
 #include "gw_l2_setup.h"
+#include "gw_mbox_setup.h"
 #include "gw_keying.h"
 #include "gw_lab.h"
 #include "gw_seqstate.h"
@@ -108,11 +109,14 @@ ctrl_txq_ok(const struct rte_eth_dev_info *info)
  * how the control lcore sends on the port. */
 static void
 ctrl_sock_setup(struct gw_port *p, const struct gw_conf_port *pc,
-		const struct rte_eth_dev_info *info)
+		const struct rte_eth_dev_info *info, bool mbox)
 {
 	char why[160];
 
-	if (p->ctrl_txq < 0 && strcmp(info->driver_name, "net_af_packet") == 0) {
+	/* not on a middlebox's port: the kernel's copies of what the socket
+	 * sends (qdisc_bypass=0) would carry another host's MAC, and the workers
+	 * would bridge them back */
+	if (p->ctrl_txq < 0 && !mbox && strcmp(info->driver_name, "net_af_packet") == 0) {
 		p->ctrl_fd = gw_ctrlsock_open(pc, info, why, sizeof(why));
 		if (p->ctrl_fd < 0)
 			LOG(WARNING, "port %s: no packet socket for the control lcore (%s)\n",
@@ -212,8 +216,11 @@ port_setup(struct gw_ctx *ctx, unsigned i, const struct gw_conf_port *pc, char *
 		return fail(err, errlen, "port %s: start failed: %s", pc->name, rte_strerror(-ret));
 	if (rte_eth_allmulticast_enable(pid) != 0)
 		LOG(DEBUG, "port %s: no all-multicast mode\n", pc->name);
+	/* a middlebox's port takes every frame: a bump in the wire has no MAC */
+	if (ctx->cfg->mode == GW_MODE_MIDDLEBOX && rte_eth_promiscuous_enable(pid) != 0)
+		LOG(WARNING, "port %s: cannot enable promiscuous mode\n", pc->name);
 	rte_eth_macaddr_get(pid, &p->mac);
-	ctrl_sock_setup(p, pc, &info);
+	ctrl_sock_setup(p, pc, &info, ctx->cfg->mode == GW_MODE_MIDDLEBOX);
 	return 0;
 }
 
@@ -472,13 +479,14 @@ gw_create(struct gw_ctx *ctx, const struct gw_config *cfg, const struct gw_run_o
 		return -1;
 	if (gw_sadb_add_bypass(&ctx->sadb, cfg->bypass, cfg->n_bypass) != 0)
 		return fail(err, errlen, "cannot install bypass prefixes");
-	if (gw_l2_setup(ctx, cfg, err, errlen) != 0)
+	if (gw_l2_setup(ctx, cfg, err, errlen) != 0 || gw_mbox_setup(ctx, cfg, err, errlen) != 0)
 		return -1;
 	for (unsigned i = 0; i < ctx->n_ports; i++) {
 		const struct gw_port *p = &ctx->ports[i];
 		char mac[RTE_ETHER_ADDR_FMT_SIZE];
 		rte_ether_format_addr(mac, sizeof(mac), &p->mac);
 		LOG(INFO, "port %s: %s, DPDK port %u, MAC %s, MTU %u\n", p->name,
+		    ctx->mbox_peer[i] != 0 ? "bridged (middlebox)" :
 		    p->role == GW_ROLE_INNER ? "inner" : "outer", p->port_id, mac, p->mtu);
 	}
 	return 0;
@@ -501,6 +509,12 @@ static void
 task_hip_tick(void *arg)
 {
 	gw_hip_tick(arg);
+}
+
+static void
+task_mbox_tick(void *arg)
+{
+	gw_mbox_glue_tick(arg);      /* middlebox: the tracker's timers, flow reclaim */
 }
 
 static void
@@ -529,6 +543,7 @@ gw_run(struct gw_ctx *ctx, const struct gw_run_opts *opts)
 	struct gw_ctrl_task tasks[GW_CTRL_TASKS_MAX];
 	struct gw_ctrl *ctrl = gw_ctrl_create(ctx);
 	struct gw_hip *hip = NULL;
+	struct gw_mbox_glue *mbox = NULL;
 	unsigned n_tasks = 0;
 	char err[512];
 	int ret = 0;
@@ -544,10 +559,17 @@ gw_run(struct gw_ctx *ctx, const struct gw_run_opts *opts)
 		}
 		gw_telemetry_set_hip(hip);
 	}
+	if (ctx->cfg->mode == GW_MODE_MIDDLEBOX &&
+	    (mbox = gw_mbox_glue_create(ctx, ctrl, err, sizeof(err))) == NULL) {
+		LOG(ERR, "%s\n", err);
+		gw_ctrl_free(ctrl);
+		return -1;
+	}
 	if (gw_l2_setup_peers(ctx, hip, err, sizeof(err)) != 0) {
 		LOG(ERR, "%s\n", err);
 		gw_telemetry_set_hip(NULL);
 		gw_hip_free(hip);
+		gw_mbox_glue_free(mbox);
 		gw_ctrl_free(ctrl);
 		return -1;
 	}
@@ -558,6 +580,11 @@ gw_run(struct gw_ctx *ctx, const struct gw_run_opts *opts)
 		tasks[n_tasks++] = (struct gw_ctrl_task){ .arg = hip, .tick = task_hip_tick,
 							  .tick_ms = HIP_TICK_MS,
 							  .close = task_hip_close };
+	if (mbox != NULL) {
+		tasks[n_tasks++] = (struct gw_ctrl_task){ .arg = mbox, .tick = task_mbox_tick,
+							  .tick_ms = GW_MBOX_TICK_MS };
+		gw_telemetry_set_mbox(gw_mbox_glue_emit, mbox);
+	}
 	if (ctx->cfg->sagen.before_start)
 		while (gw_sagen_step(ctx) > 0)
 			;
@@ -582,7 +609,9 @@ gw_run(struct gw_ctx *ctx, const struct gw_run_opts *opts)
 	if (opts->stats_json && stats_file_write(ctx, hip, opts->stats_json) != 0)
 		ret = -1;
 	gw_telemetry_set_hip(NULL);
+	gw_telemetry_set_mbox(NULL, NULL);
 	gw_hip_free(hip);
+	gw_mbox_glue_free(mbox);
 	gw_ctrl_free(ctrl);
 	return ret;
 }
@@ -599,6 +628,7 @@ gw_destroy(struct gw_ctx *ctx)
 	}
 	ctx->n_ports = 0;
 	gw_l2_free(ctx);
+	gw_mbox_free(ctx);
 	if (ctx->sadb.sad != NULL)
 		gw_sadb_free(&ctx->sadb);
 	gw_routes_free(&ctx->routes);

@@ -10,7 +10,7 @@
  *    "pmtu": {event: n...}, "mbufs": {"size","in_use"}}
  * (telemetry: "workers" is a dict "w0", "w1", ...)
  * and after "mbufs", when there are any: "sa_gen", "bridges" (gw_bridge_stats.h),
- * "hip".
+ * "middlebox" (gw_mbox_stats.h), "hip".
  * Totals over all lcores; SA bytes count inner packets. A port's tx includes
  * ctrl_tx, the frames the control lcore sent on its own packet socket
  * (af_packet); its rx and a worker's rx leave out ctrl_looped, the kernel's
@@ -27,6 +27,7 @@
 #include <rte_telemetry.h>
 
 #include "gw_bridge_stats.h"
+#include "gw_mbox_stats.h"
 #include "gw_sinks.h"
 #include "gw_statsout.h"
 
@@ -151,6 +152,8 @@ sagen_tel(const struct sagen_snap *s, const char *name, struct rte_tel_data *d)
 	rte_tel_data_add_dict_u64(d, "bytes_per_sa", s->bytes_per_sa);
 }
 static struct gw_hip *tel_hip;            /* under tel_lock */
+static gw_mbox_emit_fn *tel_mbox_fn;      /* under tel_lock: the tracker's figures */
+static void *tel_mbox_arg;
 
 /* Every telemetry handler (DPDK's telemetry thread, one per connected client)
  * holds tel_lock while it reads tel_ctx or tel_hip; the control lcore changes
@@ -169,11 +172,21 @@ gw_telemetry_set_hip(struct gw_hip *g)
 }
 
 void
+gw_telemetry_set_mbox(gw_mbox_emit_fn *fn, void *arg)
+{
+	pthread_mutex_lock(&tel_lock);
+	tel_mbox_fn = fn;
+	tel_mbox_arg = arg;
+	pthread_mutex_unlock(&tel_lock);
+}
+
+void
 gw_telemetry_stop(void)
 {
 	pthread_mutex_lock(&tel_lock);
 	tel_hip = NULL;
 	tel_ctx = NULL;
+	tel_mbox_fn = NULL;
 	pthread_mutex_unlock(&tel_lock);
 }
 
@@ -323,6 +336,16 @@ gw_stats_write_json_hip(struct gw_ctx *ctx, struct gw_hip *hip, FILE *f)
 		gw_bridges_emit(ctx, &js.sink);
 		gw_json_sink_close(&js);
 	}
+	if (ctx->cfg->mode == GW_MODE_MIDDLEBOX) {
+		struct gw_json_sink js;
+
+		fputs(",\n  \"middlebox\": ", f);
+		gw_json_sink_open(&js, f);
+		pthread_mutex_lock(&tel_lock);
+		gw_mbox_emit(ctx, &js.sink, tel_mbox_fn, tel_mbox_arg);
+		pthread_mutex_unlock(&tel_lock);
+		gw_json_sink_close(&js);
+	}
 	if (hip != NULL) {
 		struct gw_json_sink js;
 
@@ -347,6 +370,21 @@ tel_add_bridges(struct rte_tel_data *d)
 	gw_bridges_emit(tel_ctx, &ts.sink);
 	gw_tel_sink_close(&ts);
 	rte_tel_data_add_dict_container(d, "bridges", bd, 0);
+}
+
+/* The "middlebox" object into telemetry dict d (none in gateway mode); under tel_lock. */
+static void
+tel_add_mbox(struct rte_tel_data *d)
+{
+	struct rte_tel_data *md;
+	struct gw_tel_sink ts;
+
+	if (tel_ctx->cfg->mode != GW_MODE_MIDDLEBOX || (md = rte_tel_data_alloc()) == NULL)
+		return;
+	gw_tel_sink_open(&ts, md);
+	gw_mbox_emit(tel_ctx, &ts.sink, tel_mbox_fn, tel_mbox_arg);
+	gw_tel_sink_close(&ts);
+	rte_tel_data_add_dict_container(d, "middlebox", md, 0);
 }
 
 /* Telemetry /hipgw/stats: the same document as the stats file, as nested dicts. */
@@ -451,6 +489,7 @@ tel_stats(const char *cmd __rte_unused, const char *params __rte_unused, struct 
 		}
 	}
 	tel_add_bridges(d);
+	tel_add_mbox(d);
 	if (tel_hip != NULL) {
 		struct rte_tel_data *hd = rte_tel_data_alloc();
 		struct gw_tel_sink ts;
@@ -589,6 +628,55 @@ tel_bridge_macs(const char *cmd __rte_unused, const char *params, struct rte_tel
 	return rc;
 }
 
+/* /hipgw/mbox: the "middlebox" object of /hipgw/stats alone. */
+static int
+tel_mbox(const char *cmd __rte_unused, const char *params __rte_unused, struct rte_tel_data *d)
+{
+	struct gw_tel_sink ts;
+	int rc = -1;
+
+	pthread_mutex_lock(&tel_lock);
+	if (tel_ctx != NULL && tel_ctx->cfg->mode == GW_MODE_MIDDLEBOX) {
+		gw_tel_sink_open(&ts, d);
+		gw_mbox_emit(tel_ctx, &ts.sink, tel_mbox_fn, tel_mbox_arg);
+		gw_tel_sink_close(&ts);
+		rc = 0;
+	}
+	pthread_mutex_unlock(&tel_lock);
+	return rc;
+}
+
+/* /hipgw/mbox_flows[,CURSOR]: a page of the flow table (gw_mbox_flows_tel),
+ * online on the tables' RCU as their one non-lcore reader (tel_lock). */
+static int
+tel_mbox_flows(const char *cmd __rte_unused, const char *params, struct rte_tel_data *d)
+{
+	int rc = -1;
+
+	pthread_mutex_lock(&tel_lock);
+	if (tel_ctx != NULL && tel_ctx->mbox_flows != NULL) {
+		gw_sadb_ext_read_begin(&tel_ctx->sadb);
+		rc = gw_mbox_flows_tel(tel_ctx, params, gw_mac_now_ns(), d);
+		gw_sadb_ext_read_end(&tel_ctx->sadb);
+	}
+	pthread_mutex_unlock(&tel_lock);
+	return rc;
+}
+
+/* /hipgw/mbox_rules: the [rule] sections in match order. */
+static int
+tel_mbox_rules(const char *cmd __rte_unused, const char *params __rte_unused,
+	       struct rte_tel_data *d)
+{
+	int rc = -1;
+
+	pthread_mutex_lock(&tel_lock);
+	if (tel_ctx != NULL)
+		rc = gw_mbox_rules_tel(tel_ctx, d);
+	pthread_mutex_unlock(&tel_lock);
+	return rc;
+}
+
 int
 gw_telemetry_register(struct gw_ctx *ctx)
 {
@@ -611,6 +699,14 @@ gw_telemetry_register(struct gw_ctx *ctx)
 	    rte_telemetry_register_cmd("/hipgw/bridge_macs", tel_bridge_macs,
 		"The entries of one bridge's MAC table, 64 a reply. Parameters: the [bridge] "
 		"name[,cursor: the previous reply's next].") != 0)
+		return -1;
+	if (rte_telemetry_register_cmd("/hipgw/mbox", tel_mbox,
+		"Middlebox: the pair, flows, counters, the tracker. No parameters.") != 0 ||
+	    rte_telemetry_register_cmd("/hipgw/mbox_flows", tel_mbox_flows,
+		"Middlebox: the flow table, 48 flows a reply. Parameter: [cursor: the previous "
+		"reply's next].") != 0 ||
+	    rte_telemetry_register_cmd("/hipgw/mbox_rules", tel_mbox_rules,
+		"Middlebox: the [rule] sections in match order, default deny. No parameters.") != 0)
 		return -1;
 	return rte_telemetry_register_cmd("/hipgw/stats", tel_stats,
 		"hipgw counters: drops by reason, ports, SAs. No parameters.");

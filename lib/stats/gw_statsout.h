@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause
  * Counters out: the --stats-json file and DPDK telemetry (/hipgw/stats,
  * /hipgw/hip, /hipgw/hip_peer, /hipgw/hit_ping, /hipgw/sagen, /hipgw/bridges,
- * /hipgw/bridge_macs), both from one
+ * /hipgw/bridge_macs, /hipgw/mbox, /hipgw/mbox_flows, /hipgw/mbox_rules), both from one
  * snapshot of the per-lcore counters, the tables and HIP keying.
  */
 #ifndef HIPGW_STATSOUT_H
@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include "gw_ctx.h"
 #include "gw_keying.h"
+#include "gw_mbox_stats.h"
 
 /* Write all counters as JSON (the shape docs/counters.md gives) to f. */
 void gw_stats_write_json(struct gw_ctx *ctx, FILE *f);
@@ -22,6 +23,9 @@ int gw_telemetry_register(struct gw_ctx *ctx);
 
 /* Telemetry /hipgw/stats gains a "hip" object while g is set (NULL: none). */
 void gw_telemetry_set_hip(struct gw_hip *g);
+/* Middlebox mode: the "middlebox" object (file and telemetry) ends with what
+ * fn(arg) writes, the tracker's figures, while fn is set (NULL: none). */
+void gw_telemetry_set_mbox(gw_mbox_emit_fn *fn, void *arg);
 /* Before the tables go: telemetry requests from now on answer nothing (waits
  * for a request being answered). */
 void gw_telemetry_stop(void);

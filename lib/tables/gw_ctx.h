@@ -16,6 +16,7 @@
 #include "gw_config.h"
 #include "gw_limits.h"
 #include "gw_mac.h"
+#include "gw_mbox_flow.h"
 #include "gw_pmtu.h"
 #include "gw_route.h"
 #include "gw_peerloc.h"
@@ -139,6 +140,11 @@ struct gw_ctx {
 	/* worker -> control, struct gw_l2_learn elements (SP/SC); NULL without
 	 * bridges */
 	struct rte_ring *l2_learn[GW_WORKERS_MAX];
+	/* middlebox mode ([gateway] mode = middlebox): 1 + index into ports[] of
+	 * the other port of a port's pair, 0: not a bridged port; the ESP flows
+	 * that may cross (readers: workers; writer: the control lcore) */
+	uint8_t mbox_peer[GW_PORTS_MAX];
+	struct gw_mbox_flows *mbox_flows;
 };
 
 /* True when `ip` (family 4/6) is one of port p's own addresses. */

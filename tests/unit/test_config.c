@@ -38,6 +38,13 @@
 
 static char hi_ok[64], hi_644[64], hi_link[80];   /* made by main() */
 
+/* [host] public keys (tests/data/mbox): of tests/vectors/keys/ecdsa-p256-b.pem
+ * and rsa3072-b.pem, with their HITs */
+#define PUB_P256 HIPGW_TEST_DATA "/mbox/host-b-p256.pub"
+#define PUB_RSA  HIPGW_TEST_DATA "/mbox/host-b-rsa3072.pub"
+#define HIT_P256 "2001:22:50f0:92cf:1690:94ae:8c0a:6e8f"
+#define HIT_RSA  "2001:21:851:1b8d:4923:34d0:7d68:b63d"
+
 /* Copy text with @HI@, @HI644@ and @HILINK@ replaced by the key file paths.
  * Returns a malloc'd string. */
 static char *
@@ -45,6 +52,7 @@ subst(const char *text)
 {
 	static const struct { const char *mark; const char *path; } m[] = {
 		{ "@HI644@", hi_644 }, { "@HILINK@", hi_link }, { "@HI@", hi_ok },
+		{ "@PUB@", PUB_P256 }, { "@PUBRSA@", PUB_RSA },
 	};
 	size_t cap = strlen(text) * 2 + 256, n = 0;
 	char *out = malloc(cap);
@@ -1493,6 +1501,94 @@ test_bridge(void **state)
 	free(cfg);
 }
 
+/* Middlebox mode: [gateway] mode, [middlebox] (every key, the pair resolved),
+ * [host] (the key hashes to its HIT), [rule] in file order, [mbox-gen]; and
+ * the defaults with the fewest keys. */
+static void
+test_middlebox(void **state)
+{
+	static const char text[] = "[gateway]\nmode = middlebox\nworkers = 2\n"
+		"[port left]\ndevice = net_null0\nmtu = 9000\n"
+		"[port right]\ndevice = net_null1\n"
+		"[middlebox]\nports = right, left\nidle-timeout = 86400\nrekey-grace = 0\n"
+		"i1-rate = 0\nmax-associations = 65536\nstate-file = /var/lib/hipgw/mbox.state\n"
+		"bypass = 192.0.2.0/24, 2001:db8::/32\n"
+		"[host b]\nhit = " HIT_P256 "\nhi = @PUB@\n"
+		"[host r]\nhit = " HIT_RSA "\nhi = @PUBRSA@\n"
+		"[rule no-r]\ninitiator = " HIT_RSA "\nresponder = any\naction = deny\n"
+		"[rule all]\ninitiator = any\nresponder = any\naction = allow\n"
+		"[rule b-r]\ninitiator = " HIT_P256 "\nresponder = " HIT_RSA "\naction = allow\n"
+		"[mbox-gen lab]\ncount = 100000\ndestinations = 2001:db8:5::/64\nspi-seed = 0x7\n";
+	struct gw_config *cfg = new_cfg();
+	struct tmpconf t;
+	char err[512], *tx = subst(text);
+	struct in6_addr h;
+
+	(void)state;
+	if (load_len(tx, strlen(tx), cfg, err, sizeof(err), &t) != 0)
+		fail_msg("%s", err);
+	unlink(t.path);
+	free(tx);
+	assert_int_equal(cfg->mode, GW_MODE_MIDDLEBOX);
+	assert_string_equal(gw_mode_name(cfg->mode), "middlebox");
+	assert_int_equal(cfg->n_ports, 2);
+	assert_int_equal(cfg->ports[0].mtu, 9000);
+	assert_int_equal(cfg->ports[1].n_addrs, 0);
+	assert_int_equal(cfg->mbox.n_ports, 2);
+	assert_int_equal(cfg->mbox.ports[0], 1);
+	assert_int_equal(cfg->mbox.ports[1], 0);
+	assert_int_equal(cfg->mbox.idle_timeout_s, 86400);
+	assert_int_equal(cfg->mbox.rekey_grace_s, 0);
+	assert_int_equal(cfg->mbox.i1_rate, 0);
+	assert_int_equal(cfg->mbox.max_assocs, 65536);
+	assert_string_equal(cfg->mbox.state_file, "/var/lib/hipgw/mbox.state");
+	assert_int_equal(cfg->mbox.n_bypass, 2);
+	assert_int_equal(cfg->mbox.bypass[1].a.family, 6);
+	assert_int_equal(cfg->n_hosts, 2);
+	assert_string_equal(cfg->hosts[1].name, "r");
+	assert_int_equal(inet_pton(AF_INET6, HIT_RSA, &h), 1);
+	assert_memory_equal(cfg->hosts[1].hit, &h, 16);
+	assert_string_equal(cfg->hosts[0].hi_path, PUB_P256);
+	assert_int_equal(cfg->n_rules, 3);
+	assert_string_equal(cfg->rules[0].name, "no-r");
+	assert_memory_equal(cfg->rules[0].initiator, &h, 16);
+	assert_false(cfg->rules[0].any_initiator);
+	assert_true(cfg->rules[0].any_responder);
+	assert_int_equal(cfg->rules[0].action, GW_RULE_DENY);
+	assert_true(cfg->rules[1].any_initiator && cfg->rules[1].any_responder);
+	assert_int_equal(cfg->rules[1].action, GW_RULE_ALLOW);
+	assert_memory_equal(cfg->rules[2].responder, &h, 16);
+	assert_int_equal(cfg->mboxgen.count, 100000);
+	assert_string_equal(cfg->mboxgen.name, "lab");
+	assert_int_equal(cfg->mboxgen.block.a.family, 6);
+	assert_int_equal(cfg->mboxgen.block.len, 64);
+	assert_int_equal(cfg->mboxgen.spi_seed, 7);
+	/* the defaults */
+	tx = subst("[gateway]\nmode = middlebox\n[port a]\ndevice = net_null0\n"
+		   "[port b]\ndevice = net_null1\n[middlebox]\nports = a, b\n");
+	if (load_len(tx, strlen(tx), cfg, err, sizeof(err), &t) != 0)
+		fail_msg("%s", err);
+	unlink(t.path);
+	free(tx);
+	assert_int_equal(cfg->mbox.ports[0], 0);
+	assert_int_equal(cfg->mbox.idle_timeout_s, 300);
+	assert_int_equal(cfg->mbox.rekey_grace_s, 2);
+	assert_int_equal(cfg->mbox.i1_rate, 20);
+	assert_int_equal(cfg->mbox.max_assocs, 4096);
+	assert_string_equal(cfg->mbox.state_file, "");
+	assert_int_equal(cfg->mbox.n_bypass, 0);
+	assert_int_equal(cfg->n_hosts + cfg->n_rules + cfg->mboxgen.count, 0);
+	assert_int_equal(cfg->ports[0].mtu, 1500);
+	/* gateway mode is the default */
+	tx = subst(GW_HI LAN WAN);
+	if (load_len(tx, strlen(tx), cfg, err, sizeof(err), &t) != 0)
+		fail_msg("%s", err);
+	unlink(t.path);
+	free(tx);
+	assert_int_equal(cfg->mode, GW_MODE_GATEWAY);
+	free(cfg);
+}
+
 int
 main(void)
 {
@@ -1515,6 +1611,7 @@ main(void)
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_r1_rate);
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_peer_limit);
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_bridge);
+	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_middlebox);
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_sagen);
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_syntax_variants);
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_limits);

@@ -20,6 +20,7 @@
 #include <cmocka.h>
 
 #include "gw_bridge_stats.h"
+#include "gw_mbox_stats.h"
 #include "gw_hip_counters.h"
 #include "mbox_track.h"
 #include "unit_file.h"
@@ -71,6 +72,12 @@ static const struct entry mbox_counters[] = {
 static const struct entry mbox_drops[] = {
 #define X(id, name, doc) { name, doc, NULL },
 	MBOX_DROP_LIST(X)
+#undef X
+};
+
+static const struct entry mbox_dp_counters[] = {
+#define X(name, field, doc) { #name, doc, NULL },
+	GW_MBOX_COUNTERS(X)
 #undef X
 };
 
@@ -229,6 +236,8 @@ test_mbox_lists(void **state)
 	(void)state;
 	check_list("MBOX_COUNTERS", mbox_counters, sizeof(mbox_counters) / sizeof(mbox_counters[0]));
 	check_list("MBOX_DROPS", mbox_drops, sizeof(mbox_drops) / sizeof(mbox_drops[0]));
+	check_list("GW_MBOX_COUNTERS", mbox_dp_counters,
+		   sizeof(mbox_dp_counters) / sizeof(mbox_dp_counters[0]));
 }
 
 /* A name emitted twice in one object would hide one of its counters: none

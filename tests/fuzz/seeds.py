@@ -38,6 +38,14 @@
               header 59, TFC bytes, a flipped ICV bit, cut short; as raw inputs
               (one segment and chained) and as structured records near a 2^32
               boundary of the window (fuzz_esp_inbound.c says the format).
+  mbox:       fuzz_mbox.c's structure-aware inputs of short scenarios (a Base
+              Exchange, rekeys from either side, CLOSE and a new BEX, a host
+              restarted, HOST_ID inside ENCRYPTED with and without the
+              config's HIs, IPv6, each rule set, the I1 rate limit, changed
+              and re-signed packets, losses and replays), and the cutehip
+              capture's HIP packets as one raw-mode input. The harness records
+              the raw-mode input and the state file of each scenario itself
+              (HIPGW_FUZZ_WRITE_RAW=tests/fuzz/corpus/mbox).
   etherip:    decrypted L2-mode ESP payloads that scapy's EtherIP (RFC 3378)
               builds around Ethernet frames as an inner port sees them: IPv4
               UDP and ICMP, IPv6, ARP, an 802.1Q and an 802.1ad + 802.1Q
@@ -626,8 +634,55 @@ def seed_etherip(seen):
     put("etherip", bytes(EtherIP(reserved=1)) + whole[2:], seen)
 
 
+def seed_mbox(seen):
+    connect0, connect1, sec = (8, 0, 0), (8, 1, 0), (5, 99, 0)
+    rekey0, rekey1, close0, close1, forget1 = (6, 0, 0), (6, 1, 0), (7, 0, 0), (7, 1, 0), (9, 1, 0)
+    deliver = (0, 0, 0)
+    scenarios = [   # mode byte (fuzz_mbox.c), steps
+        (0x01, [connect0]),
+        (0x01, [connect0, sec, rekey0, sec, sec, sec, rekey1]),
+        (0x01, [connect0, sec, close0, sec] + [sec] * 16 + [connect1]),
+        (0x01, [connect0, sec, rekey0, sec, close1]),
+        (0x01, [connect0] + [sec] * 12 + [forget1, connect1]),
+        (0x07, [connect0, sec, rekey1]),
+        (0x03, [connect0]),
+        (0x09, [connect0, sec, rekey0]),
+        (0x21, [connect0, sec, connect1]),
+        (0x41, [connect1]),
+        (0x61, [connect0]),
+        (0x81, [connect0, (4, 0, 0), (4, 0, 0), (4, 0, 0)]),
+        (0x01, [connect0, deliver, (1, 3, 5), deliver, (2, 1, 2), deliver, (2, 2, 9)]),
+        (0x01, [connect0, deliver, deliver, deliver, (3, 0, 0), sec, rekey0, deliver, (2, 0, 9),
+                (4, 1, 0)]),
+    ]
+    for mode, steps in scenarios:
+        put("mbox", bytes([mode] + [b for st in steps for b in st]), seen)
+    # the cutehip capture, raw: flags = 10 ms step, checksum recomputed, from the responder
+    raw = bytearray([0x00])
+    with open(os.path.join(ROOT, "tests", "data", "hip", "cutehip-index.txt")) as f:
+        for line in f:
+            if line.startswith("#"):
+                continue
+            name, _, src = line.split()[:3]
+            with open(os.path.join(ROOT, "tests", "data", "hip", name), "rb") as g:
+                pkt = g.read()
+            raw += struct.pack("!HB", len(pkt), (1 << 2) | 2 | (src == "10.99.0.2")) + pkt
+    put("mbox", bytes(raw), seen)
+
+
+def mbox_dict():
+    ents = [(n, token(struct.pack("!H", int(v)))) for n, v in wire_defines("HIP_PARAM_")
+            if n != "HIP_PARAM_CRITICAL_BIT"]
+    words = ["hipgw-mbox-state 1", "spent ", "assoc ", "host ", "seq ", "close ", "i2 ", "spi ",
+             "end", " lo ", " hi ", "current", "new", "old", "R1_SEEN", "I2_SEEN", "ESTABLISHED",
+             "REKEYING", "CLOSING", "ENDED", "192.0.2.1", "2001:db8::2"]
+    ents += [("state_" + re.sub(r"\W", "_", w.strip()).lower(), token(w.encode())) for w in words]
+    write_dict("mbox", ents)
+
+
 SEEDERS = {"etherip": seed_etherip, "hip_packet": seed_hip_packet, "host_id": seed_host_id, "config": seed_config,
-           "esp_inbound": seed_esp_inbound, "icmp_pmtu": seed_icmp_pmtu, "worker": seed_worker}
+           "esp_inbound": seed_esp_inbound, "icmp_pmtu": seed_icmp_pmtu, "worker": seed_worker,
+           "mbox": seed_mbox}
 
 
 def main():
@@ -641,6 +696,8 @@ def main():
             config_dict()
         elif name == "worker":
             worker_dict()
+        elif name == "mbox":
+            mbox_dict()
         elif name not in ("esp_inbound", "icmp_pmtu", "etherip"):   # no dictionary: fields are numbers
             hip_dict(name, name == "host_id")
         print("%s: %d seeds" % (name, len(seen)))

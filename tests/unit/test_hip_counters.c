@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause
- * The HIP counter lists (lib/keying/gw_hip_counters.h) and the bridges' MAC
- * table counters (lib/stats/gw_bridge_stats.h) against their tables in
+ * The HIP counter lists (lib/keying/gw_hip_counters.h), the bridges' MAC
+ * table counters (lib/stats/gw_bridge_stats.h) and the middlebox tracker's
+ * counters and drop reasons (lib/mbox/mbox_track.h) against their tables in
  * docs/counters.md: each table follows a line "<!-- LIST -->" naming its
  * list, and has one row per entry, in any order, whose first cell is the
  * name as emitted in backquotes and whose second cell is the entry's doc
@@ -21,6 +22,7 @@
 #include "gw_bridge_stats.h"
 #include "gw_mbox_stats.h"
 #include "gw_hip_counters.h"
+#include "mbox_track.h"
 #include "unit_file.h"
 
 #ifndef HIPGW_DOCS_DIR
@@ -62,6 +64,18 @@ static const struct entry bridge_counters[] = {
 };
 
 static const struct entry mbox_counters[] = {
+#define X(name, doc) { #name, doc, NULL },
+	MBOX_COUNTER_LIST(X)
+#undef X
+};
+
+static const struct entry mbox_drops[] = {
+#define X(id, name, doc) { name, doc, NULL },
+	MBOX_DROP_LIST(X)
+#undef X
+};
+
+static const struct entry mbox_dp_counters[] = {
 #define X(name, field, doc) { #name, doc, NULL },
 	GW_MBOX_COUNTERS(X)
 #undef X
@@ -217,11 +231,13 @@ test_bridge_counters(void **state)
 }
 
 static void
-test_mbox_counters(void **state)
+test_mbox_lists(void **state)
 {
 	(void)state;
-	check_list("GW_MBOX_COUNTERS", mbox_counters,
-		   sizeof(mbox_counters) / sizeof(mbox_counters[0]));
+	check_list("MBOX_COUNTERS", mbox_counters, sizeof(mbox_counters) / sizeof(mbox_counters[0]));
+	check_list("MBOX_DROPS", mbox_drops, sizeof(mbox_drops) / sizeof(mbox_drops[0]));
+	check_list("GW_MBOX_COUNTERS", mbox_dp_counters,
+		   sizeof(mbox_dp_counters) / sizeof(mbox_dp_counters[0]));
 }
 
 /* A name emitted twice in one object would hide one of its counters: none
@@ -272,7 +288,7 @@ main(void)
 		cmocka_unit_test(test_peer_counters),
 		cmocka_unit_test(test_bex_steps),
 		cmocka_unit_test(test_bridge_counters),
-		cmocka_unit_test(test_mbox_counters),
+		cmocka_unit_test(test_mbox_lists),
 		cmocka_unit_test(test_names_unique),
 	};
 

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause
  * Unit tests of lib/hipwire (RFC 7401 / 7402 / 8046 wire format): header build
  * and parse, checksum known answers, build -> parse round trip of every
- * parameter type. Malformed input: test_hipwire_bad.c; the real cutehip
- * packets: test_hipwire_cutehip.c.
+ * parameter type, what MACs and signatures cover (hip_coverage.h). Malformed
+ * input: test_hipwire_bad.c; the real cutehip packets: test_hipwire_cutehip.c.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -13,6 +13,7 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "hip_coverage.h"
 #include "hip_packet.h"
 #include "hip_param.h"
 #include "hipwire_testutil.h"
@@ -480,6 +481,96 @@ test_roundtrip_variants(void **state)
 	}
 }
 
+/* RFC 7401 6.4.1 / 6.4.2 coverage, byte by byte: Checksum 0, Header Length
+ * up to the MAC / signature, HIP_SIGNATURE_2's zeroed Receiver's HIT, Opaque
+ * and #I (K and Lifetime kept), HIP_MAC_2's HOST_ID inserted in type order;
+ * and every refusal. */
+static void
+test_coverage(void **state)
+{
+	uint8_t pkt[512], out[1024], hid[24], v[52];
+	size_t off, pz, sig_at;
+	int n;
+
+	(void)state;
+	/* R1-like: PUZZLE (K 10, Lifetime 37, Opaque, #I of 48), HOST_ID, SIGNATURE_2 */
+	mk_hdr(pkt, sizeof(pkt));
+	pkt[HIP_OFF_PACKET_TYPE] = HIP_R1;
+	memcpy(pkt + HIP_OFF_HIT_SENDER, HIT_S, 16);
+	memcpy(pkt + HIP_OFF_HIT_RECEIVER, HIT_R, 16);
+	pkt[HIP_OFF_CHECKSUM] = 0xab;
+	pkt[HIP_OFF_CHECKSUM + 1] = 0xcd;
+	pattern(v, sizeof(v), 3);
+	v[0] = 10;
+	v[1] = 37;
+	pz = HIP_HDR_LEN;
+	off = raw_tlv(pkt, pz, HIP_PARAM_PUZZLE, 52, v);
+	off = raw_tlv(pkt, off, HIP_PARAM_HOST_ID, 20, v);
+	sig_at = off;
+	off = raw_tlv(pkt, off, HIP_PARAM_HIP_SIGNATURE_2, 9, v);
+	pkt[HIP_OFF_HDR_LEN] = (uint8_t)(off / 8 - 1);
+	n = hip_coverage_sig(pkt, sig_at, HIP_PARAM_HIP_SIGNATURE_2, pz, out, sizeof(out));
+	assert_int_equal(n, (int)sig_at);
+	assert_int_equal(out[HIP_OFF_HDR_LEN], sig_at / 8 - 1);
+	assert_int_equal(hip_get16(out + HIP_OFF_CHECKSUM), 0);
+	assert_memory_equal(out + HIP_OFF_HIT_SENDER, HIT_S, 16);
+	for (int x = 0; x < 16; x++)
+		assert_int_equal(out[HIP_OFF_HIT_RECEIVER + x], 0);
+	assert_int_equal(out[pz + 4], 10);     /* K */
+	assert_int_equal(out[pz + 5], 37);     /* Lifetime */
+	for (int x = 2; x < 52; x++)           /* Opaque, #I */
+		assert_int_equal(out[pz + 4 + x], 0);
+	assert_memory_equal(out + pz + 4 + 52, pkt + pz + 4 + 52, sig_at - (pz + 4 + 52));
+	/* HIP_SIGNATURE: only header fields change; in place works too */
+	n = hip_coverage_sig(pkt, sig_at, HIP_PARAM_HIP_SIGNATURE, pz, out, sizeof(out));
+	assert_int_equal(n, (int)sig_at);
+	assert_memory_equal(out + 8, pkt + 8, sig_at - 8);
+	memcpy(out, pkt, off);
+	assert_int_equal(hip_coverage_sig(out, sig_at, HIP_PARAM_HIP_SIGNATURE_2, 0, out, off), (int)sig_at);
+	assert_memory_equal(out + pz, pkt + pz, sig_at - pz);   /* no PUZZLE given: kept */
+	/* refusals */
+	assert_int_equal(hip_coverage_sig(pkt, sig_at + 4, HIP_PARAM_HIP_SIGNATURE, 0, out, sizeof(out)), HIP_E_ARG);
+	assert_int_equal(hip_coverage_sig(pkt, 32, HIP_PARAM_HIP_SIGNATURE, 0, out, sizeof(out)), HIP_E_ARG);
+	assert_int_equal(hip_coverage_sig(pkt, 2056, HIP_PARAM_HIP_SIGNATURE, 0, out, sizeof(out)), HIP_E_ARG);
+	assert_int_equal(hip_coverage_sig(pkt, sig_at, HIP_PARAM_HIP_SIGNATURE, 0, out, sig_at - 8), HIP_E_ARG);
+	assert_int_equal(hip_coverage_sig(NULL, sig_at, HIP_PARAM_HIP_SIGNATURE, 0, out, sizeof(out)), HIP_E_ARG);
+	assert_int_equal(hip_coverage_sig(pkt, sig_at, HIP_PARAM_HIP_SIGNATURE_2, sig_at - 4, out, sizeof(out)),
+			 HIP_E_ARG);   /* PUZZLE past the signature */
+	assert_int_equal(hip_coverage_sig(pkt, 88, HIP_PARAM_HIP_SIGNATURE_2, pz, out, sizeof(out)),
+			 HIP_E_ARG);   /* PUZZLE not inside upto */
+
+	/* R2-like: ESP_INFO, TRANSPORT_FORMAT_LIST (above HOST_ID), HIP_MAC_2 */
+	mk_hdr(pkt, sizeof(pkt));
+	pkt[HIP_OFF_PACKET_TYPE] = HIP_R2;
+	off = raw_tlv(pkt, HIP_HDR_LEN, HIP_PARAM_ESP_INFO, 12, v);
+	pz = off;                              /* where HOST_ID goes */
+	off = raw_tlv(pkt, off, HIP_PARAM_TRANSPORT_FORMAT_LIST, 2, v);
+	sig_at = off;
+	off = raw_tlv(pkt, off, HIP_PARAM_HIP_MAC_2, 48, v);
+	pattern(hid, sizeof(hid), 9);
+	raw_tlv(hid, 0, HIP_PARAM_HOST_ID, 20, hid + 4);
+	n = hip_coverage_mac(pkt, sig_at, hid, sizeof(hid), out, sizeof(out));
+	assert_int_equal(n, (int)(sig_at + sizeof(hid)));
+	assert_int_equal(out[HIP_OFF_HDR_LEN], (sig_at + sizeof(hid)) / 8 - 1);
+	assert_int_equal(hip_get16(out + HIP_OFF_CHECKSUM), 0);
+	assert_memory_equal(out + HIP_HDR_LEN, pkt + HIP_HDR_LEN, pz - HIP_HDR_LEN);
+	assert_memory_equal(out + pz, hid, sizeof(hid));
+	assert_memory_equal(out + pz + sizeof(hid), pkt + pz, sig_at - pz);
+	/* HIP_MAC: no HOST_ID; the last parameters below HOST_ID: appended */
+	assert_int_equal(hip_coverage_mac(pkt, sig_at, NULL, 0, out, sizeof(out)), (int)sig_at);
+	assert_memory_equal(out + HIP_HDR_LEN, pkt + HIP_HDR_LEN, sig_at - HIP_HDR_LEN);
+	assert_int_equal(hip_coverage_mac(pkt, pz, hid, sizeof(hid), out, sizeof(out)), (int)(pz + sizeof(hid)));
+	assert_memory_equal(out + pz, hid, sizeof(hid));
+	/* refusals: in place with an insertion, cap, lengths, a bad TLV before upto */
+	assert_int_equal(hip_coverage_mac(pkt, sig_at, hid, sizeof(hid), pkt, sizeof(pkt)), HIP_E_ARG);
+	assert_int_equal(hip_coverage_mac(pkt, sig_at, hid, sizeof(hid), out, sig_at), HIP_E_ARG);
+	assert_int_equal(hip_coverage_mac(pkt, sig_at, hid, sizeof(hid) - 4, out, sizeof(out)), HIP_E_ARG);
+	assert_int_equal(hip_coverage_mac(pkt, sig_at, hid, 2048, out, sizeof(out)), HIP_E_ARG);
+	assert_int_equal(hip_coverage_mac(pkt, sig_at + 1, NULL, 0, out, sizeof(out)), HIP_E_ARG);
+	pkt[HIP_HDR_LEN + 3] = 200;            /* ESP_INFO Length runs past upto */
+	assert_true(hip_coverage_mac(pkt, sig_at, hid, sizeof(hid), out, sizeof(out)) < 0);
+}
+
 int
 main(void)
 {
@@ -489,6 +580,7 @@ main(void)
 		cmocka_unit_test(test_header),
 		cmocka_unit_test(test_roundtrip_every_param),
 		cmocka_unit_test(test_roundtrip_variants),
+		cmocka_unit_test(test_coverage),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

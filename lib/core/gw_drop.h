@@ -33,8 +33,8 @@
 	X(FRAG_NO_MBUF, "frag_no_mbuf") /* L2 mode: no mbuf free for an ESP packet's outer fragments */ \
 	X(MBOX_NO_FLOW, "mbox_no_flow") /* middlebox: ESP whose (destination, SPI) no association owns */ \
 	X(MBOX_FRAG, "mbox_frag")       /* middlebox: a later fragment whose first did not pass */ \
-	X(MBOX_HIP, "mbox_hip")         /* middlebox: HIP not forwarded (the tracker refused it, a
-					 * fragment, no tracker) */
+	X(MBOX_HIP, "mbox_hip")         /* middlebox: HIP not forwarded (the tracker refused it, or
+					 * a fragment) */
 
 enum gw_drop {
 	GW_DROP_NONE = 0,

@@ -7,11 +7,9 @@
  * as mbox_hip and its reason counted. mbox_tick runs as a gw_ctrl_task tick,
  * with the flow table's reclaim. The tracker's rules and Host Identities come
  * from the config: [rule] in file order, [host] public keys (loaded again,
- * the config check compared them with their HITs).
- *
- * Built without lib/mbox (HIPGW_MBOX_TRACKER undefined), there is no tracker:
- * HIP is dropped (mbox_hip, by gw_ctrl without the hook) and only the lab's
- * [mbox-gen] flows cross; the log says so at start.
+ * the config check compared them with their HITs). The tracker's counters
+ * are copied on each tick for telemetry (mbox_stats runs on the control
+ * lcore only).
  */
 #include <stdio.h>
 #include <string.h>
@@ -24,16 +22,13 @@
 #include "gw_meta.h"
 #include "gw_ip6ext.h"
 #include "hip_hi.h"
-#ifdef HIPGW_MBOX_TRACKER
 #include "mbox_track.h"
-#endif
 
 #define LOG(level, ...) RTE_LOG(level, USER1, __VA_ARGS__)
 
 struct gw_mbox_glue {
 	struct gw_ctx *ctx;
 	struct gw_ctrl *c;
-#ifdef HIPGW_MBOX_TRACKER
 	struct mbox_tracker *t;
 	/* the tracker's counters as of the last tick: mbox_stats runs on the
 	 * control lcore only; telemetry reads this copy, each number one
@@ -42,7 +37,6 @@ struct gw_mbox_glue {
 	struct mbox_rule rules[GW_CONF_MAX_RULES];
 	struct mbox_known_hi his[GW_CONF_MAX_HOSTS];
 	unsigned n_his;
-#endif
 };
 
 /* The IP packet at l3 (len bytes of the frame after its Ethernet header and
@@ -80,7 +74,6 @@ hip_span(const uint8_t *l3, uint32_t len, struct gw_addr *src, struct gw_addr *d
 	return *tl <= len && *hoff < *tl;
 }
 
-#ifdef HIPGW_MBOX_TRACKER
 /* The gw_ctrl hook: one HIP packet through the tracker. */
 static void
 glue_hip(void *arg, struct rte_mbuf *m, unsigned port)
@@ -101,7 +94,7 @@ glue_hip(void *arg, struct rte_mbuf *m, unsigned port)
 		gw_ctrl_tx_frame(g->c, m, g->ctx->mbox_peer[port] - 1u);
 		return;
 	}
-	(void)why;                     /* the tracker counted it under its reason */
+	(void)why;                     /* the tracker counts it under its reason */
 	gw_ctrl_drop(g->c, m, GW_DROP_MBOX_HIP);
 }
 
@@ -163,12 +156,13 @@ glue_params(struct gw_mbox_glue *g, struct mbox_params *p, char *err, size_t err
 	};
 	return 0;
 }
-#endif
 
 struct gw_mbox_glue *
 gw_mbox_glue_create(struct gw_ctx *ctx, struct gw_ctrl *c, char *err, size_t errlen)
 {
 	struct gw_mbox_glue *g = rte_zmalloc("hipgw_mbox_glue", sizeof(*g), RTE_CACHE_LINE_SIZE);
+	struct gw_ctrl_hooks h = { .ctx = g, .mbox_hip = glue_hip };
+	struct mbox_params p;
 
 	if (g == NULL) {
 		snprintf(err, errlen, "middlebox: no memory for the tracker's glue");
@@ -176,34 +170,21 @@ gw_mbox_glue_create(struct gw_ctx *ctx, struct gw_ctrl *c, char *err, size_t err
 	}
 	g->ctx = ctx;
 	g->c = c;
-#ifdef HIPGW_MBOX_TRACKER
-	{
-		struct gw_ctrl_hooks h = { .ctx = g, .mbox_hip = glue_hip };
-		struct mbox_params p;
-
-		if (glue_params(g, &p, err, errlen) != 0 ||
-		    (g->t = mbox_create(&p, err, errlen)) == NULL) {
-			gw_mbox_glue_free(g);
-			return NULL;
-		}
-		gw_ctrl_set_hooks(c, &h);
+	if (glue_params(g, &p, err, errlen) != 0 || (g->t = mbox_create(&p, err, errlen)) == NULL) {
+		gw_mbox_glue_free(g);
+		return NULL;
 	}
-#else
-	(void)hip_span;
-	LOG(WARNING, "middlebox: built without the tracker (lib/mbox): HIP is dropped "
-	    "(mbox_hip), only [mbox-gen] lab flows cross\n");
-#endif
+	glue_snap(g);                  /* what the state file brought, before the first tick */
+	gw_ctrl_set_hooks(c, &h);
 	return g;
 }
 
 void
 gw_mbox_glue_emit(void *arg, struct gw_stat_sink *s)
 {
-#ifdef HIPGW_MBOX_TRACKER
 	const struct gw_mbox_glue *g = arg;
 	const struct mbox_stats *st = &g->snap;
 
-	s->u64(s, "tracker", 1);
 	s->begin(s, "associations");
 	s->u64(s, "now", __atomic_load_n(&st->assocs, __ATOMIC_RELAXED));
 	s->u64(s, "pending", __atomic_load_n(&st->pending, __ATOMIC_RELAXED));
@@ -220,19 +201,13 @@ gw_mbox_glue_emit(void *arg, struct gw_stat_sink *s)
 	for (unsigned i = 0; i < MBOX_DROPS; i++)
 		s->u64(s, mbox_reason_name(i), __atomic_load_n(&st->drops[i], __ATOMIC_RELAXED));
 	s->end(s);
-#else
-	(void)arg;
-	s->u64(s, "tracker", 0);
-#endif
 }
 
 void
 gw_mbox_glue_tick(struct gw_mbox_glue *g)
 {
-#ifdef HIPGW_MBOX_TRACKER
 	mbox_tick(g->t, gw_mac_now_ns());
 	glue_snap(g);
-#endif
 	gw_mbox_flows_reclaim(g->ctx->mbox_flows);
 }
 
@@ -241,10 +216,8 @@ gw_mbox_glue_free(struct gw_mbox_glue *g)
 {
 	if (g == NULL)
 		return;
-#ifdef HIPGW_MBOX_TRACKER
 	mbox_free(g->t);
 	for (unsigned i = 0; i < g->n_his; i++)
 		hip_hi_free(&g->his[i].hi);
-#endif
 	rte_free(g);
 }

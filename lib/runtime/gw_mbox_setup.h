@@ -26,18 +26,15 @@ void gw_mbox_free(struct gw_ctx *ctx);
  * tracker (mbox_create with the config's rules, [host] Host Identities and
  * [middlebox] parameters, ctx->mbox_flows), and c's mbox_hip hook; NULL with
  * a message in err. tick: the tracker's timers (mbox_tick) and the flow
- * table's reclaim, every GW_MBOX_TICK_MS. free: the tracker (NULL: nothing).
- * Built without the tracker (lib/mbox not there), create logs that HIP is
- * dropped (mbox_hip) and returns a glue that only reclaims. */
+ * table's reclaim, every GW_MBOX_TICK_MS. free: the tracker (NULL: nothing). */
 struct gw_mbox_glue;
 struct gw_mbox_glue *gw_mbox_glue_create(struct gw_ctx *ctx, struct gw_ctrl *c, char *err,
 					 size_t errlen);
 void gw_mbox_glue_tick(struct gw_mbox_glue *g);
 /* The tracker's figures for the "middlebox" stats object (a gw_mbox_emit_fn,
- * arg the glue; any thread): "tracker" (1: built with lib/mbox), then with
- * the tracker its mbox_stats as of the last tick: "associations" {"now",
- * "pending", "i1_sources"}, "hip" (MBOX_COUNTER_LIST), "hip_drops" (HIP the
- * tracker dropped, by its reason: MBOX_DROP_LIST). */
+ * arg the glue; any thread): its mbox_stats as of the last tick:
+ * "associations" {"now", "pending", "i1_sources"}, "hip" (MBOX_COUNTER_LIST),
+ * "hip_drops" (HIP the tracker dropped, by its reason: MBOX_DROP_LIST). */
 void gw_mbox_glue_emit(void *arg, struct gw_stat_sink *s);
 void gw_mbox_glue_free(struct gw_mbox_glue *g);
 #define GW_MBOX_TICK_MS 10   /* ms between tracker ticks: idle ageing, rekey grace, state file */

@@ -62,7 +62,9 @@
 #include "gw_neigh.h"
 #include "gw_worker.h"
 
+#ifndef CONF_PATH                /* fuzz_mbox_worker.c names its own */
 #define CONF_PATH   HIPGW_SOURCE_ROOT "/tests/fuzz/fuzz_worker.ini"
+#endif
 #define FRAME_MAX   2048        /* bytes: the default mbuf's data room */
 #define MAX_FRAMES  (GW_BURST_PACKETS * 2)
 #define MAX_ROUNDS  16          /* worker / control turns until quiet */

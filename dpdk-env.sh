@@ -45,7 +45,7 @@ PKGS=(
 	python3 python3-scapy python3-cryptography python3-pytest python3-pytest-xdist
 	python3-matplotlib python3-numpy
 	tshark iperf3 iproute2 iputils-ping ethtool procps kmod util-linux pciutils
-	arping curl nftables
+	arping curl nftables conntrack dnsmasq-base
 	clang libclang-rt-14-dev
 )
 # Nice to have; a failure to install them is only a warning.

@@ -130,8 +130,9 @@ struct mbox_pkt {
 	uint64_t now;
 	int from;                  /* the sender's host index in its pair (MBOX_LO / MBOX_HI) */
 	const struct hip_tlv *esp_info, *puzzle, *seq, *ack, *encrypted, *host_id;
-	const struct hip_tlv *echo_req, *echo_resp, *sig, *sig2;
-	struct hip_tlv tlv[10];    /* storage the pointers above point into */
+	const struct hip_tlv *echo_req, *echo_resp, *sig, *sig2, *locator_set;
+	struct hip_tlv tlv[11];    /* storage the pointers above point into: one per
+	                            * type (the walk refuses a repeated type) */
 	unsigned n;
 };
 
@@ -211,10 +212,18 @@ int mbox_spi_commit(struct mbox_tracker *t, struct mbox_assoc *a, const struct m
  * SPI_FULL (no free slot). */
 int mbox_spi_add(struct mbox_assoc *a, int x, uint32_t spi, const struct gw_addr *dst, uint8_t st,
 		 uint32_t seq);
-/* The slot of SPI spi of host x, NULL when it has none. */
+/* The slot of SPI spi of host x (CURRENT or NEW before OLD), NULL when it
+ * has none. */
 struct mbox_spi *mbox_spi_find(struct mbox_assoc *a, int x, uint32_t spi);
 /* The host's first slot in state st, NULL when none. */
 struct mbox_spi *mbox_spi_in(struct mbox_assoc *a, int x, uint8_t st);
+/* Bind SPI slot s (CURRENT or NEW) of host x to locator dst instead: a
+ * copy of s at dst takes another slot (a free one, or the OLD one nearest
+ * its end), and s itself is retired, so that ESP still in flight to the old
+ * locator passes for the grace period (longer while it is used). Returns
+ * MBOX_FWD, or SPI_FULL (no slot; nothing changed). */
+int mbox_spi_move(const struct mbox_tracker *t, struct mbox_assoc *a, int x, struct mbox_spi *s,
+		  const struct gw_addr *dst, uint64_t now);
 /* Retire slot s: OLD until now + rekey_grace_ns. */
 void mbox_spi_retire(const struct mbox_tracker *t, struct mbox_spi *s, uint64_t now);
 /* Delete every flow and SPI of a (its end). */

@@ -46,10 +46,20 @@ mbox_spi_snap(const struct mbox_assoc *a, struct mbox_spi_snap *snap)
 struct mbox_spi *
 mbox_spi_find(struct mbox_assoc *a, int x, uint32_t spi)
 {
-	for (unsigned i = 0; i < MBOX_SPIS_PER_HOST; i++)
-		if (a->h[x].spi[i].state != MBOX_SPI_FREE && a->h[x].spi[i].spi == spi)
-			return &a->h[x].spi[i];
-	return NULL;
+	struct mbox_spi *old = NULL;
+
+	/* after a move the SPI is also in an OLD slot, at its former locator */
+	for (unsigned i = 0; i < MBOX_SPIS_PER_HOST; i++) {
+		struct mbox_spi *s = &a->h[x].spi[i];
+
+		if (s->state == MBOX_SPI_FREE || s->spi != spi)
+			continue;
+		if (s->state != MBOX_SPI_OLD)
+			return s;
+		if (old == NULL)
+			old = s;
+	}
+	return old;
 }
 
 struct mbox_spi *
@@ -100,6 +110,40 @@ mbox_spi_add(struct mbox_assoc *a, int x, uint32_t spi, const struct gw_addr *ds
 	s->seq = seq;
 	s->acked = false;
 	s->until_ns = 0;
+	return MBOX_FWD;
+}
+
+int
+mbox_spi_move(const struct mbox_tracker *t, struct mbox_assoc *a, int x, struct mbox_spi *s,
+	      const struct gw_addr *dst, uint64_t now)
+{
+	struct mbox_spi *n = NULL;
+	bool installed = false;
+
+	/* back to a locator it left: that OLD slot, its flow kept */
+	for (unsigned i = 0; i < MBOX_SPIS_PER_HOST; i++) {
+		struct mbox_spi *o = &a->h[x].spi[i];
+
+		if (o != s && o->state != MBOX_SPI_FREE && o->spi == s->spi && mbox_addr_eq(&o->dst, dst)) {
+			n = o;
+			installed = o->installed;
+		}
+	}
+	if (n == NULL)
+		n = mbox_spi_in(a, x, MBOX_SPI_FREE);
+	if (n == NULL)          /* the OLD slot nearest its end (not s): its flow goes at commit */
+		for (unsigned i = 0; i < MBOX_SPIS_PER_HOST; i++) {
+			struct mbox_spi *o = &a->h[x].spi[i];
+
+			if (o != s && o->state == MBOX_SPI_OLD && (n == NULL || o->until_ns < n->until_ns))
+				n = o;
+		}
+	if (n == NULL)
+		return MBOX_DROP_SPI_FULL;
+	*n = *s;
+	n->dst = *dst;
+	n->installed = installed;   /* else commit installs (dst, spi) */
+	mbox_spi_retire(t, s, now);
 	return MBOX_FWD;
 }
 

@@ -268,7 +268,7 @@ rd_host(struct rd *r, int x, char **w, int n)
 static int
 rd_spi(struct rd *r, int x, char **w, int n)
 {
-	struct mbox_spi s = { 0 };
+	struct mbox_spi s = { 0 }, *slot;
 	uint32_t acked = 0;
 	int st = -1;
 
@@ -278,12 +278,20 @@ rd_spi(struct rd *r, int x, char **w, int n)
 	if (st < 0 || get_u32(w[3], &s.spi) != 0 || s.spi == 0 || get_addr(w[4], &s.dst) != 0 ||
 	    get_u32(w[5], &s.seq) != 0 || get_u32(w[6], &acked) != 0 || acked > 1)
 		return fail(r, "spi: current|new|old SPI ADDR SEQ 0|1 expected", NULL);
-	if (mbox_spi_find(&r->a, x, s.spi) != NULL)
-		return fail(r, "spi: listed twice", w[3]);
-	if (mbox_spi_in(&r->a, x, MBOX_SPI_FREE) == NULL)
+	/* an SPI at two locators: after a move, the former one OLD */
+	for (unsigned i = 0; i < MBOX_SPIS_PER_HOST; i++) {
+		const struct mbox_spi *o = &r->a.h[x].spi[i];
+
+		if (o->state != MBOX_SPI_FREE && o->spi == s.spi &&
+		    (mbox_addr_eq(&o->dst, &s.dst) || (o->state != MBOX_SPI_OLD && st != MBOX_SPI_OLD)))
+			return fail(r, "spi: listed twice", w[3]);
+	}
+	slot = mbox_spi_in(&r->a, x, MBOX_SPI_FREE);
+	if (slot == NULL)
 		return fail(r, "spi: more SPIs than a host has", w[3]);
-	mbox_spi_add(&r->a, x, s.spi, &s.dst, (uint8_t)st, s.seq);
-	mbox_spi_find(&r->a, x, s.spi)->acked = acked != 0;
+	s.state = (uint8_t)st;
+	s.acked = acked != 0;
+	*slot = s;              /* not installed, until_ns 0: the load installs and times it */
 	return 0;
 }
 

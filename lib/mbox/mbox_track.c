@@ -167,6 +167,7 @@ collect(struct mbox_pkt *p)
 		size_t field;
 	} want[] = {
 		{ HIP_PARAM_ESP_INFO, offsetof(struct mbox_pkt, esp_info) },
+		{ HIP_PARAM_LOCATOR_SET, offsetof(struct mbox_pkt, locator_set) },
 		{ HIP_PARAM_PUZZLE, offsetof(struct mbox_pkt, puzzle) },
 		{ HIP_PARAM_SEQ, offsetof(struct mbox_pkt, seq) },
 		{ HIP_PARAM_ACK, offsetof(struct mbox_pkt, ack) },
@@ -181,6 +182,8 @@ collect(struct mbox_pkt *p)
 	struct hip_tlv tlv;
 	int rc;
 
+	_Static_assert(sizeof(want) / sizeof(want[0]) <= sizeof(p->tlv) / sizeof(p->tlv[0]),
+		       "a slot in mbox_pkt.tlv for every type collected");
 	hip_tlv_iter_init(&it, p->b, p->hdr.pkt_len, 0);
 	while ((rc = hip_tlv_next(&it, &tlv)) == 1)
 		for (size_t x = 0; x < sizeof(want) / sizeof(want[0]); x++)

@@ -146,7 +146,8 @@ const char *mbox_state_name(unsigned s);
 	X(FULL, "full", "no room for another association (max_assocs; BEXes in progress: half)") \
 	X(SPI_FULL, "spi_full", "no room for another SPI of the host (MBOX_SPIS_PER_HOST)") \
 	X(FLOW_CONFLICT, "flow_conflict", "SPI announced for a (locator, SPI) flow another association has") \
-	X(FLOW_FULL, "flow_full", "the flow table refused the flow (full)")
+	X(FLOW_FULL, "flow_full", "the flow table refused the flow (full)") \
+	X(LOCATOR, "locator", "UPDATE whose LOCATOR_SET does not parse (RFC 8046 4)")
 
 enum mbox_reason {
 #define MBOX_X_ENUM(n, s, d) MBOX_DROP_##n,
@@ -179,7 +180,8 @@ const char *mbox_reason_doc(unsigned why);
 	X(loaded, "associations loaded from the state file") \
 	X(load_denied, "associations in the state file that the rules now deny: not loaded") \
 	X(state_writes, "state files written") \
-	X(state_write_errors, "state file writes that failed (tried again later)")
+	X(state_write_errors, "state file writes that failed (tried again later)") \
+	X(moves, "SPIs bound to a new locator by a verified UPDATE with LOCATOR_SET (RFC 8046)")
 
 struct mbox_stats {
 	uint64_t drops[MBOX_DROPS];

@@ -18,6 +18,13 @@
  * not complete in MBOX_REKEY_NS ends the same way (the engine's side that
  * answered switches when its retransmissions run out).
  *
+ * A verified UPDATE with LOCATOR_SET (RFC 8046 section 4; RFC 8047)
+ * moves ESP to its sender: each of the sender's SPIs is bound to the
+ * preferred locator that serves it (upd_locators), the former binding
+ * passing for the grace period as a rekey's old SPI does, so that ESP in
+ * flight while the peer checks the new locator (RFC 8046 5.4's return
+ * routability) is not cut.
+ *
  * An UPDATE in CLOSING is followed as in ESTABLISHED: a CLOSE ends nothing
  * until its CLOSE_ACK, and a replayed CLOSE must not stop the rekeys.
  */
@@ -109,6 +116,95 @@ upd_spis(struct mbox_tracker *t, struct mbox_assoc *a, const struct mbox_pkt *p,
 	return rc;
 }
 
+/* A locator's 16-byte address (IPv6, or IPv4-mapped IPv6: RFC 8046 4) into
+ * *out. False for one the box binds no flow to: unspecified, loopback,
+ * multicast, an IPv4 one of those or broadcast. */
+static bool
+locator_addr(const uint8_t *a, struct gw_addr *out)
+{
+	static const uint8_t mapped[12] = { [10] = 0xff, [11] = 0xff };
+	static const uint8_t zero[16];
+
+	memset(out, 0, sizeof(*out));
+	if (memcmp(a, mapped, sizeof(mapped)) == 0) {
+		const uint8_t *v4 = a + sizeof(mapped);
+
+		if (v4[0] == 0 || v4[0] == 127 || v4[0] >= 224)
+			return false;
+		out->family = 4;
+		memcpy(out->addr, v4, 4);
+		return true;
+	}
+	if (memcmp(a, zero, 15) == 0 || a[0] == 0xff)   /* ::, ::1, multicast */
+		return false;
+	out->family = 6;
+	memcpy(out->addr, a, 16);
+	return true;
+}
+
+/* Where host x receives SPI spi by LOCATOR_SET ls: of the locators for ESP
+ * (traffic type both or ESP) that serve it (type 0: every SPI; type 1: the
+ * SPI it names; RFC 8046 4), the first preferred one, else the first. False
+ * when none does. */
+static bool
+spi_locator(const struct hip_locator_set *ls, uint32_t spi, struct gw_addr *out)
+{
+	bool found = false;
+
+	for (unsigned i = 0; i < ls->n; i++) {
+		const struct hip_locator *l = &ls->loc[i];
+		const uint8_t *addr = l->locator;
+		struct gw_addr a;
+
+		if (l->traffic_type == HIP_LOCATOR_TRAFFIC_SIGNALING)
+			continue;
+		if (l->locator_type == HIP_LOCATOR_TYPE_ESP_SPI_IPV6) {
+			if (hip_get32(l->locator) != spi)
+				continue;
+			addr += 4;
+		} else if (l->locator_type != HIP_LOCATOR_TYPE_IPV6) {
+			continue;            /* a type the box does not follow */
+		}
+		if (!locator_addr(addr, &a) || (found && !l->preferred))
+			continue;
+		*out = a;
+		if (l->preferred)
+			return true;
+		found = true;
+	}
+	return found;
+}
+
+/* A verified UPDATE's LOCATOR_SET: host x's SPIs (current and new) move to
+ * the locators that serve them (spi_locator); *moved: how many. Returns
+ * MBOX_FWD, LOCATOR (does not parse) or SPI_FULL. */
+static int
+upd_locators(struct mbox_tracker *t, struct mbox_assoc *a, const struct mbox_pkt *p, int x,
+	     unsigned *moved)
+{
+	struct hip_locator_set ls;
+
+	*moved = 0;
+	if (p->locator_set == NULL)
+		return MBOX_FWD;
+	if (hip_locator_set_parse(p->locator_set, &ls) != HIP_OK)
+		return MBOX_DROP_LOCATOR;
+	for (unsigned i = 0; i < MBOX_SPIS_PER_HOST; i++) {
+		struct mbox_spi *s = &a->h[x].spi[i];
+		struct gw_addr to;
+		int rc;
+
+		if ((s->state != MBOX_SPI_CURRENT && s->state != MBOX_SPI_NEW) ||
+		    !spi_locator(&ls, s->spi, &to) || mbox_addr_eq(&s->dst, &to))
+			continue;
+		rc = mbox_spi_move(t, a, x, s, &to, p->now);
+		if (rc != MBOX_FWD)
+			return rc;
+		(*moved)++;
+	}
+	return MBOX_FWD;
+}
+
 /* The state after the slots changed: a complete rekey promoted. */
 static void
 upd_settle(struct mbox_tracker *t, struct mbox_assoc *a, uint64_t now)
@@ -130,6 +226,7 @@ mbox_update_in(struct mbox_tracker *t, struct mbox_assoc *a, struct mbox_pkt *p)
 {
 	struct mbox_host *h = &a->h[p->from];
 	struct mbox_spi_snap snap;
+	unsigned moved = 0;
 	bool was_new;
 	struct upd u;
 	int rc;
@@ -153,6 +250,8 @@ mbox_update_in(struct mbox_tracker *t, struct mbox_assoc *a, struct mbox_pkt *p)
 	was_new = any_new(a, false);
 	mbox_spi_snap(a, &snap);
 	rc = upd_spis(t, a, p, p->from, &u);
+	if (rc == MBOX_FWD)
+		rc = upd_locators(t, a, p, p->from, &moved);
 	if (rc == MBOX_FWD) {
 		if (!was_new && any_new(a, false))
 			a->rekey_since_ns = p->now;
@@ -170,6 +269,7 @@ mbox_update_in(struct mbox_tracker *t, struct mbox_assoc *a, struct mbox_pkt *p)
 		h->seq = u.sq.update_id;
 		h->seq_seen = true;
 	}
+	t->st.moves += moved;
 	a->last_ns = p->now;
 	mbox_dirty(t);
 	return MBOX_FWD;

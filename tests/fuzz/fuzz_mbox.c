@@ -27,7 +27,8 @@
  * wire's first packet or the engines (op % 10): 0 deliver; 1 deliver with a
  * bit flipped (checksum fixed); 2 deliver with a parameter's byte changed
  * before the signature, then signed again with its sender's private key (so
- * that it gets past the tracker's verification); 3 lose; 4 replay a packet
+ * that it gets past the tracker's verification; with x bit 4 set, an
+ * UPDATE gets a LOCATOR_SET instead, insert_locator); 3 lose; 4 replay a packet
  * the tracker forwarded earlier; 5 deliver all, then time (x + 1) * 10 ms
  * with the timers; 6 rekey, 7 close,
  * 8 connect, 9 forget at host x & 1. When the steps run out, 5 s of virtual
@@ -65,6 +66,7 @@
 #include "hip_coverage.h"
 #include "hip_harness.h"
 #include "hip_packet.h"
+#include "hip_param.h"
 #include "hip_sig.h"
 #include "mbox_flow_double.h"
 #include "mbox_track.h"
@@ -233,9 +235,10 @@ dump(struct mbox_tracker *t)
 	if (!verbose)
 		return;
 	mbox_stats(t, &s);
-	fprintf(stderr, "rx %lu fwd %lu dropped %lu established %lu rekeys %lu closed %lu:",
+	fprintf(stderr, "rx %lu fwd %lu dropped %lu established %lu rekeys %lu moves %lu closed %lu:",
 		(unsigned long)s.rx, (unsigned long)s.forwarded, (unsigned long)s.dropped,
-		(unsigned long)s.established, (unsigned long)s.rekeys, (unsigned long)s.closed);
+		(unsigned long)s.established, (unsigned long)s.rekeys, (unsigned long)s.moves,
+		(unsigned long)s.closed);
 	for (unsigned r = 0; r < MBOX_DROPS; r++)
 		if (s.drops[r] != 0)
 			fprintf(stderr, " %s %lu", mbox_reason_name(r), (unsigned long)s.drops[r]);
@@ -461,6 +464,70 @@ mutate_param(struct hh_pkt *p, uint8_t x, uint8_t y)
 	resign(p);
 }
 
+/* Insert a LOCATOR_SET (RFC 8046 4) into an UPDATE that has none, then sign
+ * it again: one locator, its type (0, 1 with the ESP_INFO's NEW SPI, or an
+ * unknown 2), traffic type, P bit and address (IPv4-mapped 10.66.0.z, or an
+ * IPv6 2001:db8:66::z, or the sender's own) from y. */
+static void
+insert_locator(struct hh_pkt *p, uint8_t y)
+{
+	uint8_t out[HIP_PACKET_MAX], loc[20] = { 0 };
+	struct hip_tlv_iter it;
+	struct hip_tlv t, ei;
+	struct hip_builder b;
+	struct hip_locator_set ls = { .n = 1 };
+	struct hip_locator *l = &ls.loc[0];
+	uint8_t *a = loc;
+	bool put = false;
+	int len;
+
+	if (hh_ptype(p) != HIP_UPDATE || hip_param_find(p->b, p->len, HIP_PARAM_LOCATOR_SET, &t) == 1)
+		return;
+	l->locator_type = y % 3 == 2 ? 1 : (uint8_t)(y % 3 == 1);
+	l->traffic_type = (uint8_t)((y >> 2) % 3);
+	l->preferred = (y >> 4) & 1;
+	l->lifetime = 600;
+	if (l->locator_type == HIP_LOCATOR_TYPE_ESP_SPI_IPV6) {
+		if (hip_param_find(p->b, p->len, HIP_PARAM_ESP_INFO, &ei) == 1 && ei.len >= 12)
+			memcpy(loc, ei.value + 8, 4);
+		a += 4;
+	}
+	if ((y >> 5) == 7 && p->src.family == 6) {
+		memcpy(a, p->src.addr, 16);
+	} else if ((y >> 5) == 7) {
+		a[10] = a[11] = 0xff;
+		memcpy(a + 12, p->src.addr, 4);
+	} else if (p->src.family == 4) {
+		const uint8_t v4[] = { 10, 66, 0, (uint8_t)(y >> 5) };
+
+		a[10] = a[11] = 0xff;
+		memcpy(a + 12, v4, 4);
+	} else {
+		const uint8_t v6[] = { 0x20, 0x01, 0x0d, 0xb8, 0, 0x66 };
+
+		memcpy(a, v6, sizeof(v6));
+		a[15] = (uint8_t)(y >> 5);
+	}
+	l->locator = loc;
+	l->locator_len = (uint16_t)(a + 16 - loc);
+	if (hip_build_init(&b, out, sizeof(out), HIP_UPDATE, p->b + 8, p->b + 24) != 0)
+		return;
+	hip_tlv_iter_init(&it, p->b, p->len, 0);
+	while (hip_tlv_next(&it, &t) == 1) {
+		if (!put && t.type > HIP_PARAM_LOCATOR_SET) {
+			hip_locator_set_put(&b, &ls);
+			put = true;
+		}
+		hip_build_tlv(&b, &t);
+	}
+	len = hip_build_finish(&b);
+	if (len <= 0 || !put)
+		return;
+	memcpy(p->b, out, (size_t)len);
+	p->len = (size_t)len;
+	resign(p);
+}
+
 static void
 drain(unsigned ms)
 {
@@ -487,6 +554,8 @@ step(uint8_t op, uint8_t x, uint8_t y)
 			return;
 		if (op % 10 == 1)
 			p.b[(((size_t)x << 8) | y) % p.len] ^= (uint8_t)(1u << (y & 7));
+		else if (x & 0x10)
+			insert_locator(&p, y);
 		else
 			mutate_param(&p, x, y);
 		hh_fix_cksum(&p);

@@ -654,6 +654,11 @@ def seed_mbox(seen):
         (0x01, [connect0, deliver, (1, 3, 5), deliver, (2, 1, 2), deliver, (2, 2, 9)]),
         (0x01, [connect0, deliver, deliver, deliver, (3, 0, 0), sec, rekey0, deliver, (2, 0, 9),
                 (4, 1, 0)]),
+        # an UPDATE given a LOCATOR_SET (op 2, x bit 4): type 0 and type 1, preferred, both
+        # traffic types, to 10.66.0.1 / 2001:db8:66::1
+        (0x01, [connect0, sec, rekey0, (2, 0x10, 0x30), sec, sec]),
+        (0x01, [connect0, sec, rekey1, (2, 0x11, 0x32), sec, sec]),
+        (0x09, [connect0, sec, rekey0, (2, 0x10, 0x30), sec]),
     ]
     for mode, steps in scenarios:
         put("mbox", bytes([mode] + [b for st in steps for b in st]), seen)

@@ -71,10 +71,9 @@ ctrl_tx(struct gw_ctrl *c, struct rte_mbuf *m, unsigned port)
 const struct gw_addr *
 ctrl_port_addr(const struct gw_port *p, uint8_t family)
 {
-	for (unsigned i = 0; i < p->n_addrs; i++)
-		if (p->addrs[i].a.family == family)
-			return &p->addrs[i].a;
-	return NULL;
+	int i = gw_paddr_source(&p->addrs, family);
+
+	return i < 0 ? NULL : &p->addrs.a[i].a;
 }
 
 struct gw_ctrl *

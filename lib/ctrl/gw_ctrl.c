@@ -84,6 +84,7 @@ gw_ctrl_create(struct gw_ctx *ctx)
 		return NULL;
 	c->ctx = ctx;
 	c->st = &gw_stats[rte_lcore_id()];
+	ctrl_addr_init(c);
 	return c;
 }
 
@@ -215,6 +216,7 @@ gw_ctrl_tick(struct gw_ctrl *c)
 	}
 	ctrl_pmtu_tick(c);
 	ctrl_l2_tick(c);
+	ctrl_addr_tick(c);
 }
 
 void

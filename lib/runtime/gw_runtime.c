@@ -594,8 +594,10 @@ gw_run(struct gw_ctx *ctx, const struct gw_run_opts *opts)
 	}
 	LOG(NOTICE, "hipgw running: %u worker(s), control on lcore %u\n", ctx->n_workers,
 	    rte_lcore_id());
+	gw_telemetry_set_ctrl(ctrl);
 	/* --idle-exit counts from here, not from before the [sa-gen] install */
 	gw_ctrl_run(ctrl, ctx, tasks, n_tasks, opts->signalled, opts->idle_exit_ms);
+	gw_telemetry_set_ctrl(NULL);
 	for (unsigned w = 0; w < ctx->n_workers; w++) {
 		ring_drain(ctx->from_ctrl[w]);
 		ring_drain(ctx->slow_up[w]);

@@ -120,8 +120,8 @@ struct gw_ctrl_task {
 #define GW_CTRL_TASKS_MAX 4
 
 /* The control lcore's loop (gw_ctrl_loop.c), on the calling (main) lcore once
- * the workers run: gw_ctrl_poll and t[0..n-1] (at most GW_CTRL_TASKS_MAX, in
- * that order) every pass, ARP/ND, SA reclaim and GCM sequence state every
+ * the workers run: gw_ctrl_poll, gw_ctrl_request_poll and t[0..n-1] (at most
+ * GW_CTRL_TASKS_MAX, in that order) every pass, ARP/ND, SA reclaim and GCM sequence state every
  * 100 ms, until *signalled is set or no packet arrived for idle_exit_ms (0:
  * never). Then the shutdown: the tasks' close, the rings drained (bounded),
  * ctx->stop set and the workers waited for, their last punted packets

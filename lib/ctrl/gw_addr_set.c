@@ -12,6 +12,7 @@
 #include <rte_rcu_qsbr.h>
 
 #include "ctrl_internal.h"
+#include "hipgw_wire.h"
 
 #define LOG(level, ...) RTE_LOG(level, USER1, __VA_ARGS__)
 #define ADDR_STR 48      /* gw_addr_str buffer, bytes */
@@ -63,6 +64,17 @@ gw_ctrl_port_index(const struct gw_ctx *ctx, const char *name)
 		if (strcmp(ctx->ports[i].name, name) == 0)
 			return (int)i;
 	return -1;
+}
+
+int
+gw_ctrl_source_addr(const struct gw_ctrl *c, unsigned port, uint8_t family, struct gw_prefix *out)
+{
+	int i = port < c->ctx->n_ports ? gw_paddr_source(&c->ctx->ports[port].addrs, family) : -1;
+
+	if (i < 0)
+		return -1;
+	*out = c->ctx->ports[port].addrs.a[i];
+	return 0;
 }
 
 int
@@ -183,6 +195,9 @@ check_request(struct gw_ctrl *c, unsigned port, const struct gw_prefix *addr,
 		return fail(err, errlen, "%s is %s", b, why);
 	if (addr->a.family == 4 && v4_net_or_bcast(addr, &addr->a))
 		return fail(err, errlen, "%s/%u is the network's or broadcast address", b, addr->len);
+	if (addr->a.family == 6 && p->mtu < GW_IPV6_MIN_MTU)
+		return fail(err, errlen, "port %s: MTU %u is below IPv6's %u", p->name, p->mtu,
+			    GW_IPV6_MIN_MTU);
 	if (gw != NULL && gw->family != 0) {
 		gw_addr_str(gw, g, sizeof(g));
 		if (gw->family != addr->a.family)
@@ -286,6 +301,20 @@ set_routes(struct gw_ctrl *c, unsigned port, const struct gw_prefix *old, int ol
 	return 0;
 }
 
+/* Without a new gateway the port's routes keep the old one: say so when it
+ * is no longer on-link (its ARP / ND requests will go unanswered). */
+static void
+off_link_warn(struct gw_ctrl *c, unsigned port, const struct gw_prefix *addr)
+{
+	const struct gw_addr *g = &c->port_gw[port][fam_idx(addr->a.family)];
+	char b[ADDR_STR];
+
+	if (g->family != 0 && !gw_prefix_contains(addr, g))
+		LOG(WARNING, "port %s: gateway %s is off-link from the new address: its routes "
+		    "stay until a gateway is given\n", c->ctx->ports[port].name,
+		    gw_addr_str(g, b, sizeof(b)));
+}
+
 int
 gw_ctrl_set_address(struct gw_ctrl *c, unsigned port, const struct gw_prefix *addr,
 		    const struct gw_addr *gw, char *err, size_t errlen)
@@ -339,6 +368,8 @@ gw_ctrl_set_address(struct gw_ctrl *c, unsigned port, const struct gw_prefix *ad
 	ctrl_addr_announce(c, port, &addr->a);
 	if (gw != NULL && gw->family != 0)
 		ctrl_neigh_solicit(c, port, gw);
+	else
+		off_link_warn(c, port, addr);
 	gw_addr_str(&addr->a, nb, sizeof(nb));
 	if (old_slot >= 0)
 		gw_addr_str(&old.a, ob, sizeof(ob));

@@ -179,6 +179,13 @@ struct gw_ctrl_addr_hook {
 /* Subscribe h (copied). Returns 0, or -1 when GW_CTRL_ADDR_HOOKS_MAX are in. */
 int gw_ctrl_add_address_hook(struct gw_ctrl *c, const struct gw_ctrl_addr_hook *h);
 
+/* Control lcore: port `port`'s address of `family` that the control lcore
+ * sends from (our local locator on that port: the one gw_ctrl_set_address
+ * set last, else the config's first) into *out. Returns 0, or -1 when the
+ * port has none of that family. */
+int gw_ctrl_source_addr(const struct gw_ctrl *c, unsigned port, uint8_t family,
+			struct gw_prefix *out);
+
 /* The index of the port named `name` in ctx->ports, or -1. */
 int gw_ctrl_port_index(const struct gw_ctx *ctx, const char *name);
 

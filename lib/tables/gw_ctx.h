@@ -2,7 +2,8 @@
  * Everything the worker lcores and the control lcore share: ports, routes,
  * neighbours, SA tables and the rings between them.
  * Built by lib/runtime from the config before any lcore starts; afterwards only the
- * control lcore writes (neighbours, SAs), with lock-free readers.
+ * control lcore writes (neighbours, SAs, a port's addresses, routes), with
+ * lock-free readers.
  */
 #ifndef HIPGW_CTX_H
 #define HIPGW_CTX_H

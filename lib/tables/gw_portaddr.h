@@ -87,8 +87,10 @@ gw_paddr_read(const struct gw_port_addrs *s, unsigned i, struct gw_prefix *out)
 
 	if (f == 0)
 		return false;
-	*out = s->a[i];
+	/* the bytes after the family: not written again before a grace period */
 	out->a.family = f;
+	memcpy(out->a.addr, s->a[i].a.addr, sizeof(out->a.addr));
+	out->len = s->a[i].len;
 	return true;
 }
 

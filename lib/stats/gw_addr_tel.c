@@ -30,12 +30,20 @@ gw_telemetry_set_ctrl(struct gw_ctrl *c)
 	pthread_mutex_unlock(&ctrl_lock);
 }
 
+/* The answer. msg may echo the client's words: DPDK 22.11 puts strings into
+ * its JSON unescaped, so quotes, backslashes and control bytes become '?'. */
 static int
 reply(struct rte_tel_data *d, bool ok, const char *msg)
 {
+	char clean[GW_CTRL_MSG_MAX];
+
+	snprintf(clean, sizeof(clean), "%s", msg);
+	for (char *p = clean; *p != '\0'; p++)
+		if (*p == '"' || *p == '\\' || (unsigned char)*p < 0x20 || (unsigned char)*p >= 0x7f)
+			*p = '?';
 	rte_tel_data_start_dict(d);
 	rte_tel_data_add_dict_string(d, "result", ok ? "ok" : "error");
-	rte_tel_data_add_dict_string(d, "message", msg);
+	rte_tel_data_add_dict_string(d, "message", clean);
 	return 0;
 }
 

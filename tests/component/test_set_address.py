@@ -228,6 +228,8 @@ BAD = [
     ("wan,10.1.0.9/16", "overlaps port lan's"),
     ("wan,2001:db8:5::7/129", "is not ADDRESS/LENGTH"),
     ("wan", "usage:"),
+    ('wan,1"2/24', "'1?2/24' is not ADDRESS/LENGTH"),   # echoed words made JSON-safe
+    ('w\\an,1.2.3.4/24', "unknown port w?an"),
 ]
 
 

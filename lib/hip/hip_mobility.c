@@ -22,7 +22,7 @@
  *
  * Credit-based authorization (RFC 8046 3.3.2, 5.6, a MAY) is not done:
  * until the check passes the outbound SAs stay on the verified locator
- * (docs/design.md, "The HIP engine").
+ * (docs/design.md, "The HIP engine: mobility").
  */
 #include <string.h>
 

@@ -658,6 +658,97 @@ test_init_reboot_and_decline(void **state)
 	dhcp_client_destroy(c);
 }
 
+/* T1 / T2 from the ACK when sane, the defaults when T1 < T2 < lease breaks;
+ * an infinite lease has no timer at all. */
+static void
+test_lease_times(void **state)
+{
+	static const struct { uint32_t lease, t1, t2, want_t1, want_t2; uint64_t fixed; } cases[] = {
+		{ 3600, 1000, 2000, 1000, 2000, 0 },
+		{ 3600, 2000, 1000, 1800, 3150, 1 },   /* T1 after T2 */
+		{ 3600, 1000, 3600, 1800, 3150, 1 },   /* T2 at the end */
+		{ DHCP_LEASE_INFINITE, 0, 0, DHCP_LEASE_INFINITE, DHCP_LEASE_INFINITE, 0 },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct dhcp_client *c = new_client(false);
+		struct reply r;
+
+		dhcp_client_tick(c, 0);
+		r = good(DHCP_OFFER, tx_xid());
+		assert_int_equal(feed(c, &r, 0), 0);
+		r = good(DHCP_ACK, tx_xid());
+		r.lease = cases[i].lease;
+		r.t1 = cases[i].t1;
+		r.t2 = cases[i].t2;
+		assert_int_equal(feed(c, &r, 0), 0);
+		assert_int_equal(io.last.t1_s, cases[i].want_t1);
+		assert_int_equal(io.last.t2_s, cases[i].want_t2);
+		assert_int_equal(dhcp_client_counter(c, DHCP_CNT_T1T2_FIXED), cases[i].fixed);
+		if (cases[i].lease == DHCP_LEASE_INFINITE) {
+			assert_int_equal(dhcp_client_next_ns(c), UINT64_MAX);
+			dhcp_client_tick(c, S(1) << 20);
+			assert_int_equal(dhcp_client_state(c), DHCP_ST_BOUND);
+		} else {
+			assert_int_equal(dhcp_client_next_ns(c), S(cases[i].want_t1));
+		}
+		dhcp_client_destroy(c);
+	}
+}
+
+/* create refuses what it cannot send; the startup wait is 1..10 s (4.4.1) */
+static void
+test_create(void **state)
+{
+	struct dhcp_client_cfg cfg = {
+		.io = { .send = on_send, .lease = on_lease, .lost = on_lost },
+	};
+	struct dhcp_client *c;
+
+	(void)state;
+	memset(&io, 0, sizeof(io));
+	memcpy(cfg.mac, mac, 6);
+	cfg.client_id_len = 1;
+	assert_null(dhcp_client_create(&cfg, 0));
+	cfg.client_id_len = DHCP_CLIENT_ID_MAX + 1;
+	assert_null(dhcp_client_create(&cfg, 0));
+	cfg.client_id_len = 0;
+	cfg.io.lost = NULL;
+	assert_null(dhcp_client_create(&cfg, 0));
+	cfg.io.lost = on_lost;
+	memset(cfg.host_name, 'a', sizeof(cfg.host_name));
+	assert_null(dhcp_client_create(&cfg, 0));
+	cfg.host_name[0] = 0;
+	for (int k = 0; k < 50; k++) {
+		uint64_t t0 = S(100);
+
+		c = dhcp_client_create(&cfg, t0);
+		assert_non_null(c);
+		assert_true(dhcp_client_next_ns(c) >= t0 + S(DHCP_STARTUP_MIN_S));
+		assert_true(dhcp_client_next_ns(c) <= t0 + S(DHCP_STARTUP_MAX_S));
+		dhcp_client_tick(c, dhcp_client_next_ns(c) - 1);
+		assert_int_equal(io.n_tx, 0);
+		dhcp_client_destroy(c);
+	}
+	/* a client id of its own goes out as option 61 */
+	memcpy(cfg.client_id, "\x00gw-outer", 9);
+	cfg.client_id_len = 9;
+	cfg.no_startup_delay = true;
+	c = dhcp_client_create(&cfg, 0);
+	dhcp_client_tick(c, 0);
+	{
+		uint8_t n;
+		const uint8_t *v = tx_opt(last_tx(), DHCP_OPT_CLIENT_ID, &n);
+
+		assert_non_null(v);
+		assert_int_equal(n, 9);
+		assert_memory_equal(v, "\x00gw-outer", 9);
+		assert_null(tx_opt(last_tx(), DHCP_OPT_HOST_NAME, &n));
+	}
+	dhcp_client_destroy(c);
+}
+
 static void
 test_parse_refusals(void **state)
 {
@@ -690,6 +781,9 @@ test_parse_refusals(void **state)
 	b[DHCP_OPTIONS_OFF + 2] = 9;
 	b[DHCP_OPTIONS_OFF + 3] = DHCP_OPT_END;
 	assert_int_equal(dhcp_msg_parse(b, n, &m), DHCP_PARSE_BAD_TYPE);
+	b[DHCP_OPTIONS_OFF + 3] = DHCP_OPT_ROUTER;     /* a router list of 1 byte */
+	b[DHCP_OPTIONS_OFF + 2] = DHCP_OFFER;
+	assert_int_equal(dhcp_msg_parse(b, n, &m), DHCP_PARSE_OPT_LEN);
 	assert_int_equal(dhcp_mask_prefix(0xfffffffcu), 30);
 	assert_int_equal(dhcp_mask_prefix(0), 0);
 	assert_int_equal(dhcp_mask_prefix(0xfffffffeu), 31);
@@ -741,6 +835,8 @@ main(void)
 		cmocka_unit_test(test_retransmission_bounds),
 		cmocka_unit_test(test_wrong_xid_ignored),
 		cmocka_unit_test(test_init_reboot_and_decline),
+		cmocka_unit_test(test_lease_times),
+		cmocka_unit_test(test_create),
 		cmocka_unit_test(test_parse_refusals),
 		cmocka_unit_test(test_frame_roundtrip),
 	};

@@ -19,6 +19,12 @@ enum dhcp_event {
 	EV_COUNT
 };
 
+/* Timer events one tick may run: expiry, T2, T1, retransmission, and the
+ * DISCOVER of an INIT entered on the way, with room to spare */
+#define TICK_STEPS_MAX      8
+/* back-off steps counted: beyond them the delay is DHCP_RETX_MAX_S anyway */
+#define DHCP_RETX_SHIFT_MAX 16
+
 typedef void (*dhcp_action)(struct dhcp_client *c, const struct dhcp_msg *m, uint64_t now);
 
 struct dhcp_row {
@@ -70,7 +76,10 @@ rand32(struct dhcp_client *c)
 static uint64_t
 backoff_ns(struct dhcp_client *c, unsigned k)
 {
-	uint64_t s = k >= 4 ? DHCP_RETX_MAX_S : (uint64_t)DHCP_RETX_BASE_S << k;
+	uint64_t s = DHCP_RETX_MAX_S;
+
+	if (k < DHCP_RETX_SHIFT_MAX && ((uint64_t)DHCP_RETX_BASE_S << k) < DHCP_RETX_MAX_S)
+		s = (uint64_t)DHCP_RETX_BASE_S << k;
 
 	return s * DHCP_NS_PER_S + rand32(c) % (2 * DHCP_RETX_JITTER_NS + 1) - DHCP_RETX_JITTER_NS;
 }
@@ -125,7 +134,7 @@ send_msg(struct dhcp_client *c, uint8_t type, uint64_t now)
 	default:
 		break;
 	}
-	if (type == DHCP_DECLINE) {  /* RFC 2131 4.4.4: 50 and 54, ciaddr 0 */
+	if (type == DHCP_DECLINE) {  /* table 5: 50 and 54, ciaddr 0; broadcast */
 		b.ciaddr = 0;
 		b.requested_ip = c->lease.addr;
 		b.server_id = c->lease.server_id;
@@ -308,7 +317,7 @@ nak(struct dhcp_client *c, const struct dhcp_msg *m, uint64_t now)
 		return;
 	}
 	lose(c, DHCP_LOST_NAK, now, backoff_ns(c, c->naks));
-	if (c->naks < DHCP_RETX_MAX_S)
+	if (c->naks < DHCP_RETX_SHIFT_MAX)
 		c->naks++;
 }
 
@@ -490,7 +499,7 @@ void
 dhcp_client_tick(struct dhcp_client *c, uint64_t now_ns)
 {
 	/* each step moves a deadline past now or changes state; bounded anyway */
-	for (int i = 0; i < 8; i++) {
+	for (int i = 0; i < TICK_STEPS_MAX; i++) {
 		bool leased = c->st == DHCP_ST_BOUND || c->st == DHCP_ST_RENEWING ||
 			      c->st == DHCP_ST_REBINDING;
 		enum dhcp_event ev;

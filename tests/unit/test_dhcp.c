@@ -820,6 +820,54 @@ test_frame_roundtrip(void **state)
 	assert_int_equal(dhcp_frame_build(f, DHCP_FRAME_HDR_LEN + n - 1, srv_mac, NULL, 0, 0, msg, n), 0);
 }
 
+#ifndef HIPGW_DOCS_DIR
+#define HIPGW_DOCS_DIR "docs"
+#endif
+
+/* docs/counters.md's table after "<!-- DHCP_COUNTERS -->" names every counter
+ * of dhcp_counter_name, once, and nothing else. */
+static void
+test_counters_doc(void **state)
+{
+	FILE *f = fopen(HIPGW_DOCS_DIR "/counters.md", "r");
+	unsigned seen[DHCP_CNT_COUNT] = { 0 }, rows = 0;
+	bool in_table = false;
+	char line[512];
+
+	(void)state;
+	assert_non_null(f);
+	while (fgets(line, sizeof(line), f) != NULL) {
+		char name[64];
+		unsigned i;
+
+		if (strstr(line, "<!-- DHCP_COUNTERS -->") != NULL) {
+			in_table = true;
+			continue;
+		}
+		if (!in_table)
+			continue;
+		if (line[0] != '|') {
+			if (rows > 0)
+				break;
+			continue;
+		}
+		if (sscanf(line, "| `%63[^`]`", name) != 1)
+			continue;              /* the head and its rule */
+		rows++;
+		for (i = 0; i < DHCP_CNT_COUNT; i++)
+			if (strcmp(dhcp_counter_name(i), name) == 0)
+				break;
+		if (i == DHCP_CNT_COUNT)
+			fail_msg("counters.md lists %s, which the client does not count", name);
+		seen[i]++;
+	}
+	fclose(f);
+	for (unsigned i = 0; i < DHCP_CNT_COUNT; i++)
+		if (seen[i] != 1)
+			fail_msg("counters.md: %s listed %u times", dhcp_counter_name(i), seen[i]);
+	assert_int_equal(rows, DHCP_CNT_COUNT);
+}
+
 int
 main(void)
 {
@@ -839,6 +887,7 @@ main(void)
 		cmocka_unit_test(test_create),
 		cmocka_unit_test(test_parse_refusals),
 		cmocka_unit_test(test_frame_roundtrip),
+		cmocka_unit_test(test_counters_doc),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

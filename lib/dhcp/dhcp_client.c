@@ -72,6 +72,12 @@ rand32(struct dhcp_client *c)
 	return v;
 }
 
+static uint64_t
+rand64(struct dhcp_client *c)
+{
+	return (uint64_t)rand32(c) << 32 | rand32(c);
+}
+
 /* RFC 2131 4.1: 4 s doubled per retransmission up to 64 s, +-1 s uniform */
 static uint64_t
 backoff_ns(struct dhcp_client *c, unsigned k)
@@ -81,7 +87,7 @@ backoff_ns(struct dhcp_client *c, unsigned k)
 	if (k < DHCP_RETX_SHIFT_MAX && ((uint64_t)DHCP_RETX_BASE_S << k) < DHCP_RETX_MAX_S)
 		s = (uint64_t)DHCP_RETX_BASE_S << k;
 
-	return s * DHCP_NS_PER_S + rand32(c) % (2 * DHCP_RETX_JITTER_NS + 1) - DHCP_RETX_JITTER_NS;
+	return s * DHCP_NS_PER_S + rand64(c) % (2 * DHCP_RETX_JITTER_NS + 1) - DHCP_RETX_JITTER_NS;
 }
 
 /* RFC 2131 4.4.5: half the time left to deadline, at least 60 s */
@@ -437,7 +443,7 @@ dhcp_client_create(const struct dhcp_client_cfg *cfg, uint64_t now_ns)
 	}
 	if (!cfg->no_startup_delay)
 		wait = DHCP_STARTUP_MIN_S * DHCP_NS_PER_S +
-		       rand32(c) % ((DHCP_STARTUP_MAX_S - DHCP_STARTUP_MIN_S) * DHCP_NS_PER_S + 1);
+		       rand64(c) % ((DHCP_STARTUP_MAX_S - DHCP_STARTUP_MIN_S) * DHCP_NS_PER_S + 1);
 	to_init(c, now_ns, wait);
 	if (cfg->reboot_addr != 0 && !dhcp_addr_bad(cfg->reboot_addr))
 		c->st = DHCP_ST_INIT_REBOOT;

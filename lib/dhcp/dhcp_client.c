@@ -115,7 +115,9 @@ send_msg(struct dhcp_client *c, uint8_t type, uint64_t now)
 	struct dhcp_build b = {
 		.type = type, .xid = c->xid, .mac = c->cfg.mac,
 		.client_id = c->cid, .client_id_len = c->cid_len,
-		.host_name = c->cfg.host_name, .param_list = type != DHCP_DECLINE,
+		/* table 5: a DECLINE carries no other options */
+		.host_name = type != DHCP_DECLINE ? c->cfg.host_name : NULL,
+		.param_list = type != DHCP_DECLINE,
 	};
 	uint64_t secs = (now - c->xact_start_ns) / DHCP_NS_PER_S;
 	uint32_t src = 0, dst = DHCP_ADDR_BROADCAST;

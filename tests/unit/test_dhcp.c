@@ -640,6 +640,7 @@ test_init_reboot_and_decline(void **state)
 	memset(&io, 0, sizeof(io));
 	io.rng_state = 99;
 	memcpy(cfg.mac, mac, 6);
+	strcpy(cfg.host_name, "hgw-test");
 	c = dhcp_client_create(&cfg, 0);
 	assert_string_equal(dhcp_state_name(dhcp_client_state(c)), "init-reboot");
 	dhcp_client_tick(c, 0);
@@ -652,6 +653,14 @@ test_init_reboot_and_decline(void **state)
 	assert_int_equal(dhcp_client_decline(c, S(2)), 0);
 	assert_int_equal(tx_type(last_tx()), DHCP_DECLINE);
 	assert_int_equal(tx_addr_opt(last_tx(), DHCP_OPT_REQUESTED_IP), ADDR);
+	assert_int_equal(tx_addr_opt(last_tx(), DHCP_OPT_SERVER_ID), SRV1);
+	assert_int_equal(get32(last_tx()->msg + DHCP_OFF_CIADDR), 0);
+	{
+		uint8_t n;
+
+		assert_null(tx_opt(last_tx(), DHCP_OPT_HOST_NAME, &n));
+		assert_null(tx_opt(last_tx(), DHCP_OPT_PARAM_LIST, &n));
+	}
 	assert_int_equal(io.lost_why, DHCP_LOST_DECLINED);
 	assert_int_equal(dhcp_client_next_ns(c), S(2) + S(DHCP_DECLINE_WAIT_S));
 	assert_int_equal(dhcp_client_decline(c, S(3)), -1);

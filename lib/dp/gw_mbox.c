@@ -460,7 +460,7 @@ key_index(struct gw_mbox_flow_key *u, unsigned *nu, const struct gw_mbox_flow_ke
 struct mbox_run {
 	struct rte_mbuf *m[GW_BURST_PACKETS];
 	struct mbox_pkt p[GW_BURST_PACKETS];
-	const struct gw_mbox_flow *fl[GW_BURST_PACKETS];   /* MC_ESP, MC_ICMP: its flow */
+	uint32_t fl[GW_BURST_PACKETS];       /* MC_ESP, MC_ICMP: its flow's slot, or NONE */
 	uint8_t ki[GW_BURST_PACKETS];        /* index into keys[]; UINT8_MAX: stamped */
 	struct gw_mbox_flow_key keys[GW_BURST_PACKETS];
 	unsigned n, nk;
@@ -483,7 +483,7 @@ mbox_send(struct worker *w, struct mbox_run *r, unsigned k, unsigned out, uint64
 			w->st->mbox_l2++;
 		break;
 	case MC_ESP:
-		if (r->fl[k] == NULL) {
+		if (r->fl[k] == GW_MBOX_FLOW_NONE) {
 			drop(w, m, GW_DROP_MBOX_NO_FLOW);
 			return;
 		}
@@ -493,7 +493,7 @@ mbox_send(struct worker *w, struct mbox_run *r, unsigned k, unsigned out, uint64
 		w->st->mbox_esp++;
 		break;
 	case MC_ICMP:
-		if (r->fl[k] != NULL) {
+		if (r->fl[k] != GW_MBOX_FLOW_NONE) {
 			w->st->mbox_icmp++;
 		} else if (p->bypass) {
 			w->st->mbox_bypass++;
@@ -539,7 +539,10 @@ mbox_take(struct worker *w, unsigned pidx, uint16_t mtu, struct rte_mbuf *m, str
 	case MC_ESP:
 	case MC_ICMP:
 		if (slow && p->cls == MC_ESP && gw_meta(m)->lk.stamp == GW_STAMP_MBOX) {
-			r->fl[r->n] = gw_meta_sa(gw_meta(m));   /* the control lcore looked it up */
+			/* the control lcore looked it up */
+			const struct gw_mbox_flow *fl = gw_meta_sa(gw_meta(m));
+
+			r->fl[r->n] = fl != NULL ? fl->idx : GW_MBOX_FLOW_NONE;
 			r->ki[r->n] = UINT8_MAX;
 		} else {
 			r->ki[r->n] = key_index(r->keys, &r->nk, &p->key);
@@ -556,7 +559,7 @@ mbox_burst(struct worker *w, unsigned pidx, struct rte_mbuf **pkts, uint16_t n, 
 {
 	struct gw_ctx *ctx = w->ctx;
 	unsigned out = ctx->mbox_peer[pidx] - 1u;
-	const struct gw_mbox_flow *found[GW_BURST_PACKETS];
+	uint32_t found[GW_BURST_PACKETS];
 	struct mbox_run r;
 	uint64_t tsc, now_ns;
 
@@ -570,10 +573,10 @@ mbox_burst(struct worker *w, unsigned pidx, struct rte_mbuf **pkts, uint16_t n, 
 	}
 	if (r.nk > 0) {
 		/* 1 .. GW_BURST_PACKETS keys: never -EINVAL */
-		gw_mbox_flow_lookup_bulk(ctx->mbox_flows, r.keys, r.nk, found);
+		gw_mbox_flow_lookup_bulk(ctx->mbox_flows, r.keys, NULL, r.nk, found);
 		for (unsigned k = 0; k < r.nk; k++)
-			if (found[k] != NULL)   /* the flow, then its counter slot */
-				rte_prefetch0(&w->mbox_wk[found[k]->idx]);
+			if (found[k] != GW_MBOX_FLOW_NONE)   /* its counters' line */
+				rte_prefetch0(&w->mbox_wk[found[k]]);
 	}
 	for (unsigned k = 0; k < r.n; k++)
 		if ((r.p[k].cls == MC_ESP || r.p[k].cls == MC_ICMP) && r.ki[k] != UINT8_MAX)

@@ -440,9 +440,11 @@ wk_mbox_reset(struct worker *w)
 /* ---------- the burst ---------- */
 
 /* Key `k` among a burst's distinct keys u[0..*nu-1]: equal to the last one (a
- * burst's packets come in runs of one flow) takes its index, else added. */
+ * burst's packets come in runs of one flow) takes its index, else added with
+ * its hash into hash[] (computed here, while the key is in registers). */
 static inline uint8_t
-key_index(struct gw_mbox_flow_key *u, unsigned *nu, const struct gw_mbox_flow_key *k)
+key_index(struct gw_mbox_flow_key *u, uint32_t *hash, unsigned *nu,
+	  const struct gw_mbox_flow_key *k)
 {
 	if (*nu > 0) {
 		uint64_t a[3], b[3];
@@ -453,6 +455,7 @@ key_index(struct gw_mbox_flow_key *u, unsigned *nu, const struct gw_mbox_flow_ke
 			return (uint8_t)(*nu - 1);
 	}
 	u[*nu] = *k;
+	hash[*nu] = gw_mbox_flow_hash(k);
 	return (uint8_t)(*nu)++;
 }
 
@@ -463,6 +466,7 @@ struct mbox_run {
 	uint32_t fl[GW_BURST_PACKETS];       /* MC_ESP, MC_ICMP: its flow's slot, or NONE */
 	uint8_t ki[GW_BURST_PACKETS];        /* index into keys[]; UINT8_MAX: stamped */
 	struct gw_mbox_flow_key keys[GW_BURST_PACKETS];
+	uint32_t hash[GW_BURST_PACKETS];     /* keys[]' gw_mbox_flow_hash */
 	unsigned n, nk;
 };
 
@@ -545,7 +549,7 @@ mbox_take(struct worker *w, unsigned pidx, uint16_t mtu, struct rte_mbuf *m, str
 			r->fl[r->n] = fl != NULL ? fl->idx : GW_MBOX_FLOW_NONE;
 			r->ki[r->n] = UINT8_MAX;
 		} else {
-			r->ki[r->n] = key_index(r->keys, &r->nk, &p->key);
+			r->ki[r->n] = key_index(r->keys, r->hash, &r->nk, &p->key);
 		}
 		break;
 	default:
@@ -573,7 +577,7 @@ mbox_burst(struct worker *w, unsigned pidx, struct rte_mbuf **pkts, uint16_t n, 
 	}
 	if (r.nk > 0) {
 		/* 1 .. GW_BURST_PACKETS keys: never -EINVAL */
-		gw_mbox_flow_lookup_bulk(ctx->mbox_flows, r.keys, NULL, r.nk, found);
+		gw_mbox_flow_lookup_bulk(ctx->mbox_flows, r.keys, r.hash, r.nk, found);
 		for (unsigned k = 0; k < r.nk; k++)
 			if (found[k] != GW_MBOX_FLOW_NONE)   /* its counters' line */
 				rte_prefetch0(&w->mbox_wk[found[k]]);

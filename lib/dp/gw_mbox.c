@@ -471,10 +471,9 @@ struct mbox_run {
 };
 
 /* Frame k of run r out of port `out`, or dropped, as classify and the flow
- * lookup decided. */
+ * lookup decided; the flow's counters are left to mbox_count. */
 static inline void
-mbox_send(struct worker *w, struct mbox_run *r, unsigned k, unsigned out, uint64_t now_ns,
-	  uint64_t tsc)
+mbox_send(struct worker *w, struct mbox_run *r, unsigned k, unsigned out, uint64_t tsc)
 {
 	struct mbox_pkt *p = &r->p[k];
 	struct rte_mbuf *m = r->m[k];
@@ -491,7 +490,6 @@ mbox_send(struct worker *w, struct mbox_run *r, unsigned k, unsigned out, uint64
 			drop(w, m, GW_DROP_MBOX_NO_FLOW);
 			return;
 		}
-		gw_mbox_flow_count(w->mbox_wk, r->fl[k], p->tl, now_ns);
 		if (p->first_frag)
 			frag_add(w->mbox_frag, p, tsc);
 		w->st->mbox_esp++;
@@ -586,9 +584,15 @@ mbox_burst(struct worker *w, unsigned pidx, struct rte_mbuf **pkts, uint16_t n, 
 		if ((r.p[k].cls == MC_ESP || r.p[k].cls == MC_ICMP) && r.ki[k] != UINT8_MAX)
 			r.fl[k] = found[r.ki[k]];
 	tsc = rte_rdtsc();
+	for (unsigned k = 0; k < r.n; k++)
+		mbox_send(w, &r, k, out, tsc);
+	/* the burst out first: its work hides the counters' lines prefetched
+	 * above; then the counts, from r alone (the mbufs are gone) */
+	wk_tx_flush(w, out);
 	now_ns = gw_mac_now_ns();
 	for (unsigned k = 0; k < r.n; k++)
-		mbox_send(w, &r, k, out, now_ns, tsc);
+		if (r.p[k].cls == MC_ESP && r.fl[k] != GW_MBOX_FLOW_NONE)
+			gw_mbox_flow_count(w->mbox_wk, r.fl[k], r.p[k].tl, now_ns);
 }
 
 _Static_assert(GW_BURST_PACKETS <= RTE_HASH_LOOKUP_BULK_MAX, "a burst's keys in one bulk lookup");

@@ -440,9 +440,11 @@ wk_mbox_reset(struct worker *w)
 /* ---------- the burst ---------- */
 
 /* Key `k` among a burst's distinct keys u[0..*nu-1]: equal to the last one (a
- * burst's packets come in runs of one flow) takes its index, else added. */
+ * burst's packets come in runs of one flow) takes its index, else added with
+ * its hash into hash[] (computed here, while the key is in registers). */
 static inline uint8_t
-key_index(struct gw_mbox_flow_key *u, unsigned *nu, const struct gw_mbox_flow_key *k)
+key_index(struct gw_mbox_flow_key *u, uint32_t *hash, unsigned *nu,
+	  const struct gw_mbox_flow_key *k)
 {
 	if (*nu > 0) {
 		uint64_t a[3], b[3];
@@ -453,6 +455,7 @@ key_index(struct gw_mbox_flow_key *u, unsigned *nu, const struct gw_mbox_flow_ke
 			return (uint8_t)(*nu - 1);
 	}
 	u[*nu] = *k;
+	hash[*nu] = gw_mbox_flow_hash(k);
 	return (uint8_t)(*nu)++;
 }
 
@@ -460,17 +463,17 @@ key_index(struct gw_mbox_flow_key *u, unsigned *nu, const struct gw_mbox_flow_ke
 struct mbox_run {
 	struct rte_mbuf *m[GW_BURST_PACKETS];
 	struct mbox_pkt p[GW_BURST_PACKETS];
-	const struct gw_mbox_flow *fl[GW_BURST_PACKETS];   /* MC_ESP, MC_ICMP: its flow */
+	uint32_t fl[GW_BURST_PACKETS];       /* MC_ESP, MC_ICMP: its flow's slot, or NONE */
 	uint8_t ki[GW_BURST_PACKETS];        /* index into keys[]; UINT8_MAX: stamped */
 	struct gw_mbox_flow_key keys[GW_BURST_PACKETS];
+	uint32_t hash[GW_BURST_PACKETS];     /* keys[]' gw_mbox_flow_hash */
 	unsigned n, nk;
 };
 
 /* Frame k of run r out of port `out`, or dropped, as classify and the flow
- * lookup decided. */
+ * lookup decided; the flow's counters are left to mbox_count. */
 static inline void
-mbox_send(struct worker *w, struct mbox_run *r, unsigned k, unsigned out, uint64_t now_ns,
-	  uint64_t tsc)
+mbox_send(struct worker *w, struct mbox_run *r, unsigned k, unsigned out, uint64_t tsc)
 {
 	struct mbox_pkt *p = &r->p[k];
 	struct rte_mbuf *m = r->m[k];
@@ -483,17 +486,16 @@ mbox_send(struct worker *w, struct mbox_run *r, unsigned k, unsigned out, uint64
 			w->st->mbox_l2++;
 		break;
 	case MC_ESP:
-		if (r->fl[k] == NULL) {
+		if (r->fl[k] == GW_MBOX_FLOW_NONE) {
 			drop(w, m, GW_DROP_MBOX_NO_FLOW);
 			return;
 		}
-		gw_mbox_flow_count(w->mbox_wk, r->fl[k], p->tl, now_ns);
 		if (p->first_frag)
 			frag_add(w->mbox_frag, p, tsc);
 		w->st->mbox_esp++;
 		break;
 	case MC_ICMP:
-		if (r->fl[k] != NULL) {
+		if (r->fl[k] != GW_MBOX_FLOW_NONE) {
 			w->st->mbox_icmp++;
 		} else if (p->bypass) {
 			w->st->mbox_bypass++;
@@ -539,10 +541,13 @@ mbox_take(struct worker *w, unsigned pidx, uint16_t mtu, struct rte_mbuf *m, str
 	case MC_ESP:
 	case MC_ICMP:
 		if (slow && p->cls == MC_ESP && gw_meta(m)->lk.stamp == GW_STAMP_MBOX) {
-			r->fl[r->n] = gw_meta_sa(gw_meta(m));   /* the control lcore looked it up */
+			/* the control lcore looked it up */
+			const struct gw_mbox_flow *fl = gw_meta_sa(gw_meta(m));
+
+			r->fl[r->n] = fl != NULL ? fl->idx : GW_MBOX_FLOW_NONE;
 			r->ki[r->n] = UINT8_MAX;
 		} else {
-			r->ki[r->n] = key_index(r->keys, &r->nk, &p->key);
+			r->ki[r->n] = key_index(r->keys, r->hash, &r->nk, &p->key);
 		}
 		break;
 	default:
@@ -556,7 +561,7 @@ mbox_burst(struct worker *w, unsigned pidx, struct rte_mbuf **pkts, uint16_t n, 
 {
 	struct gw_ctx *ctx = w->ctx;
 	unsigned out = ctx->mbox_peer[pidx] - 1u;
-	const struct gw_mbox_flow *found[GW_BURST_PACKETS];
+	uint32_t found[GW_BURST_PACKETS];
 	struct mbox_run r;
 	uint64_t tsc, now_ns;
 
@@ -570,18 +575,24 @@ mbox_burst(struct worker *w, unsigned pidx, struct rte_mbuf **pkts, uint16_t n, 
 	}
 	if (r.nk > 0) {
 		/* 1 .. GW_BURST_PACKETS keys: never -EINVAL */
-		gw_mbox_flow_lookup_bulk(ctx->mbox_flows, r.keys, r.nk, found);
+		gw_mbox_flow_lookup_bulk(ctx->mbox_flows, r.keys, r.hash, r.nk, found);
 		for (unsigned k = 0; k < r.nk; k++)
-			if (found[k] != NULL)   /* the flow, then its counter slot */
-				rte_prefetch0(&w->mbox_wk[found[k]->idx]);
+			if (found[k] != GW_MBOX_FLOW_NONE)   /* its counters' line */
+				rte_prefetch0(&w->mbox_wk[found[k]]);
 	}
 	for (unsigned k = 0; k < r.n; k++)
 		if ((r.p[k].cls == MC_ESP || r.p[k].cls == MC_ICMP) && r.ki[k] != UINT8_MAX)
 			r.fl[k] = found[r.ki[k]];
 	tsc = rte_rdtsc();
+	for (unsigned k = 0; k < r.n; k++)
+		mbox_send(w, &r, k, out, tsc);
+	/* the burst out first: its work hides the counters' lines prefetched
+	 * above; then the counts, from r alone (the mbufs are gone) */
+	wk_tx_flush(w, out);
 	now_ns = gw_mac_now_ns();
 	for (unsigned k = 0; k < r.n; k++)
-		mbox_send(w, &r, k, out, now_ns, tsc);
+		if (r.p[k].cls == MC_ESP && r.fl[k] != GW_MBOX_FLOW_NONE)
+			gw_mbox_flow_count(w->mbox_wk, r.fl[k], r.p[k].tl, now_ns);
 }
 
 _Static_assert(GW_BURST_PACKETS <= RTE_HASH_LOOKUP_BULK_MAX, "a burst's keys in one bulk lookup");

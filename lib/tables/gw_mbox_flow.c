@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause
  * The middlebox's flow table (gw_mbox_flow.h): an rte_hash with lock-free
- * readers from struct gw_mbox_flow_key to a flow of a fixed array, and per
- * worker one array of counters indexed by the flow's slot. A delete takes the
+ * readers from struct gw_mbox_flow_key to a flow's slot (the value is the
+ * index itself, not a pointer: the data path reads no flow struct), a fixed
+ * array of flows, and per worker one array of counters indexed by the slot. A delete takes the
  * key out of the hash (lock-free mode keeps its key slot) and queues {key
  * slot, flow} on an RCU defer queue (rte_rcu_qsbr_dq, as gw_mac.c does); once
  * the readers' grace period is over both go back. A flow's counters are
@@ -70,16 +71,26 @@ key_cmp(const void *a, const void *b, size_t len __rte_unused)
 	return ((x[0] ^ y[0]) | (x[1] ^ y[1]) | (x[2] ^ y[2])) != 0;
 }
 
-#define FLOW_HASH_INIT 0u
+#define FLOW_HASH_INIT 0u      /* gw_mbox_flow_hash's */
 
-/* CRC32C over the key's three words. */
+/* rte_hash's hash function: gw_mbox_flow_hash (init is FLOW_HASH_INIT). */
 static uint32_t
-key_hash(const void *key, uint32_t len __rte_unused, uint32_t init)
+key_hash(const void *key, uint32_t len __rte_unused, uint32_t init __rte_unused)
 {
-	uint64_t x[3];
+	return gw_mbox_flow_hash(key);
+}
 
-	memcpy(x, key, sizeof(x));
-	return rte_hash_crc_8byte(x[2], rte_hash_crc_8byte(x[1], rte_hash_crc_8byte(x[0], init)));
+/* The hash's value of slot i, and back. */
+static inline void *
+idx_data(uint32_t i)
+{
+	return (void *)(uintptr_t)i;
+}
+
+static inline uint32_t
+data_idx(const void *d)
+{
+	return (uint32_t)(uintptr_t)d;
 }
 
 static bool
@@ -187,7 +198,7 @@ flow_find(const struct gw_mbox_flows *f, const struct gw_mbox_flow_key *k)
 {
 	void *d;
 
-	return rte_hash_lookup_data(f->h, k, &d) < 0 ? NULL : d;
+	return rte_hash_lookup_data(f->h, k, &d) < 0 ? NULL : &f->fl[data_idx(d)];
 }
 
 /* A free slot, or NULL; reclaims what it can when there is none. */
@@ -234,7 +245,7 @@ gw_mbox_flow_add(struct gw_mbox_flows *f, const struct gw_addr *dst, uint32_t sp
 	fl->assoc = assoc;
 	fl->lab = lab;
 	fl->live = 1;
-	if (rte_hash_add_key_data(f->h, &k, fl) < 0) {
+	if (rte_hash_add_key_data(f->h, &k, idx_data(fl->idx)) < 0) {
 		fl->live = 0;
 		f->free_idx[f->n_free++] = fl->idx;
 		return -ENOSPC;
@@ -324,7 +335,7 @@ gw_mbox_flows_count(const struct gw_mbox_flows *f)
 
 int
 gw_mbox_flow_lookup_bulk(const struct gw_mbox_flows *f, const struct gw_mbox_flow_key *keys,
-			 unsigned n, const struct gw_mbox_flow **out)
+			 const uint32_t *hash, unsigned n, uint32_t *idx)
 {
 	const void *kp[RTE_HASH_LOOKUP_BULK_MAX];
 	void *d[RTE_HASH_LOOKUP_BULK_MAX];
@@ -335,9 +346,13 @@ gw_mbox_flow_lookup_bulk(const struct gw_mbox_flows *f, const struct gw_mbox_flo
 		return -EINVAL;
 	for (unsigned i = 0; i < n; i++)
 		kp[i] = &keys[i];
-	found = rte_hash_lookup_bulk_data(f->h, kp, n, &hits, d);
+	if (hash != NULL)     /* rte_hash only reads hash[]: the cast drops no write */
+		found = rte_hash_lookup_with_hash_bulk_data(f->h, kp, (uint32_t *)(uintptr_t)hash,
+							    n, &hits, d);
+	else
+		found = rte_hash_lookup_bulk_data(f->h, kp, n, &hits, d);
 	for (unsigned i = 0; i < n; i++)
-		out[i] = (hits >> i) & 1 ? d[i] : NULL;
+		idx[i] = (hits >> i) & 1 ? data_idx(d[i]) : GW_MBOX_FLOW_NONE;
 	return found;
 }
 
@@ -361,7 +376,7 @@ gw_mbox_flow_iterate(const struct gw_mbox_flows *f, uint32_t *cursor, struct gw_
 	void *d;
 
 	while (rte_hash_iterate(f->h, &k, &d, cursor) >= 0) {
-		const struct gw_mbox_flow *fl = d;
+		const struct gw_mbox_flow *fl = &f->fl[data_idx(d)];
 
 		/* deleted after rte_hash_iterate read its slot: not there now */
 		if (!__atomic_load_n(&fl->live, __ATOMIC_ACQUIRE))

@@ -16,6 +16,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <string.h>
+#include <rte_hash_crc.h>
 #include <rte_rcu_qsbr.h>
 #include "gw_limits.h"
 #include "gw_types.h"
@@ -23,12 +24,19 @@
 /* GW_MBOX_FLOWS_MAX (gw_limits.h): flows one table holds at most */
 #define GW_MBOX_FLOW_ADDR_BYTES 16        /* a key's destination: room for IPv6 */
 
-/* One worker's view of a flow (that worker writes; others read). */
+/* One worker's view of a flow (that worker writes; others read): 32 bytes,
+ * aligned to 32, so a packet's count touches one cache line, never two. */
 struct gw_mbox_flow_wk {
 	uint64_t packets;
 	uint64_t bytes;                /* bytes of IP packet */
 	uint64_t last_seen_ns;         /* ns, gw clock; 0: never */
-};
+	uint64_t pad;                  /* 0 */
+} __attribute__((aligned(32)));
+_Static_assert(sizeof(struct gw_mbox_flow_wk) == 32, "a flow's counters: half a cache line");
+
+/* A flow's counter slot as the data path has it (gw_mbox_flow_lookup_bulk):
+ * the rte_hash value itself, so a lookup reads no flow struct. */
+#define GW_MBOX_FLOW_NONE UINT32_MAX   /* no such flow */
 
 /* What the tracker asks of a flow, summed over the workers. */
 struct gw_mbox_flow_stats {
@@ -62,10 +70,22 @@ gw_mbox_flow_key_set(struct gw_mbox_flow_key *k, uint8_t family, const uint8_t *
 	memcpy(k->dst, dst, family == 4 ? 4 : GW_MBOX_FLOW_ADDR_BYTES);
 }
 
-/* One flow, the hash's value: the key and its association. The control lcore
- * writes it before the hash add publishes it; afterwards only `assoc` and
- * `lab` change (an existing flow given to another association: atomic
- * stores). `idx` is the flow's slot in every worker's counter array. */
+/* The table's hash of key k: CRC32C over its three words (the rte_hash's
+ * hash function, and what a worker computes inline for the bulk lookup). */
+static inline uint32_t
+gw_mbox_flow_hash(const struct gw_mbox_flow_key *k)
+{
+	uint64_t x[3];
+
+	memcpy(x, k, sizeof(x));
+	return rte_hash_crc_8byte(x[2], rte_hash_crc_8byte(x[1], rte_hash_crc_8byte(x[0], 0)));
+}
+
+/* One flow: the key and its association. The control lcore writes it before
+ * the hash add publishes it; afterwards only `assoc` and `lab` change (an
+ * existing flow given to another association: atomic stores). `idx` is the
+ * flow's slot in the table's flow array and in every worker's counter array,
+ * and the hash's value. */
 struct gw_mbox_flow {
 	struct gw_mbox_flow_key key;
 	uint32_t assoc;                /* the tracker's association id (atomic) */
@@ -99,13 +119,15 @@ uint32_t gw_mbox_flows_count(const struct gw_mbox_flows *f);
 
 /* ---- additions: the workers' side, the walk, the sizes ---------------------- */
 
-/* Workers and the control lcore. The flows of keys[0..n-1] (n 1..64,
- * RTE_HASH_LOOKUP_BULK_MAX) into out[] (NULL: no such flow), one bulk
- * rte_hash lookup; a flow found is valid until the caller's next RCU
- * quiescent state. Lock-free, no write. Returns the flows found, or -EINVAL
+/* Workers and the control lcore. The counter slots (struct gw_mbox_flow's
+ * idx) of the flows of keys[0..n-1] (n 1..64, RTE_HASH_LOOKUP_BULK_MAX) into
+ * idx[] (GW_MBOX_FLOW_NONE: no such flow), one bulk rte_hash lookup with the
+ * keys' hashes hash[] (gw_mbox_flow_hash; NULL: the lookup hashes them); a slot found is that flow's until
+ * the caller's next RCU quiescent state. Reads no flow struct: the slot is
+ * the hash's value. Lock-free, no write. Returns the flows found, or -EINVAL
  * (n out of range). */
 int gw_mbox_flow_lookup_bulk(const struct gw_mbox_flows *f, const struct gw_mbox_flow_key *keys,
-			     unsigned n, const struct gw_mbox_flow **out);
+			     const uint32_t *hash, unsigned n, uint32_t *idx);
 /* The same for one key (the --slow-path control lcore); NULL: none. */
 const struct gw_mbox_flow *gw_mbox_flow_lookup(const struct gw_mbox_flows *f,
 					       const struct gw_mbox_flow_key *key);
@@ -114,14 +136,13 @@ const struct gw_mbox_flow *gw_mbox_flow_lookup(const struct gw_mbox_flows *f,
  * to write. */
 struct gw_mbox_flow_wk *gw_mbox_flows_wk(const struct gw_mbox_flows *f, unsigned worker);
 
-/* A worker counts one packet of `bytes` bytes (IP packet) of flow fl at
- * now_ns (ns) into its own array wk: relaxed atomic stores of the one
- * writer, read by the control lcore and telemetry. */
+/* A worker counts one packet of `bytes` bytes (IP packet) of the flow of
+ * counter slot idx at now_ns (ns) into its own array wk: relaxed atomic
+ * stores of the one writer, read by the control lcore and telemetry. */
 static inline void
-gw_mbox_flow_count(struct gw_mbox_flow_wk *wk, const struct gw_mbox_flow *fl, uint32_t bytes,
-		   uint64_t now_ns)
+gw_mbox_flow_count(struct gw_mbox_flow_wk *wk, uint32_t idx, uint32_t bytes, uint64_t now_ns)
 {
-	struct gw_mbox_flow_wk *c = &wk[fl->idx];
+	struct gw_mbox_flow_wk *c = &wk[idx];
 
 	__atomic_store_n(&c->packets, c->packets + 1, __ATOMIC_RELAXED);
 	__atomic_store_n(&c->bytes, c->bytes + bytes, __ATOMIC_RELAXED);

@@ -124,7 +124,7 @@ test_bulk(void **state)
 {
 	struct gw_mbox_flows *f = table(256);
 	struct gw_mbox_flow_key k[64];
-	const struct gw_mbox_flow *out[64];
+	uint32_t out[64], out_h[64], hash[64];
 
 	(void)state;
 	for (unsigned i = 0; i < 100; i++) {
@@ -138,18 +138,28 @@ test_bulk(void **state)
 
 		gw_mbox_flow_key_set(&k[i], a.family, a.addr, 0x100 + i + (i % 4 == 3 ? 1000 : 0));
 	}
-	assert_int_equal(gw_mbox_flow_lookup_bulk(f, k, 64, out), 48);
+	for (unsigned i = 0; i < 64; i++)
+		hash[i] = gw_mbox_flow_hash(&k[i]);
+	assert_int_equal(gw_mbox_flow_lookup_bulk(f, k, NULL, 64, out), 48);
+	/* the hashes given: the same slots */
+	assert_int_equal(gw_mbox_flow_lookup_bulk(f, k, hash, 64, out_h), 48);
+	assert_memory_equal(out, out_h, sizeof(out));
 	for (unsigned i = 0; i < 64; i++) {
+		const struct gw_mbox_flow *fl = gw_mbox_flow_lookup(f, &k[i]);
+
 		if (i % 4 == 3) {
-			assert_null(out[i]);
+			assert_int_equal(out[i], GW_MBOX_FLOW_NONE);
+			assert_null(fl);
 			continue;
 		}
-		assert_non_null(out[i]);
-		assert_int_equal(out[i]->assoc, i);
-		assert_memory_equal(&out[i]->key, &k[i], sizeof(k[i]));
+		/* the slot of the flow of that key */
+		assert_non_null(fl);
+		assert_int_equal(out[i], fl->idx);
+		assert_int_equal(fl->assoc, i);
+		assert_memory_equal(&fl->key, &k[i], sizeof(k[i]));
 	}
-	assert_int_equal(gw_mbox_flow_lookup_bulk(f, k, 0, out), -EINVAL);
-	assert_int_equal(gw_mbox_flow_lookup_bulk(f, k, 65, out), -EINVAL);
+	assert_int_equal(gw_mbox_flow_lookup_bulk(f, k, NULL, 0, out), -EINVAL);
+	assert_int_equal(gw_mbox_flow_lookup_bulk(f, k, NULL, 65, out), -EINVAL);
 	gw_mbox_flows_free(f);
 }
 
@@ -185,9 +195,9 @@ test_counters_delete_rcu(void **state)
 	assert_int_equal(gw_mbox_flow_add(f, &a, 0x4242, 1, false), 0);
 	fl = find(f, &a, 0x4242);
 	assert_non_null(fl);
-	gw_mbox_flow_count(gw_mbox_flows_wk(f, 0), fl, 100, 5000);
-	gw_mbox_flow_count(gw_mbox_flows_wk(f, 0), fl, 60, 6000);
-	gw_mbox_flow_count(gw_mbox_flows_wk(f, 1), fl, 1000, 5500);
+	gw_mbox_flow_count(gw_mbox_flows_wk(f, 0), fl->idx, 100, 5000);
+	gw_mbox_flow_count(gw_mbox_flows_wk(f, 0), fl->idx, 60, 6000);
+	gw_mbox_flow_count(gw_mbox_flows_wk(f, 1), fl->idx, 1000, 5500);
 	assert_null(gw_mbox_flows_wk(f, WORKERS));
 	assert_int_equal(gw_mbox_flow_stats(f, &a, 0x4242, &st), 0);
 	assert_int_equal(st.packets, 3);
@@ -237,7 +247,7 @@ test_iterate(void **state)
 		struct gw_addr a = dst_of(4, 10);
 		const struct gw_mbox_flow *p = find(f, &a, 0x100 + 10);
 
-		gw_mbox_flow_count(gw_mbox_flows_wk(f, 1), p, 77, 9);
+		gw_mbox_flow_count(gw_mbox_flows_wk(f, 1), p->idx, 77, 9);
 	}
 	while (gw_mbox_flow_iterate(f, &cursor, &fl, &st) == 0) {
 		unsigned i = fl.key.spi - 0x100;

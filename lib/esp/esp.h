@@ -259,7 +259,8 @@ enum esp_udp_kind {
  * packet (IPv4 or IPv6, protocol UDP, extension headers removed) whose IP
  * header starts l3_off bytes into the first segment, is hl bytes long, and
  * whose IP length, len bytes, was checked against the buffer; its UDP header
- * follows. Checks the UDP length (it must equal the IP payload) and checksum,
+ * follows. The IP header's own length fields must say hl and len (else
+ * ESP_UDP_BAD). Checks the UDP length (it must equal the IP payload) and checksum,
  * then sorts the payload by its first bytes: 0xFF alone a keepalive, four
  * zero bytes the non-ESP marker (HIP), else ESP, whose SPI is never 0. For
  * ESP the UDP header and the l3_off bytes before the IP header are removed

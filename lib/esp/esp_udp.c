@@ -46,12 +46,19 @@ esp_udp_demux(struct rte_mbuf *m, uint32_t l3_off, uint32_t hl, uint32_t len,
 
 	if (len < hl || len - hl < GW_UDP_HDR_LEN || l3_off + len > rte_pktmbuf_data_len(m))
 		return ESP_UDP_BAD;
+	family = gw_ip_version(l3);
+	/* the checksum functions read the lengths from the IP header: they must
+	 * be the ones the caller checked */
+	if (family == 4 ? hl != gw_ipv4_hdr_bytes(l3) ||
+			  rte_be_to_cpu_16(((const struct rte_ipv4_hdr *)l3)->total_length) != len :
+	    family != 6 || hl != GW_IPV6_HDR_LEN ||
+	    rte_be_to_cpu_16(((const struct rte_ipv6_hdr *)l3)->payload_len) + hl != len)
+		return ESP_UDP_BAD;
 	u = (const struct rte_udp_hdr *)(l3 + hl);
 	/* the UDP length covers the IP payload exactly (the IP length was
 	 * checked and trimmed to by the caller) */
 	if (rte_be_to_cpu_16(u->dgram_len) != len - hl)
 		return ESP_UDP_BAD;
-	family = gw_ip_version(l3);
 	if (!udp_cksum_ok(m, l3, u, family))
 		return ESP_UDP_CKSUM;
 	*sport = rte_be_to_cpu_16(u->src_port);
@@ -72,10 +79,20 @@ esp_udp_demux(struct rte_mbuf *m, uint32_t l3_off, uint32_t hl, uint32_t len,
 	if (family == 4) {
 		struct rte_ipv4_hdr *ip = (struct rte_ipv4_hdr *)l3;
 
+		/* the checksum updated for the two words that change (RFC 1624
+		 * eqn. 3: HC' = ~(~HC + ~m + m')); one header sum fewer per packet */
+		uint16_t old_len = ip->total_length, old_pt, new_pt;
+		uint32_t sum;
+
+		memcpy(&old_pt, &ip->time_to_live, 2);      /* TTL and protocol: one word */
 		ip->total_length = rte_cpu_to_be_16((uint16_t)(len - GW_UDP_HDR_LEN));
 		ip->next_proto_id = GW_IPPROTO_ESP;
-		ip->hdr_checksum = 0;
-		ip->hdr_checksum = rte_ipv4_cksum(ip);
+		memcpy(&new_pt, &ip->time_to_live, 2);
+		sum = (uint16_t)~ip->hdr_checksum + (uint32_t)(uint16_t)~old_len +
+		      ip->total_length + (uint16_t)~old_pt + new_pt;
+		sum = (sum & 0xffff) + (sum >> 16);
+		sum = (sum & 0xffff) + (sum >> 16);
+		ip->hdr_checksum = (uint16_t)~sum;
 	} else {
 		struct rte_ipv6_hdr *ip = (struct rte_ipv6_hdr *)l3;
 

@@ -5,7 +5,8 @@
  * header, UDP header, payload). Flags: bit 0 IPv6 (else IPv4), bit 1 the IP
  * length field made to fit the input (else taken as it is, cut to the
  * input), bit 2 the UDP length made right, bit 3 the UDP checksum computed
- * (else as it is), bit 4 an Ethernet-sized gap before the IP header. The
+ * (else as it is), bit 4 an Ethernet-sized gap before the IP header; the
+ * IPv4 header checksum is always made right, as lib/dp checks it first. The
  * verdict must hold against the bytes: a keepalive is one byte 0xFF, HIP has
  * its 4-byte zero marker, ESP comes back as the same IP header (length,
  * protocol 50 and IPv4 checksum rewritten) over the bytes after UDP; any
@@ -74,6 +75,13 @@ shape(uint8_t *ip, uint32_t n, uint8_t flags, uint32_t *hl, uint32_t *len)
 		if (flags & 2)
 			h->total_length = rte_cpu_to_be_16((uint16_t)n);
 		*len = RTE_MIN(n, (uint32_t)rte_be_to_cpu_16(h->total_length));
+	}
+	if (!v6 && *hl <= n) {
+		/* the caller verified the IPv4 header checksum (lib/dp outer_ip4) */
+		struct rte_ipv4_hdr *h = (struct rte_ipv4_hdr *)ip;
+
+		h->hdr_checksum = 0;
+		h->hdr_checksum = rte_ipv4_cksum(h);
 	}
 	if (*len < *hl + GW_UDP_HDR_LEN)
 		return;

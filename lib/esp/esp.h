@@ -176,7 +176,8 @@ void esp_sa_set_seq_limit(struct esp_sa *sa, uint64_t limit);
  * and the GHASH keys a packet reads (GCM; ip_len: bytes of the IP packet the
  * burst will get, inner for out, ESP for in; 0 = unknown: keys for up to 8
  * blocks),
- * the calling lcore's counters and the replay window (in). The addresses
+ * the calling lcore's counters, the outer header template of the SA's first
+ * path (out) and the replay window (in). The addresses
  * follow from the SA's own address, so nothing of the SA is read: call it as
  * soon as a packet's SA is known, well before the burst (with many SAs the
  * lines are in DRAM, as in DPDK's lib/ipsec, which prefetches its SAs the

@@ -553,6 +553,11 @@ esp_sa_prefetch(const struct esp_sa *sa, bool out, uint32_t ip_len)
 {
 	sa_prefetch(sa, esp_slot[esp_lcore_idx()],
 		    ip_len == 0 ? 0 : out ? ip_len + GW_ESP_TRAILER_LEN : in_payload_hint(ip_len));
+	/* the outer header template: path 0, the current one of every SA that
+	 * never moved (which one is current would need line 0 read; dispatch
+	 * asks for the right one once it has arrived) */
+	if (out)
+		rte_prefetch0(&sa->path[0]);
 }
 
 /* Prefetch the word of in SA sa's anti-replay bitmap that packet m (an ESP

@@ -172,7 +172,7 @@ uint64_t esp_sa_seq(const struct esp_sa *sa);
 void esp_sa_set_seq_limit(struct esp_sa *sa, uint64_t limit);
 
 /* Prefetch the cache lines a burst will read of sa (calling lcore's view):
- * the per-packet fields, the outer header template (out), the AES round keys
+ * the per-packet fields, the AES round keys
  * and the GHASH keys a packet reads (GCM; ip_len: bytes of the IP packet the
  * burst will get, inner for out, ESP for in; 0 = unknown: keys for up to 8
  * blocks),

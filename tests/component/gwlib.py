@@ -52,7 +52,8 @@ DROP_REASONS = ("no_sa", "replay", "auth", "pad", "dummy", "malformed", "spoof",
                 "mtu", "ecn", "seq_overflow", "no_route", "no_neighbor",
                 "ring_full", "no_mbuf", "policy", "etherip_version", "etherip_reserved",
                 "l2_runt", "l2_link_local", "l2_local", "l2_group_source", "l2_flood_rate",
-                "l2_too_long", "frag_no_mbuf", "mbox_no_flow", "mbox_frag", "mbox_hip")
+                "l2_too_long", "frag_no_mbuf", "mbox_no_flow", "mbox_frag", "mbox_hip",
+                "udp_bad", "udp_cksum")
 
 
 def asan_mode():
@@ -284,6 +285,7 @@ class SA:
     esn: bool = False
     state: str = ""        # out + GCM; set by the config writer when empty
     replay_window: int = None
+    udp: tuple = None      # out: (sport, dport) of udp-encap (RFC 3948); None: plain ESP
 
     @property
     def outer_family(self):
@@ -715,6 +717,8 @@ def write_config(d, sas, bypass=(), lan_extra="", wan_extra="", gateway_extra=""
             lines.append("state = %s" % (sa.state or "%s/%s.seq" % (d, sa.name)))
         if sa.direction == "in" and sa.replay_window is not None:
             lines.append("replay-window = %d" % sa.replay_window)
+        if sa.udp is not None:
+            lines.append("udp-encap = %d,%d" % sa.udp)
     if bypass:
         lines += ["", "[policy]", "bypass = %s" % conf_list(bypass)]
     path = os.path.join(d, "hipgw.conf")

@@ -96,7 +96,8 @@ REASONS = ["no_sa", "replay", "auth", "pad", "dummy", "malformed", "spoof", "ttl
            "ecn", "seq_overflow", "no_route", "no_neighbor", "ring_full", "no_mbuf", "policy",
            "etherip_version", "etherip_reserved", "l2_runt",
            "l2_link_local", "l2_local", "l2_group_source", "l2_flood_rate",
-           "l2_too_long", "frag_no_mbuf", "mbox_no_flow", "mbox_frag", "mbox_hip"]
+           "l2_too_long", "frag_no_mbuf", "mbox_no_flow", "mbox_frag", "mbox_hip",
+           "udp_bad", "udp_cksum"]
 PI_ERROR = 0x00800000   # wireshark expert severity "error" (malformed packets among them)
 
 

@@ -266,6 +266,7 @@ static const char full_conf[] =
 	"prefixes = 10.2.0.0/16, fd00:2::/48\n"
 	"esn = on\n"
 	"state = /tmp/hipgw-a-to-b.seq\n"
+	"udp-encap = 10500 , 4500\n"
 	"\n"
 	"[sa b-to-a]\n"
 	"direction = in\n"
@@ -398,6 +399,8 @@ test_full_config(void **state)
 	assert_int_equal(sa->n_local_prefixes, 0);
 	assert_true(sa->esn);
 	assert_string_equal(sa->state, "/tmp/hipgw-a-to-b.seq");
+	assert_int_equal(sa->udp_sport, 10500);
+	assert_int_equal(sa->udp_dport, 4500);
 	assert_int_equal(sa->replay_window, 0);
 
 	sa = &cfg->sas[1];

@@ -5,6 +5,8 @@
  *                            [--keylog FILE] [--slow-path] [--test-pmtu-age S]
  *   hipgw --check-config FILE
  *   hipgw keygen | hit | pubkey ...  (Host Identity files, lib/hipcrypto/hip_cli.h)
+ *   hipgw set-address [--socket PATH | --file-prefix NAME] PORT ADDR/LEN [GATEWAY]
+ *                                    (to a running gateway: hipgw_ctl.h)
  *
  * Exit codes: 0 clean stop, 1 runtime failure (EAL, ports, memory),
  * 2 bad command line or config (message "FILE:LINE: ...").
@@ -32,6 +34,7 @@
 #include "hip_hi.h"
 #include "hip_cli.h"
 #include "hip_wire.h"
+#include "hipgw_ctl.h"
 
 static volatile int signalled;
 
@@ -51,6 +54,8 @@ usage(FILE *f)
 		   "       hipgw keygen --algo ecdsa-p256|ecdsa-p384|rsa3072 --out FILE [--force]\n"
 		   "       hipgw hit FILE\n"
 		   "       hipgw pubkey FILE [--out PUB [--force]]\n"
+		   "       hipgw set-address [--socket PATH | --file-prefix NAME] PORT ADDRESS/LENGTH "
+		   "[GATEWAY]\n"
 		   "--keylog FILE appends one line per new HIP-keyed SA (tshark esp_sa fields) with the\n"
 		   "ESP keys in clear; FILE is created mode 0600 and must not be open to others.\n"
 		   "--slow-path is a diagnostic, never for production: the control lcore looks up the SA\n"
@@ -279,6 +284,8 @@ main(int argc, char **argv)
 	if (argc >= 2 && (!strcmp(argv[1], "keygen") || !strcmp(argv[1], "hit") ||
 			  !strcmp(argv[1], "pubkey")))
 		return hip_cli_main(argc - 1, argv + 1);
+	if (argc >= 2 && strcmp(argv[1], "set-address") == 0)
+		return hipgw_ctl_set_address(argc - 1, argv + 1);
 	if (argc == 3 && strcmp(argv[1], "--check-config") == 0)
 		return check_config(argv[2]);
 	if (argc == 2 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)) {

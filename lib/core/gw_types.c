@@ -64,3 +64,47 @@ gw_prefix_overlap(const struct gw_prefix *p, const struct gw_prefix *q)
 		return false;
 	return bits_equal(p->a.addr, q->a.addr, p->len < q->len ? p->len : q->len);
 }
+
+int
+gw_addr_parse(const char *s, struct gw_addr *a)
+{
+	memset(a, 0, sizeof(*a));
+	if (s == NULL)
+		return -1;
+	if (strchr(s, ':') != NULL) {
+		if (inet_pton(AF_INET6, s, a->addr) != 1)
+			return -1;
+		a->family = 6;
+		return 0;
+	}
+	if (inet_pton(AF_INET, s, a->addr) != 1)
+		return -1;
+	a->family = 4;
+	return 0;
+}
+
+int
+gw_prefix_parse(const char *s, struct gw_prefix *p)
+{
+	char buf[GW_ADDR_TEXT_MAX];
+	const char *slash = s != NULL ? strchr(s, '/') : NULL;
+	size_t n;
+	unsigned len = 0, digits = 0;
+
+	memset(p, 0, sizeof(*p));
+	if (slash == NULL || (n = (size_t)(slash - s)) >= sizeof(buf))
+		return -1;
+	memcpy(buf, s, n);
+	buf[n] = '\0';
+	for (const char *d = slash + 1; *d != '\0'; d++, digits++) {
+		if (*d < '0' || *d > '9' || digits == 3)
+			return -1;
+		len = len * 10 + (unsigned)(*d - '0');
+	}
+	if (digits == 0 || gw_addr_parse(buf, &p->a) != 0 || len > (p->a.family == 4 ? 32u : 128u)) {
+		memset(p, 0, sizeof(*p));
+		return -1;
+	}
+	p->len = (uint8_t)len;
+	return 0;
+}

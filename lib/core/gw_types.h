@@ -43,6 +43,14 @@ enum gw_suite {
  * (>= 46 bytes, INET6_ADDRSTRLEN). Returns buf; "" when len is too small. */
 char *gw_addr_str(const struct gw_addr *a, char *buf, size_t len);
 
+/* Parse an address as text ("192.0.2.1", "2001:db8::1"; inet_pton) into *a.
+ * Returns 0, or -1 (then *a is all zero). */
+int gw_addr_parse(const char *s, struct gw_addr *a);
+#define GW_ADDR_TEXT_MAX 46   /* bytes of an address as text with its NUL (INET6_ADDRSTRLEN) */
+/* Parse "ADDRESS/LENGTH" (host part kept, length 0..32 / 0..128, decimal)
+ * into *p. Returns 0, or -1 (then *p is all zero). */
+int gw_prefix_parse(const char *s, struct gw_prefix *p);
+
 /* True when `a` lies inside prefix `p` (same family, first p->len bits equal);
  * false for NULL, a family other than 4 or 6, or a length beyond the family's. */
 bool gw_prefix_contains(const struct gw_prefix *p, const struct gw_addr *a);

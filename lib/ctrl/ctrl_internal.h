@@ -29,6 +29,15 @@ struct gw_ctrl {
 	struct pending pend[GW_NEIGH_PENDING];
 	struct gw_ctrl_hooks hooks;
 	uint64_t next_refresh_tsc;     /* next walk of gw_neigh_refresh */
+	/* gw_addr_set.c: the subscribers of address changes, and each port's
+	 * current gateway per family ([0] IPv4, [1] IPv6; family 0: none),
+	 * the config's until gw_ctrl_set_address changes it */
+	struct gw_ctrl_addr_hook addr_hooks[GW_CTRL_ADDR_HOOKS_MAX];
+	unsigned n_addr_hooks;
+	struct gw_addr port_gw[GW_PORTS_MAX][2];
+	/* gw_ctrl_req.c: the request slot (enum in gw_ctrl_req.c) and its request */
+	uint32_t req_state;
+	struct gw_ctrl_request req;
 };
 
 #define GW_CTRL_SOCK_SEGS    16   /* mbuf segments a frame may have on the packet socket */
@@ -51,6 +60,17 @@ void ctrl_neigh_solicit(struct gw_ctrl *c, unsigned port, const struct gw_addr *
 /* A neighbour became known: send its queued packets. */
 void ctrl_neigh_learned(struct gw_ctrl *c, unsigned port, const struct gw_addr *ip,
 			const struct rte_ether_addr *mac);
+
+/* gw_addr_set.c: port_gw from the config (gw_ctrl_create); the tick's part:
+ * deprecated addresses withdrawn when their hold is over, withdrawn slots
+ * freed after the grace period. */
+void ctrl_addr_init(struct gw_ctrl *c);
+void ctrl_addr_tick(struct gw_ctrl *c);
+/* gw_arpnd.c: announce our address a on port: a gratuitous ARP request
+ * (RFC 5227 section 3: sender and target IP a, broadcast) or an unsolicited
+ * NA to ff02::1 (RFC 4861 section 7.2.6: Override set, Solicited clear, our
+ * MAC as target link-layer address). */
+void ctrl_addr_announce(struct gw_ctrl *c, unsigned port, const struct gw_addr *a);
 
 /* gw_l2_learn.c: the bridges' MAC tables. ctrl_l2_learn_drain applies every
  * learn request in worker w's ring (gw_mac_learn; a request naming no bridge,

@@ -104,10 +104,11 @@ ctrl_arp_input(struct gw_ctrl *c, struct rte_mbuf *m, unsigned port)
 	rte_pktmbuf_free(m);
 }
 
-/* Build and send an NS (target unresolved) or NA (answer for our address). */
+/* Build and send an NS (target unresolved) or NA (for our address: an
+ * answer, or unsolicited when `solicited` is false). */
 static void
 nd_send(struct gw_ctrl *c, unsigned port, uint8_t type, const uint8_t *dst_ip,
-	const struct rte_ether_addr *dst_mac, const uint8_t *target)
+	const struct rte_ether_addr *dst_mac, const uint8_t *target, bool solicited)
 {
 	const struct gw_port *p = &c->ctx->ports[port];
 	const struct gw_addr *src = ctrl_port_addr(p, 6);
@@ -139,7 +140,7 @@ nd_send(struct gw_ctrl *c, unsigned port, uint8_t type, const uint8_t *dst_ip,
 	ic->type = type;
 	memcpy(nd->target, target, 16);
 	if (type == GW_ICMP6_NEIGH_ADVERT) {
-		nd->flags = rte_cpu_to_be_32(NA_FLAG_SOLICITED | NA_FLAG_OVERRIDE);
+		nd->flags = rte_cpu_to_be_32((solicited ? NA_FLAG_SOLICITED : 0) | NA_FLAG_OVERRIDE);
 		nd->opt_type = GW_ND_OPT_TGT_LLADDR;
 	} else {
 		nd->opt_type = GW_ND_OPT_SRC_LLADDR;
@@ -167,7 +168,23 @@ ctrl_neigh_solicit(struct gw_ctrl *c, unsigned port, const struct gw_addr *ip)
 		struct rte_ether_addr mac = { { 0x33, 0x33, 0xff } };
 		memcpy(&sn[13], &ip->addr[13], 3);
 		memcpy(&mac.addr_bytes[3], &ip->addr[13], 3);
-		nd_send(c, port, GW_ICMP6_NEIGH_SOLICIT, sn, &mac, ip->addr);
+		nd_send(c, port, GW_ICMP6_NEIGH_SOLICIT, sn, &mac, ip->addr, false);
+	}
+}
+
+void
+ctrl_addr_announce(struct gw_ctrl *c, unsigned port, const struct gw_addr *a)
+{
+	if (a->family == 4) {
+		uint32_t ip;
+
+		memcpy(&ip, a->addr, 4);
+		arp_send(c, port, RTE_ARP_OP_REQUEST, NULL, ip, ip);
+	} else {
+		static const uint8_t all_nodes[16] = { 0xff, 0x02, [15] = 0x01 };
+		static const struct rte_ether_addr all_nodes_mac = { { 0x33, 0x33, 0, 0, 0, 1 } };
+
+		nd_send(c, port, GW_ICMP6_NEIGH_ADVERT, all_nodes, &all_nodes_mac, a->addr, false);
 	}
 }
 
@@ -207,7 +224,7 @@ ctrl_nd_input(struct gw_ctrl *c, struct rte_mbuf *m, unsigned port)
 			if (lladdr != NULL)
 				ctrl_neigh_learned(c, port, &who, lladdr);
 			nd_send(c, port, GW_ICMP6_NEIGH_ADVERT, ip->src_addr,
-				lladdr ? lladdr : &eth->src_addr, nd->target);
+				lladdr ? lladdr : &eth->src_addr, nd->target, true);
 		}
 	} else {
 		memcpy(who.addr, nd->target, 16);

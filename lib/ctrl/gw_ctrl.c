@@ -71,10 +71,9 @@ ctrl_tx(struct gw_ctrl *c, struct rte_mbuf *m, unsigned port)
 const struct gw_addr *
 ctrl_port_addr(const struct gw_port *p, uint8_t family)
 {
-	for (unsigned i = 0; i < p->n_addrs; i++)
-		if (p->addrs[i].a.family == family)
-			return &p->addrs[i].a;
-	return NULL;
+	int i = gw_paddr_source(&p->addrs, family);
+
+	return i < 0 ? NULL : &p->addrs.a[i].a;
 }
 
 struct gw_ctrl *
@@ -85,6 +84,7 @@ gw_ctrl_create(struct gw_ctx *ctx)
 		return NULL;
 	c->ctx = ctx;
 	c->st = &gw_stats[rte_lcore_id()];
+	ctrl_addr_init(c);
 	return c;
 }
 
@@ -216,6 +216,7 @@ gw_ctrl_tick(struct gw_ctrl *c)
 	}
 	ctrl_pmtu_tick(c);
 	ctrl_l2_tick(c);
+	ctrl_addr_tick(c);
 }
 
 void

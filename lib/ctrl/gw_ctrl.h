@@ -89,6 +89,8 @@ void gw_ctrl_send_l2(struct gw_ctrl *c, struct rte_mbuf *m, unsigned slot);
  * (gw_neigh_refresh: ask again, forget those that do not answer), and the
  * bridges' MAC tables aged and reclaimed (gw_l2_learn.c). */
 void gw_ctrl_tick(struct gw_ctrl *c);
+/* (gw_ctrl_tick also withdraws old addresses whose GW_ADDR_HOLD_MS is over and
+ * frees their slots after the workers' grace period: gw_addr_set.c.) */
 #define GW_CTRL_TICK_MS 100  /* ms between gw_ctrl_tick calls of gw_ctrl_run: ARP/ND retries,
 			      * SA reclaim, GCM state, MAC ageing, idle exit */
 
@@ -118,13 +120,96 @@ struct gw_ctrl_task {
 #define GW_CTRL_TASKS_MAX 4
 
 /* The control lcore's loop (gw_ctrl_loop.c), on the calling (main) lcore once
- * the workers run: gw_ctrl_poll and t[0..n-1] (at most GW_CTRL_TASKS_MAX, in
- * that order) every pass, ARP/ND, SA reclaim and GCM sequence state every
+ * the workers run: gw_ctrl_poll, gw_ctrl_request_poll and t[0..n-1] (at most
+ * GW_CTRL_TASKS_MAX, in that order) every pass, ARP/ND, SA reclaim and GCM sequence state every
  * 100 ms, until *signalled is set or no packet arrived for idle_exit_ms (0:
  * never). Then the shutdown: the tasks' close, the rings drained (bounded),
  * ctx->stop set and the workers waited for, their last punted packets
  * handled. */
 void gw_ctrl_run(struct gw_ctrl *c, struct gw_ctx *ctx, const struct gw_ctrl_task *t, unsigned n,
 		 volatile int *signalled, uint64_t idle_exit_ms);
+
+/* ---- A port's address changes at run time (RFC 8046 mobility) ----
+ * gw_ctrl_set_address (gw_addr_set.c), on the control lcore only: outer port
+ * `port`'s address of addr's family (the one the control lcore sends from,
+ * our local locator there) becomes addr (host part kept: 198.51.100.7/24).
+ * In this order: the new address published to the workers (gw_portaddr.h);
+ * it becomes the port's source address of its family (ARP / ND, ICMP,
+ * gw_ctrl_send_ip, what lib/keying takes as our locator); the connected route
+ * of its network added; with gw (family != 0) the port's default route of
+ * that family and every route through the port's old gateway go through gw;
+ * the old network's connected route removed (then an RCU grace period of the
+ * route readers); a gratuitous ARP (RFC 5227 section 3, an ARP announcement)
+ * or an unsolicited NA to all-nodes (RFC 4861 section 7.2.6) for the new
+ * address; an ARP / ND request for gw (RFC 826, RFC 4861 7.2.2); the
+ * on_address hooks. The old address stays ours, deprecated (RFC 8046 section
+ * 5.1: packets in flight to the old locator, and the peer sends to it until
+ * it processed our UPDATE), for GW_ADDR_HOLD_MS: ESP to it is still taken,
+ * ARP / ND still answered, nothing sent from it; then it is withdrawn, and its
+ * slot is reused only after a grace period of the workers (gw_ctrl_tick).
+ * The same address again with the same length and gateway changes nothing.
+ *
+ * Returns 0 with what it did in err ("198.51.100.7/24, was 192.0.2.1",
+ * "unchanged"), or -1 with a one-line reason in err (nothing changed): unknown
+ * port, an inner, l2 or middlebox port, no such family, a bad prefix (length
+ * 0, over 32 / 128; an IPv4 network or broadcast address; unspecified,
+ * loopback, multicast), a gateway of the other family, off-link (outside
+ * addr's prefix) or equal to addr, an address another port has or whose
+ * network overlaps another port's, a peer's locator or an [sa]'s remote, no
+ * free slot (the previous change's old address still being withdrawn), route
+ * table full. */
+int gw_ctrl_set_address(struct gw_ctrl *c, unsigned port, const struct gw_prefix *addr,
+			const struct gw_addr *gw, char *err, size_t errlen);
+#define GW_ADDR_HOLD_MS 2000   /* ms an old address stays ours after a change: as long as
+				* lib/keying keeps a replaced in SA for packets in flight */
+
+/* A layer above that follows our addresses (lib/keying: tell the HIP engine,
+ * UPDATE with LOCATOR_SET, RFC 8046 section 3.2; move the SAs' local
+ * address). on_address runs on the control lcore inside gw_ctrl_set_address,
+ * after the new address is published and routed and while the old one is
+ * still ours (deprecated): port: index into ctx->ports; old: the address it
+ * replaced (family, host part, length), NULL when the port had none of that
+ * family; new_addr: the new one. Both point to copies valid during the call. */
+struct gw_ctrl_addr_hook {
+	void *ctx;
+	void (*on_address)(void *ctx, unsigned port, const struct gw_prefix *old,
+			   const struct gw_prefix *new_addr);
+};
+#define GW_CTRL_ADDR_HOOKS_MAX 4
+/* Subscribe h (copied). Returns 0, or -1 when GW_CTRL_ADDR_HOOKS_MAX are in. */
+int gw_ctrl_add_address_hook(struct gw_ctrl *c, const struct gw_ctrl_addr_hook *h);
+
+/* Control lcore: port `port`'s address of `family` that the control lcore
+ * sends from (our local locator on that port: the one gw_ctrl_set_address
+ * set last, else the config's first) into *out. Returns 0, or -1 when the
+ * port has none of that family. */
+int gw_ctrl_source_addr(const struct gw_ctrl *c, unsigned port, uint8_t family,
+			struct gw_prefix *out);
+
+/* The index of the port named `name` in ctx->ports, or -1. */
+int gw_ctrl_port_index(const struct gw_ctx *ctx, const char *name);
+
+/* ---- Requests from other threads (telemetry) to the control lcore ----
+ * One request at a time in a single slot (gw_ctrl_req.c): the caller fills
+ * it and waits; the control loop runs it on its next pass and answers. */
+#define GW_CTRL_MSG_MAX 128     /* bytes of a request's one-line answer, NUL included
+				 * (RTE_TEL_MAX_STRING_LEN: one telemetry string) */
+enum gw_ctrl_req_kind { GW_CTRL_REQ_SET_ADDRESS = 1 };
+struct gw_ctrl_request {
+	enum gw_ctrl_req_kind kind;
+	char port[GW_CONF_NAME_MAX];    /* SET_ADDRESS: the port's name */
+	struct gw_prefix addr;          /* SET_ADDRESS: gw_ctrl_set_address's addr */
+	struct gw_addr gw;              /* SET_ADDRESS: its gateway, family 0: none */
+	int rc;                         /* answer: 0, or -1 with msg */
+	char msg[GW_CTRL_MSG_MAX];      /* answer: the error, or what was done */
+};
+/* Any thread but the control lcore: hand r to the control lcore and wait up
+ * to timeout_ms (ms) for its answer, into r->rc and r->msg. Returns 0 when
+ * answered; -1 when another request is in the slot or it was not taken in
+ * time (then it was withdrawn and never runs: nothing changed). */
+int gw_ctrl_request(struct gw_ctrl *c, struct gw_ctrl_request *r, uint32_t timeout_ms);
+/* Control lcore (gw_ctrl_run, every pass): run the waiting request. Returns
+ * 1 when it ran one, else 0. */
+unsigned gw_ctrl_request_poll(struct gw_ctrl *c);
 
 #endif

@@ -100,7 +100,7 @@ gw_ctrl_run(struct gw_ctrl *c, struct gw_ctx *ctx, const struct gw_ctrl_task *t,
 		next[i] = start;
 	while (!*signalled) {
 		uint64_t now;
-		unsigned work = gw_ctrl_poll(c);
+		unsigned work = gw_ctrl_poll(c) + gw_ctrl_request_poll(c);
 
 		for (unsigned i = 0; i < n; i++)
 			if (t[i].poll != NULL)

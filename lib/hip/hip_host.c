@@ -261,6 +261,7 @@ static const struct {
 	size_t field;
 } known[] = {
 	{ HIP_PARAM_ESP_INFO, PT(HIP_I2) | PT(HIP_R2) | PT_UPD, offsetof(struct hip_params, esp_info) },
+	{ HIP_PARAM_LOCATOR_SET, PT_UPD, offsetof(struct hip_params, locator_set) },
 	{ HIP_PARAM_R1_COUNTER, PT(HIP_R1) | PT(HIP_I2), offsetof(struct hip_params, r1_counter) },
 	{ HIP_PARAM_PUZZLE, PT(HIP_R1), offsetof(struct hip_params, puzzle) },
 	{ HIP_PARAM_SOLUTION, PT(HIP_I2), offsetof(struct hip_params, solution) },
@@ -535,5 +536,21 @@ hip_host_peer_info(const struct hip_host *h, const void *peer_user, struct hip_p
 	out->notify_rx = a->notify_rx;
 	out->rekeys = a->rekeys;
 	out->times = a->times;
+	out->local = a->local;
+	out->remote = a->remote;
+	memcpy(out->peer_locators, a->peer_loc, a->n_peer_loc * sizeof(a->peer_loc[0]));
+	out->n_peer_locators = a->n_peer_loc;
+	out->rr_pending = a->rr_pending || a->mob_tx == HIP_MOB_TX_ECHO || a->rr_in_rekey;
+	for (unsigned x = 0; x < h->n_our_loc; x++) {
+		struct hip_locator_info *l = &out->our_locators[x];
+
+		l->addr = h->our_loc[x];
+		l->spi = a->spi_in;
+		l->lifetime_s = HIP_LOCATOR_LIFETIME_S;
+		l->preferred = x == h->our_pref;
+		l->state = memcmp(&l->addr, &a->local, sizeof(l->addr)) == 0 ? HIP_LOC_ACTIVE :
+			   (a->our_verified & (1u << x)) != 0 ? HIP_LOC_VERIFIED : HIP_LOC_UNVERIFIED;
+	}
+	out->n_our_locators = h->n_our_loc;
 	return 0;
 }

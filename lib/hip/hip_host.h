@@ -95,6 +95,18 @@ struct hip_io {
 	 * no inbound SA there: an integrator holds back what it queued for the
 	 * peer before the SAs existed and sends it now. Once per association. */
 	void (*established)(void *ctx, void *peer_user);
+	/* Optional (may be NULL): mobility (RFC 8046 sections 5.2, 5.4). Move
+	 * this peer's outbound SAs (the current ones and any staged by a rekey
+	 * under way) to the outer addresses `local` (our locator) and `remote`
+	 * (the peer's): same SPIs, keys and sequence numbers, no rekey. Inbound
+	 * SAs are found by SPI and need no change. Called when we announce a
+	 * new locator (hip_host_set_locators: local changes at once) and when
+	 * a locator the peer announced passed the return-routability check
+	 * (remote changes). The engine sends its own HIP packets from and to
+	 * these addresses already. SAs handed over later with sa_up carry the
+	 * addresses in force. */
+	void (*path)(void *ctx, void *peer_user, const struct gw_addr *local,
+		     const struct gw_addr *remote);
 };
 
 struct hip_host_cfg {
@@ -227,6 +239,20 @@ struct hip_host_stats {
 	uint64_t dh_derive;                  /* Diffie-Hellman computations */
 	uint64_t sig_verify;                 /* signature verifications attempted */
 	uint64_t sim_init;                   /* simultaneous initiations resolved */
+	/* mobility (RFC 8046); drops also count once in `dropped` */
+	uint64_t loc_tx;                     /* UPDATEs with our LOCATOR_SET sent (not resends) */
+	uint64_t loc_rx;                     /* peer LOCATOR_SETs taken (authenticated, new SEQ) */
+	uint64_t rr_tx;                      /* return-routability checks started (ECHO_REQUEST_SIGNED) */
+	uint64_t rr_ok;                      /* peer locators verified (right echo, from that locator) */
+	uint64_t rr_failed;                  /* checks whose retransmissions ran out */
+	uint64_t echo_answered;              /* ECHO_REQUEST_SIGNED answered (ECHO_RESPONSE_SIGNED) */
+	uint64_t path_changes;               /* io.path calls */
+	uint64_t drop_locator;               /* LOCATOR_SET malformed: overrun, no locator, no SEQ */
+	uint64_t drop_locator_many;          /* LOCATOR_SET above HIP_LOCATOR_SET_MAX locators */
+	uint64_t drop_locator_type;          /* LOCATOR_SET without a locator we can use (NOTIFY 46) */
+	uint64_t drop_echo;                  /* ECHO_RESPONSE_SIGNED missing or not our nonce */
+	uint64_t drop_echo_addr;             /* echo response not from the locator checked */
+	uint64_t drop_update_dup;            /* duplicate UPDATE over HIP_UPDATE_DUP_ANSWERS */
 };
 void hip_host_stats(const struct hip_host *h, struct hip_host_stats *out);
 
@@ -257,6 +283,23 @@ enum hip_state {
 };
 const char *hip_state_name(enum hip_state s);
 
+/* A locator's state (RFC 8046 section 5.1): UNVERIFIED (announced, its
+ * reachability not checked, section 5.4: nothing but the echo request goes
+ * there), VERIFIED (the check passed: the RFC's ACTIVE, not in use), ACTIVE
+ * (verified and in use: the outer address of the outbound SAs). */
+enum hip_locator_state {
+	HIP_LOC_UNVERIFIED = 0,
+	HIP_LOC_VERIFIED,
+	HIP_LOC_ACTIVE,
+};
+struct hip_locator_info {
+	struct gw_addr addr;          /* IPv4-mapped locators as family 4 */
+	uint32_t spi;                 /* type 1 locator's SPI (host order), 0 for type 0 */
+	uint32_t lifetime_s;          /* Locator Lifetime, seconds */
+	bool preferred;               /* P bit */
+	enum hip_locator_state state;
+};
+
 /* What the engine knows of one peer (tests, stats JSON, logs). */
 struct hip_peer_info {
 	enum hip_state state;
@@ -269,9 +312,37 @@ struct hip_peer_info {
 	uint64_t notify_rx;
 	uint64_t rekeys;              /* completed UPDATE rekeys */
 	struct hip_bex_times times;   /* of the last Base Exchange */
+	/* mobility (RFC 8046): the outer addresses in use (of the outbound
+	 * SAs), the peer's last LOCATOR_SET, and our locators towards it
+	 * (hip_host_set_locators; ACTIVE: the one in use, VERIFIED: the peer
+	 * checked it with an echo we answered) */
+	struct gw_addr local, remote;
+	struct hip_locator_info peer_locators[HIP_MAX_LOCATORS];
+	unsigned n_peer_locators;
+	struct hip_locator_info our_locators[HIP_MAX_LOCATORS];
+	unsigned n_our_locators;
+	bool rr_pending;              /* a return-routability check under way or queued */
 };
 /* Fill *out for the peer added with `peer_user`. Returns 0 or -1. */
 int hip_host_peer_info(const struct hip_host *h, const void *peer_user, struct hip_peer_info *out);
+
+/* Mobility (RFC 8046 sections 3.2.1, 3.2.2, 5.2): our outer addresses
+ * changed to locs[0..n) (n 1..HIP_MAX_LOCATORS, family 4 or 6), locs[preferred]
+ * the one to use. For every ESTABLISHED association: the locator of the
+ * peer's family (the preferred one if it fits, else the first) becomes the
+ * association's local address at once, io.path tells the integrator, and an
+ * UPDATE with ESP_INFO (OLD SPI = NEW SPI: no rekey), our LOCATOR_SET (type 1
+ * locators: our inbound SPI and the address, IPv4 as IPv4-mapped IPv6; P bit
+ * on the one in use), SEQ, HIP_MAC and HIP_SIGNATURE goes out from it,
+ * resent until ACKed (HIP_UPDATE_RETRIES_MAX). With `rekey`, or when the
+ * association's lifetime rekey is due, the same UPDATE also carries a new
+ * SPI and DIFFIE_HELLMAN (section 3.2.2): new SAs come with sa_up as in a
+ * rekey. An association with an UPDATE of its own in flight announces when
+ * that one is done. Other states only take the new local address for their
+ * next Base Exchange. Returns the number of UPDATEs started or queued, or
+ * -1 for bad arguments (nothing changed). */
+int hip_host_set_locators(struct hip_host *h, const struct gw_addr *locs, unsigned n,
+			  unsigned preferred, bool rekey, uint64_t now_ns);
 
 /* Our HIT. */
 const uint8_t *hip_host_hit(const struct hip_host *h);
@@ -292,6 +363,12 @@ int hip_host_set_rng(struct hip_host *h, int (*rng)(void *ctx, uint8_t *buf, siz
 #define HIP_I2_RETRIES_MAX     5
 #define HIP_UPDATE_RETRIES_MAX 6
 #define HIP_CLOSE_RETRIES_MAX  3
+/* Mobility (RFC 8046): a LOCATOR_SET with more locators is dropped
+ * (drop_locator_many); a duplicate UPDATE (same SEQ) is answered at most
+ * this many times, to the address the first answer went to, then dropped
+ * (drop_update_dup): a peer resends at most HIP_UPDATE_RETRIES_MAX times */
+#define HIP_LOCATOR_SET_MAX    HIP_MAX_LOCATORS
+#define HIP_UPDATE_DUP_ANSWERS (HIP_UPDATE_RETRIES_MAX + 1)
 #define HIP_R1_REGEN_NS        (60ull * 1000 * 1000 * 1000)
 #define HIP_BEX_DONE_WAIT_NS   (1000ull * 1000 * 1000)
 

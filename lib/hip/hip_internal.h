@@ -12,6 +12,7 @@
  *   hip_state.c   state machine helpers, retransmission with back-off, timers
  *   hip_notify.c  NOTIFY out (rate limited) and in
  *   hip_update.c  UPDATE rekey with a fresh Diffie-Hellman (RFC 7401 6.11, RFC 7402 6)
+ *   hip_mobility.c  locators: LOCATOR_SET out and in, return routability (RFC 8046)
  *   hip_close.c   CLOSE / CLOSE_ACK (RFC 7401 6.14, 6.15)
  *   hip_rand.c    randomness: OpenSSL, or the deterministic test-vector RNG
  */
@@ -58,6 +59,8 @@ _Static_assert(HIP_MAX_CIPHERS <= HIP_CIPHER_IDS_MAX,
 #define HIP_LOAD_K_STEP        2
 #define HIP_NOTIFY_BURST       16      /* NOTIFYs per second we send at most */
 #define HIP_I2_OLD             4       /* digests of older I2s kept per peer */
+#define HIP_RR_NONCE_LEN       16      /* ECHO_REQUEST_SIGNED nonce of a return-routability check, bytes */
+#define HIP_LOCATOR_LIFETIME_S 3600    /* Locator Lifetime we announce, seconds */
 
 /* Parameters of one received packet, located by one pass over its TLVs. */
 struct hip_params {
@@ -65,7 +68,7 @@ struct hip_params {
 	const struct hip_tlv *dh_group_list, *dh, *hip_cipher, *encrypted, *host_id;
 	const struct hip_tlv *hit_suite_list, *notification, *echo_req_signed, *echo_resp_signed;
 	const struct hip_tlv *tf_list, *esp_transform, *mac, *mac2, *sig2, *sig;
-	const struct hip_tlv *echo_resp_unsigned, *echo_req_unsigned;
+	const struct hip_tlv *echo_resp_unsigned, *echo_req_unsigned, *locator_set;
 	struct hip_tlv tlv[32];     /* storage the pointers above point into */
 	unsigned n;
 	uint16_t unknown_critical;  /* first unknown critical type, 0 none */
@@ -167,6 +170,25 @@ struct hip_assoc {
 	uint64_t rekey_at;          /* lifetime rekey due (0 = none) */
 	uint64_t rekeys;
 
+	uint16_t dup_answers;       /* duplicates of peer_update_id answered (HIP_UPDATE_DUP_ANSWERS) */
+	struct gw_addr update_reply_dst;   /* where update_reply went */
+
+	/* mobility (RFC 8046), hip_mobility.c */
+	struct hip_locator_info peer_loc[HIP_LOCATOR_SET_MAX];   /* the peer's last LOCATOR_SET */
+	unsigned n_peer_loc;
+	uint8_t our_verified;       /* bit x: the peer checked our locator x (we answered its echo) */
+	enum { HIP_MOB_TX_NONE = 0, HIP_MOB_TX_LOC, HIP_MOB_TX_ECHO } mob_tx;  /* a.tx holds ... */
+	uint32_t mob_seq;           /* ... with this Update ID */
+	bool loc_pending;           /* our LOCATOR_SET to announce once a.tx is free */
+	bool loc_pending_rekey;     /* ... with a rekey */
+	bool rr_pending;            /* rr_addr to check once a.tx is free */
+	bool rr_in_rekey;           /* the rekey answer in a.tx carries the echo request */
+	struct gw_addr rr_addr;     /* the peer locator being checked */
+	struct gw_addr rr_next;     /* the one to check next (rr_pending) */
+	uint8_t rr_nonce[HIP_RR_NONCE_LEN];
+	bool tx_dst_set;            /* a.tx is resent to tx_dst, not `remote` (cleared by hip_rtx_arm) */
+	struct gw_addr tx_dst;
+
 	/* CLOSE */
 	uint8_t echo[HIP_ECHO_LEN];
 
@@ -226,6 +248,11 @@ struct hip_host {
 	/* NOTIFY rate limit */
 	uint64_t notify_window_start;
 	unsigned notify_in_window;
+
+	/* our locators (hip_host_set_locators); none: the peers' `local` as added */
+	struct gw_addr our_loc[HIP_MAX_LOCATORS];
+	unsigned n_our_loc;
+	unsigned our_pref;
 
 	struct hip_host_stats st;
 	uint8_t scratch[HIP_PACKET_MAX + HIP_HOST_ID_TLV_MAX];  /* MAC / signature coverage */
@@ -380,7 +407,24 @@ void hip_notify_send(struct hip_host *h, const uint8_t peer_hit[HIP_HIT_LEN],
 int hip_notify_in(struct hip_assoc *a, const struct hip_rx *rx);
 
 /* ---- hip_update.c ---- */
+/* What one UPDATE carries (NULL: absent), built in type order, then
+ * HIP_MAC and HIP_SIGNATURE (RFC 7401 5.3.5; RFC 8046 4.3). */
+struct hip_upd_out {
+	const struct hip_esp_info *ei;
+	const struct hip_locator_set *loc;
+	const uint32_t *seq;
+	const uint32_t *ack;
+	const struct hip_dh *dh;
+	const struct hip_echo *echo_req;    /* ECHO_REQUEST_SIGNED */
+	const struct hip_echo *echo_resp;   /* ECHO_RESPONSE_SIGNED */
+	const struct gw_addr *dst;          /* NULL: a->remote; sent from a->local */
+};
+/* Build the UPDATE into t and send it. 0 or -1. */
+int hip_update_send(struct hip_assoc *a, struct hip_txbuf *t, const struct hip_upd_out *u);
 int hip_update_start(struct hip_assoc *a, uint64_t now);
+/* hip_update_start with our LOCATOR_SET `loc` in the same UPDATE (RFC 8046
+ * 3.2.2); loc NULL: a plain rekey. 0, or -1 (retried later). */
+int hip_update_start_loc(struct hip_assoc *a, const struct hip_locator_set *loc, uint64_t now);
 /* UPDATE in ESTABLISHED (RFC 7401 6.12, RFC 7402 6.9) */
 int hip_update_in(struct hip_assoc *a, const struct hip_rx *rx);
 /* UPDATE in R2-SENT: once authenticated, ESTABLISHED, then as there (4.4.3) */
@@ -388,6 +432,48 @@ int hip_update_in_r2_sent(struct hip_assoc *a, const struct hip_rx *rx);
 /* Retransmissions ran out. */
 void hip_update_give_up(struct hip_assoc *a, uint64_t now);
 void hip_update_abort(struct hip_assoc *a);
+
+/* ---- hip_mobility.c (RFC 8046) ---- */
+/* The parameters of a received UPDATE, parsed when present (update_verify). */
+struct hip_upd_in {
+	struct hip_esp_info ei;
+	struct hip_seq sq;
+	struct hip_ack ak;
+	struct hip_diffie_hellman dh;
+	struct hip_locator_set ls;
+	struct hip_echo echo_req, echo_resp;
+};
+/* a.tx is free: nothing of ours in flight (rekey or mobility UPDATE) */
+bool hip_mob_tx_free(const struct hip_assoc *a);
+/* a.tx became free: send what waited (our LOCATOR_SET, then a queued
+ * return-routability check). */
+void hip_mob_kick(struct hip_assoc *a, uint64_t now);
+/* Retransmissions of a mobility UPDATE ran out (announcement or check). */
+void hip_mob_give_up(struct hip_assoc *a, uint64_t now);
+/* Forget the mobility state of an association (new BEX, reset). */
+void hip_mob_reset(struct hip_assoc *a);
+/* An authenticated UPDATE with a new SEQ carrying LOCATOR_SET (RFC 8046
+ * 5.3): validate and keep the locators, choose the one to check into
+ * a->rr_addr. 1: a check is wanted (rr_addr set), 0: nothing to check
+ * (the locator in use), or the drop (negative). */
+int hip_mob_locators_in(struct hip_assoc *a, const struct hip_rx *rx, const struct hip_upd_in *u);
+/* Fill *e with a fresh nonce for rr_addr's check. 0 or -1. */
+int hip_mob_echo_new(struct hip_assoc *a, struct hip_echo *e);
+/* An ACK of the UPDATE that carried our echo request: the response must
+ * hold the nonce and come from rr_addr (RFC 8046 5.4). 0: verified (io.path
+ * when the locator replaces the one in use), or the drop. */
+int hip_mob_echo_check(struct hip_assoc *a, const struct hip_rx *rx, const struct hip_upd_in *u);
+/* Our locator set for a's UPDATE into *ls: type 1 locators of `spi` (our
+ * inbound SPI, host order) in buf, P on a->local (RFC 8046 4). */
+void hip_mob_our_set(const struct hip_assoc *a, uint32_t spi, struct hip_locator_set *ls,
+		     uint8_t buf[][20]);
+/* Our UPDATE with LOCATOR_SET (no rekey) to the peer. 0 or -1. */
+int hip_mob_announce(struct hip_assoc *a, bool rekey, uint64_t now);
+/* The peer's echo request arrived at our address `at`: note our locator
+ * verified. */
+void hip_mob_echo_answered(struct hip_assoc *a, const struct gw_addr *at);
+/* Outer addresses of a's outbound SAs changed: staged SAs follow, io.path. */
+void hip_mob_path(struct hip_assoc *a);
 
 /* ---- hip_close.c ---- */
 int hip_close_start(struct hip_assoc *a, uint64_t now);

@@ -61,6 +61,7 @@ hip_rtx_arm(struct hip_assoc *a, unsigned max, uint64_t now)
 	a->rtx.max = max;
 	a->rtx.timeout = HIP_RTO_INITIAL_NS;
 	a->rtx.deadline = now + a->rtx.timeout;
+	a->tx_dst_set = false;   /* the caller names another destination after this */
 }
 
 void
@@ -117,6 +118,7 @@ hip_assoc_reset(struct hip_assoc *a)
 	a->dh_group = 0;
 	a->hip_cipher = 0;
 	a->esp_transform = 0;
+	hip_mob_reset(a);
 }
 
 int
@@ -236,6 +238,8 @@ rtx_fire(struct hip_assoc *a, uint64_t now)
 		default:
 			if (a->rekey != HIP_REKEY_NONE)
 				hip_update_give_up(a, now);
+			else if (a->mob_tx != HIP_MOB_TX_NONE)
+				hip_mob_give_up(a, now);
 			break;
 		}
 		return;
@@ -246,6 +250,8 @@ rtx_fire(struct hip_assoc *a, uint64_t now)
 		a->remote = a->locators[(a->loc_first + a->rtx.count) % a->n_locators];
 		dst = &a->remote;
 	}
+	if (a->tx_dst_set)
+		dst = &a->tx_dst;   /* an echo request: to the locator it checks */
 	h->st.retransmits++;
 	hip_send(h, &a->local, dst, a->tx.b, a->tx.len);
 	a->rtx.timeout = a->rtx.timeout * 2 > HIP_RTO_MAX_NS ? HIP_RTO_MAX_NS : a->rtx.timeout * 2;

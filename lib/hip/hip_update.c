@@ -32,16 +32,8 @@
 
 #include "hip_internal.h"
 
-struct upd {
-	const struct hip_esp_info *ei;
-	const uint32_t *seq;
-	const uint32_t *ack;
-	const struct hip_dh *dh;
-};
-
-/* Build an UPDATE into t and send it. */
-static int
-send_update(struct hip_assoc *a, struct hip_txbuf *t, const struct upd *u)
+int
+hip_update_send(struct hip_assoc *a, struct hip_txbuf *t, const struct hip_upd_out *u)
 {
 	struct hip_host *h = a->h;
 	struct hip_builder b;
@@ -53,6 +45,8 @@ send_update(struct hip_assoc *a, struct hip_txbuf *t, const struct upd *u)
 		return -1;
 	if (u->ei != NULL)
 		hip_esp_info_put(&b, u->ei);
+	if (u->loc != NULL)
+		hip_locator_set_put(&b, u->loc);
 	if (u->seq != NULL) {
 		struct hip_seq s = { .update_id = *u->seq };
 
@@ -74,13 +68,17 @@ send_update(struct hip_assoc *a, struct hip_txbuf *t, const struct upd *u)
 		d.v[0].pub = pub;
 		hip_diffie_hellman_put(&b, &d);
 	}
+	if (u->echo_req != NULL)
+		hip_echo_put(&b, u->echo_req);
+	if (u->echo_resp != NULL)
+		hip_echo_put(&b, u->echo_resp);
 	hip_cover_put_mac(h, &b, HIP_PARAM_HIP_MAC, a->suite, &a->keys.hip_int[o], NULL, 0);
 	hip_cover_put_sig(h, &b, HIP_PARAM_HIP_SIGNATURE, 0);
 	len = hip_build_finish(&b);
 	if (len < 0)
 		return -1;
 	t->len = (size_t)len;
-	return hip_send(h, &a->local, &a->remote, t->b, t->len);
+	return hip_send(h, &a->local, u->dst != NULL ? u->dst : &a->remote, t->b, t->len);
 }
 
 /* New ESP keys from a fresh Kij: KEYMAT index 0. */
@@ -130,7 +128,9 @@ rekey_done(struct hip_assoc *a, uint64_t now)
 	a->rekey_spi_in = 0;
 	a->rekeys++;
 	a->h->st.updates++;
+	a->rr_in_rekey = false;
 	hip_assoc_schedule_rekey(a, now);
+	hip_mob_kick(a, now);
 }
 
 /* Switch to rk_in / rk_out (sa_up) and make them the association's SAs. */
@@ -149,17 +149,25 @@ switch_sas(struct hip_assoc *a)
 int
 hip_update_start(struct hip_assoc *a, uint64_t now)
 {
+	return hip_update_start_loc(a, NULL, now);
+}
+
+int
+hip_update_start_loc(struct hip_assoc *a, const struct hip_locator_set *loc, uint64_t now)
+{
 	struct hip_esp_info ei = { .keymat_index = 0 };
-	struct upd u = { .ei = &ei, .seq = &a->rekey_seq, .dh = &a->rekey_dh };
+	struct hip_upd_out u = { .ei = &ei, .loc = loc, .seq = &a->rekey_seq, .dh = &a->rekey_dh };
 
 	if (a->state != HIP_STATE_ESTABLISHED || a->rekey != HIP_REKEY_NONE)
 		return -1;
+	if (!hip_mob_tx_free(a))
+		return -1;   /* a mobility UPDATE in flight: the tick tries again */
 	if (hip_rand_dh(a->h, a->dh_group, &a->rekey_dh) != 0 || new_spi(a) == 0)
 		goto later;
 	ei.old_spi = a->spi_in;
 	ei.new_spi = a->rekey_spi_in;
 	a->rekey_seq = a->update_id++;
-	if (send_update(a, &a->tx, &u) != 0)
+	if (hip_update_send(a, &a->tx, &u) != 0)
 		goto later;
 	a->rekey = HIP_REKEY_SENT;
 	hip_rtx_arm(a, HIP_UPDATE_RETRIES_MAX, now);
@@ -188,6 +196,9 @@ hip_update_abort(struct hip_assoc *a)
 void
 hip_update_give_up(struct hip_assoc *a, uint64_t now)
 {
+	if (a->rr_in_rekey)
+		a->h->st.rr_failed++;   /* the new locator was not verified: SAs stay on the old path */
+	a->rr_in_rekey = false;
 	if (a->rekey == HIP_REKEY_REPLIED) {
 		/* our answer went out several times and was never acknowledged:
 		 * if the peer got any copy it switched to our new inbound SA,
@@ -200,6 +211,7 @@ hip_update_give_up(struct hip_assoc *a, uint64_t now)
 	hip_dh_free(&a->rekey_dh);   /* the SPI is kept for the next try */
 	a->rekey = HIP_REKEY_NONE;
 	a->rekey_at = now + HIP_RTO_MAX_NS;
+	hip_mob_kick(a, now);
 }
 
 static bool
@@ -211,19 +223,11 @@ acks(const struct hip_ack *ak, uint32_t id)
 	return false;
 }
 
-/* The parameters of a received UPDATE, parsed when present. */
-struct upd_in {
-	struct hip_esp_info ei;
-	struct hip_seq sq;
-	struct hip_ack ak;
-	struct hip_diffie_hellman dh;
-};
-
 /* HIP_MAC and HIP_SIGNATURE of an UPDATE (RFC 7401 6.12.1 steps 3, 4), then
  * its parameters into *u: a parameter of the wrong length is now
  * INVALID_SYNTAX (5.2.19), and changes nothing. 0, or the drop. */
 static int
-update_verify(struct hip_assoc *a, const struct hip_rx *rx, struct upd_in *u)
+update_verify(struct hip_assoc *a, const struct hip_rx *rx, struct hip_upd_in *u)
 {
 	struct hip_host *h = a->h;
 	const struct hip_params *p = rx->p;
@@ -239,20 +243,38 @@ update_verify(struct hip_assoc *a, const struct hip_rx *rx, struct upd_in *u)
 	if ((p->esp_info != NULL && hip_esp_info_parse(p->esp_info, &u->ei) != 0) ||
 	    (p->seq != NULL && hip_seq_parse(p->seq, &u->sq) != 0) ||
 	    (p->ack != NULL && hip_ack_parse(p->ack, &u->ak) != 0) ||
-	    (p->dh != NULL && hip_diffie_hellman_parse(p->dh, &u->dh) != 0)) {
+	    (p->dh != NULL && hip_diffie_hellman_parse(p->dh, &u->dh) != 0) ||
+	    (p->echo_req_signed != NULL && hip_echo_parse(p->echo_req_signed, &u->echo_req) != 0) ||
+	    (p->echo_resp_signed != NULL &&
+	     hip_echo_parse(p->echo_resp_signed, &u->echo_resp) != 0)) {
 		hip_notify_send(h, a->peer_hit, &a->local, rx->src, HIP_NOTIFY_INVALID_SYNTAX, NULL, 0,
 				rx->now);
 		return hip_drop(h, &h->st.drop_malformed, HIP_E_PARAM_VALUE);
+	}
+	if (p->locator_set != NULL) {
+		/* RFC 8046 4, 5.3: Locators must fill the parameter; at most
+		 * HIP_LOCATOR_SET_MAX (the gateway keeps that many per peer) */
+		int rc = hip_locator_set_parse(p->locator_set, &u->ls);
+
+		if (rc == HIP_E_TOO_MANY || (rc == HIP_OK && u->ls.n > HIP_LOCATOR_SET_MAX))
+			return hip_drop(h, &h->st.drop_locator_many, HIP_E_TOO_MANY);
+		if (rc != HIP_OK || u->ls.n == 0 || p->seq == NULL) {
+			hip_notify_send(h, a->peer_hit, &a->local, rx->src, HIP_NOTIFY_INVALID_SYNTAX,
+					NULL, 0, rx->now);
+			return hip_drop(h, &h->st.drop_locator, HIP_E_PARAM_VALUE);
+		}
 	}
 	return 0;
 }
 
 /* The peer's answer to our rekey (we are A): new SAs, ACK. 0, or the drop. */
 static int
-rekey_answered(struct hip_assoc *a, const struct upd_in *u, bool rekey_req, uint64_t now)
+rekey_answered(struct hip_assoc *a, const struct hip_rx *rx, const struct hip_upd_in *u,
+	       bool rekey_req, uint64_t now)
 {
 	struct hip_host *h = a->h;
-	struct upd out = { .ack = &u->sq.update_id };
+	struct hip_upd_out out = { .ack = &u->sq.update_id, .dst = rx->src };
+	struct hip_echo er = { .type = HIP_PARAM_ECHO_RESPONSE_SIGNED };
 	struct hip_keys k;
 
 	if (!rekey_req)
@@ -264,8 +286,17 @@ rekey_answered(struct hip_assoc *a, const struct upd_in *u, bool rekey_req, uint
 	switch_sas(a);
 	a->peer_update_seen = true;
 	a->peer_update_id = u->sq.update_id;
+	a->dup_answers = 0;
+	if (rx->p->echo_req_signed != NULL) {   /* RFC 8046 3.2.2: the check of our new locator */
+		er.data = u->echo_req.data;
+		er.len = u->echo_req.len;
+		out.echo_resp = &er;
+		hip_mob_echo_answered(a, rx->dst);
+	}
+	a->update_reply_dst = *rx->src;
+	a->rekey = HIP_REKEY_NONE;   /* the tx is free before what waits is sent */
+	hip_update_send(a, &a->update_reply, &out);
 	rekey_done(a, now);
-	send_update(a, &a->update_reply, &out);
 	return 0;
 }
 
@@ -273,13 +304,14 @@ rekey_answered(struct hip_assoc *a, const struct upd_in *u, bool rekey_req, uint
  * io.sa_in_up), answered with UPDATE(ESP_INFO, SEQ, ACK, DH). Both started:
  * the greater HIT's goes on. 0, or the drop. */
 static int
-rekey_answer(struct hip_assoc *a, const struct upd_in *u, uint64_t now)
+rekey_answer(struct hip_assoc *a, const struct hip_upd_in *u, bool check, uint64_t now)
 {
 	struct hip_host *h = a->h;
 	const struct hip_io *io = &h->cfg.io;
 	struct hip_esp_info mine = { .keymat_index = 0 };
-	struct upd out = { .ei = &mine, .seq = &a->rekey_seq, .ack = &u->sq.update_id,
+	struct hip_upd_out out = { .ei = &mine, .seq = &a->rekey_seq, .ack = &u->sq.update_id,
 			   .dh = &a->rekey_dh };
+	struct hip_echo er;
 	struct hip_keys k;
 
 	if (a->rekey == HIP_REKEY_SENT) {
@@ -306,33 +338,133 @@ rekey_answer(struct hip_assoc *a, const struct upd_in *u, uint64_t now)
 	a->rekey_seq = a->update_id++;
 	a->peer_update_seen = true;
 	a->peer_update_id = u->sq.update_id;
+	a->dup_answers = 0;
 	a->rekey = HIP_REKEY_REPLIED;
-	if (send_update(a, &a->tx, &out) != 0)
+	/* RFC 8046 3.2.2: with the peer's new locator, the answer is also its
+	 * return-routability check, sent there */
+	a->rr_in_rekey = check && hip_mob_echo_new(a, &er) == 0;
+	if (a->rr_in_rekey) {
+		out.echo_req = &er;
+		out.dst = &a->rr_addr;
+		h->st.rr_tx++;
+	}
+	if (hip_update_send(a, &a->tx, &out) != 0)
 		return hip_drop(h, &h->st.drop_internal, HIP_E_HOST_INTERNAL);
 	a->update_reply = a->tx;
+	a->update_reply_dst = out.dst != NULL ? *out.dst : a->remote;
 	hip_rtx_arm(a, HIP_UPDATE_RETRIES_MAX, now);
+	if (a->rr_in_rekey) {
+		a->tx_dst_set = true;
+		a->tx_dst = a->rr_addr;
+	}
+	return 0;
+}
+
+/* SEQ without a rekey (RFC 7401 6.12.1): ACK it, from where it came; with
+ * ECHO_REQUEST_SIGNED, the ECHO_RESPONSE_SIGNED in the ACK (RFC 7401
+ * 5.2.20, RFC 8046 3.2.1's third UPDATE). With a new peer locator to check
+ * and a.tx free, the ACK is the check: ESP_INFO (OLD SPI = NEW SPI), SEQ,
+ * ACK, ECHO_REQUEST_SIGNED, to that locator (RFC 8046 3.2.1's second
+ * UPDATE); a.tx busy: the check waits (hip_mob_kick). */
+static void
+ack_update(struct hip_assoc *a, const struct hip_rx *rx, const struct hip_upd_in *u, bool check)
+{
+	struct hip_host *h = a->h;
+	struct hip_esp_info ei = { .old_spi = a->spi_in, .new_spi = a->spi_in };
+	struct hip_upd_out out = { .ack = &u->sq.update_id, .dst = rx->src };
+	struct hip_echo req, resp = { .type = HIP_PARAM_ECHO_RESPONSE_SIGNED };
+
+	a->peer_update_seen = true;
+	a->peer_update_id = u->sq.update_id;
+	a->dup_answers = 0;
+	if (rx->p->echo_req_signed != NULL) {
+		resp.data = u->echo_req.data;
+		resp.len = u->echo_req.len;
+		out.echo_resp = &resp;
+		hip_mob_echo_answered(a, rx->dst);
+	}
+	if (check && hip_mob_tx_free(a) && hip_mob_echo_new(a, &req) == 0) {
+		a->mob_seq = a->update_id++;
+		out.ei = &ei;
+		out.seq = &a->mob_seq;
+		out.echo_req = &req;
+		out.dst = &a->rr_addr;
+		if (hip_update_send(a, &a->tx, &out) == 0) {
+			a->update_reply = a->tx;
+			a->mob_tx = HIP_MOB_TX_ECHO;
+			hip_rtx_arm(a, HIP_UPDATE_RETRIES_MAX, rx->now);
+			a->tx_dst_set = true;
+			a->tx_dst = a->rr_addr;
+			h->st.rr_tx++;
+		}
+	} else {
+		if (check)
+			a->rr_pending = true;
+		hip_update_send(a, &a->update_reply, &out);
+	}
+	a->update_reply_dst = *out.dst;
+}
+
+/* A retransmitted UPDATE (its SEQ the last one taken): our answer again, to
+ * where it went, at most HIP_UPDATE_DUP_ANSWERS times (a peer resends
+ * HIP_UPDATE_RETRIES_MAX times; more is a storm or a replay from elsewhere). */
+static int
+answer_dup(struct hip_assoc *a)
+{
+	struct hip_host *h = a->h;
+
+	if (a->update_reply.len == 0 || a->dup_answers >= HIP_UPDATE_DUP_ANSWERS)
+		return hip_drop(h, &h->st.drop_update_dup, HIP_E_HOST_STATE);
+	a->dup_answers++;
+	hip_send(h, &a->local, &a->update_reply_dst, a->update_reply.b, a->update_reply.len);
+	return 0;
+}
+
+/* Our UPDATE in a.tx was ACKed: the rekey answer (B) or a mobility UPDATE;
+ * the one that carried our echo request only with the right response
+ * (RFC 8046 5.4). 1 when one was, 0 when not, or the drop. */
+static int
+our_update_acked(struct hip_assoc *a, const struct hip_rx *rx, const struct hip_upd_in *u)
+{
+	int rc;
+
+	if (rx->p->ack == NULL)
+		return 0;
+	if (a->rekey == HIP_REKEY_REPLIED && acks(&u->ak, a->rekey_seq)) {
+		if (a->rr_in_rekey && (rc = hip_mob_echo_check(a, rx, u)) != 0)
+			return rc;
+		switch_sas(a);
+		rekey_done(a, rx->now);
+		return 1;
+	}
+	if (a->mob_tx != HIP_MOB_TX_NONE && acks(&u->ak, a->mob_seq)) {
+		if (a->mob_tx == HIP_MOB_TX_ECHO && (rc = hip_mob_echo_check(a, rx, u)) != 0)
+			return rc;
+		hip_rtx_stop(a);
+		a->mob_tx = HIP_MOB_TX_NONE;
+		return 1;
+	}
 	return 0;
 }
 
 /* An authenticated UPDATE in ESTABLISHED: SEQ and ACK (RFC 7401 6.12.1,
- * 6.12.2), a rekey (RFC 7402 6.9, 6.10). 0, or the drop. */
+ * 6.12.2), a rekey (RFC 7402 6.9, 6.10), LOCATOR_SET and the echo of a
+ * return-routability check (RFC 8046 5.3, 5.4). The peer's address in use
+ * changes only by a check (no UPDATE moves it). 0, or the drop. */
 static int
-update_process(struct hip_assoc *a, const struct hip_rx *rx, const struct upd_in *u)
+update_process(struct hip_assoc *a, const struct hip_rx *rx, const struct hip_upd_in *u)
 {
 	struct hip_host *h = a->h;
 	const struct hip_params *p = rx->p;
-	bool rekey_req;
+	bool rekey_req, check = false;
+	int rc;
 
-	a->remote = *rx->src;
 	/* a retransmitted UPDATE: the same answer; an older one: a replay */
 	if (p->seq != NULL && a->peer_update_seen) {
 		int32_t d = (int32_t)(u->sq.update_id - a->peer_update_id);
 
-		if (d == 0) {
-			if (a->update_reply.len != 0)
-				hip_send(h, &a->local, &a->remote, a->update_reply.b, a->update_reply.len);
-			return 0;
-		}
+		if (d == 0)
+			return answer_dup(a);
 		if (d < 0)
 			return hip_drop(h, &h->st.drop_replay, HIP_E_HOST_STATE);
 	}
@@ -340,39 +472,48 @@ update_process(struct hip_assoc *a, const struct hip_rx *rx, const struct upd_in
 	if (rekey_req && (u->ei.keymat_index != 0 || u->ei.new_spi == 0 ||
 			  u->ei.old_spi != a->spi_out || u->dh.n != 1 ||
 			  u->dh.v[0].group_id != a->dh_group)) {
-		hip_notify_send(h, a->peer_hit, &a->local, &a->remote, HIP_NOTIFY_INVALID_SYNTAX,
+		hip_notify_send(h, a->peer_hit, &a->local, rx->src, HIP_NOTIFY_INVALID_SYNTAX,
 				NULL, 0, rx->now);
 		return hip_drop(h, &h->st.drop_malformed, HIP_E_PARAM_VALUE);
 	}
+	if (p->locator_set != NULL) {
+		rc = hip_mob_locators_in(a, rx, u);
+		if (rc < 0)
+			return rc;
+		check = rc == 1;
+	}
 	/* the answer to our rekey (A) */
-	if (a->rekey == HIP_REKEY_SENT && p->ack != NULL && acks(&u->ak, a->rekey_seq))
-		return rekey_answered(a, u, rekey_req, rx->now);
-	/* the ACK of our answer (B) */
-	if (a->rekey == HIP_REKEY_REPLIED && p->ack != NULL && acks(&u->ak, a->rekey_seq)) {
-		switch_sas(a);
-		rekey_done(a, rx->now);
-		if (p->seq == NULL)
-			return 0;
+	if (a->rekey == HIP_REKEY_SENT && p->ack != NULL && acks(&u->ak, a->rekey_seq)) {
+		a->rr_pending = a->rr_pending || check;
+		return rekey_answered(a, rx, u, rekey_req, rx->now);
 	}
-	if (p->seq == NULL)
-		return 0;   /* an ACK for nothing in flight: nothing to do */
-	if (rekey_req)
-		return rekey_answer(a, u, rx->now);
-	/* SEQ without a rekey: acknowledge it */
-	{
-		struct upd out = { .ack = &u->sq.update_id };
-
-		a->peer_update_seen = true;
-		a->peer_update_id = u->sq.update_id;
-		send_update(a, &a->update_reply, &out);
+	rc = our_update_acked(a, rx, u);
+	if (rc < 0)
+		return rc;
+	if (p->seq == NULL) {
+		hip_mob_kick(a, rx->now);
+		return 0;   /* an ACK, of ours or of nothing in flight */
 	}
+	if (rekey_req) {
+		/* the peer's rekey takes a.tx: ours of mobility is redone after */
+		if (a->mob_tx == HIP_MOB_TX_LOC)
+			a->loc_pending = true;
+		else if (a->mob_tx == HIP_MOB_TX_ECHO)
+			a->rr_pending = true;
+		if (a->mob_tx != HIP_MOB_TX_NONE)
+			hip_rtx_stop(a);
+		a->mob_tx = HIP_MOB_TX_NONE;
+		return rekey_answer(a, u, check, rx->now);
+	}
+	ack_update(a, rx, u, check);
+	hip_mob_kick(a, rx->now);
 	return 0;
 }
 
 int
 hip_update_in(struct hip_assoc *a, const struct hip_rx *rx)
 {
-	struct upd_in u;
+	struct hip_upd_in u;
 	int rc = update_verify(a, rx, &u);
 
 	return rc != 0 ? rc : update_process(a, rx, &u);
@@ -381,7 +522,7 @@ hip_update_in(struct hip_assoc *a, const struct hip_rx *rx)
 int
 hip_update_in_r2_sent(struct hip_assoc *a, const struct hip_rx *rx)
 {
-	struct upd_in u;
+	struct hip_upd_in u;
 	int rc = update_verify(a, rx, &u);
 
 	if (rc != 0)

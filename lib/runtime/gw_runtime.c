@@ -147,8 +147,7 @@ port_setup(struct gw_ctx *ctx, unsigned i, const struct gw_conf_port *pc, char *
 	p->role = pc->role;
 	p->mtu = pc->mtu;
 	p->mss_clamp = pc->mss_clamp;
-	memcpy(p->addrs, pc->addrs, sizeof(p->addrs));
-	p->n_addrs = pc->n_addrs;
+	gw_paddr_init(&p->addrs, pc->addrs, pc->n_addrs);
 	if (rte_eth_dev_info_get(pid, &info) != 0)
 		return fail(err, errlen, "port %s: no device info", pc->name);
 	if (info.max_rx_queues < ctx->n_workers || info.max_tx_queues < ctx->n_workers)
@@ -595,8 +594,10 @@ gw_run(struct gw_ctx *ctx, const struct gw_run_opts *opts)
 	}
 	LOG(NOTICE, "hipgw running: %u worker(s), control on lcore %u\n", ctx->n_workers,
 	    rte_lcore_id());
+	gw_telemetry_set_ctrl(ctrl);
 	/* --idle-exit counts from here, not from before the [sa-gen] install */
 	gw_ctrl_run(ctrl, ctx, tasks, n_tasks, opts->signalled, opts->idle_exit_ms);
+	gw_telemetry_set_ctrl(NULL);
 	for (unsigned w = 0; w < ctx->n_workers; w++) {
 		ring_drain(ctx->from_ctrl[w]);
 		ring_drain(ctx->slow_up[w]);

@@ -2,7 +2,8 @@
  * Counters out: the --stats-json file and DPDK telemetry /hipgw/stats, both
  * from one snapshot, in the shape
  *   {"drops": {reason: n...}, "ports": {name: {"mac","rx","tx","imissed",
- *    "rx_nombuf","oerrors","ctrl_tx","ctrl_looped"}}, "sa": {name: {"spi",
+ *    "rx_nombuf","oerrors","ctrl_tx","ctrl_looped","addresses": ["ADDR/LEN"...]}},
+ *    "sa": {name: {"spi",
  *    "packets","bytes"[,"max_inner": out SAs]}}, "workers": [{"lcore","rx","tx",
  *    "punted","handoff_out","handoff_in","handoff_drops","slow_sent",
  *    "slow_done","ctrl_looped","inner_fragmented","l2_flooded","l2_learn_sent",
@@ -31,9 +32,13 @@
 #include "gw_sinks.h"
 #include "gw_statsout.h"
 
+#define SNAP_ADDR_TEXT (GW_ADDR_TEXT_MAX + 4)   /* "ADDRESS/LEN" with its NUL, bytes */
+
 struct snap_port {
 	const char *name;
 	char mac[RTE_ETHER_ADDR_FMT_SIZE];
+	char addrs[GW_PORT_ADDRS_MAX][SNAP_ADDR_TEXT];   /* live and deprecated, slot order */
+	unsigned n_addrs;
 	uint64_t rx, tx, imissed, rx_nombuf, oerrors, ctrl_tx, ctrl_looped;
 };
 
@@ -227,6 +232,15 @@ snapshot(struct gw_ctx *ctx, struct snap *s)
 		struct rte_eth_stats es;
 		o->name = p->name;
 		rte_ether_format_addr(o->mac, sizeof(o->mac), &p->mac);
+		o->n_addrs = 0;
+		for (unsigned k = 0; k < gw_paddr_count(&p->addrs) && k < GW_PORT_ADDRS_MAX; k++) {
+			struct gw_prefix a;
+			char b[GW_ADDR_TEXT_MAX];
+
+			if (gw_paddr_read(&p->addrs, k, &a))
+				snprintf(o->addrs[o->n_addrs++], SNAP_ADDR_TEXT, "%s/%u",
+					 gw_addr_str(&a.a, b, sizeof(b)), a.len);
+		}
 		for (unsigned w = 0; w < ctx->n_workers; w++)
 			o->ctrl_looped += gw_stats[ctx->worker_lcore[w]].ctrl_looped[i];
 		o->ctrl_tx = gw_stats[rte_get_main_lcore()].port_tx[i];
@@ -282,9 +296,13 @@ gw_stats_write_json_hip(struct gw_ctx *ctx, struct gw_hip *hip, FILE *f)
 		gw_json_str(f, p->name);
 		fprintf(f, ": {\"mac\": \"%s\", \"rx\": %" PRIu64 ", \"tx\": %" PRIu64
 			", \"imissed\": %" PRIu64 ", \"rx_nombuf\": %" PRIu64 ", \"oerrors\": %" PRIu64
-			", \"ctrl_tx\": %" PRIu64 ", \"ctrl_looped\": %" PRIu64 "}",
+			", \"ctrl_tx\": %" PRIu64 ", \"ctrl_looped\": %" PRIu64,
 			p->mac, p->rx, p->tx, p->imissed, p->rx_nombuf, p->oerrors, p->ctrl_tx,
 			p->ctrl_looped);
+		fputs(", \"addresses\": [", f);
+		for (unsigned k = 0; k < p->n_addrs; k++)
+			fprintf(f, "%s\"%s\"", k ? ", " : "", p->addrs[k]);
+		fputs("]}", f);
 	}
 	fputs("},\n  \"sa\": {", f);
 	for (unsigned i = 0; i < s.n_sa; i++) {
@@ -387,6 +405,20 @@ tel_add_mbox(struct rte_tel_data *d)
 	rte_tel_data_add_dict_container(d, "middlebox", md, 0);
 }
 
+/* A port's "addresses" array (ADDRESS/LEN strings) into telemetry dict pd. */
+static void
+tel_port_addrs(struct rte_tel_data *pd, const struct snap_port *p)
+{
+	struct rte_tel_data *ad = rte_tel_data_alloc();
+
+	if (ad == NULL)
+		return;
+	rte_tel_data_start_array(ad, RTE_TEL_STRING_VAL);
+	for (unsigned k = 0; k < p->n_addrs; k++)
+		rte_tel_data_add_array_string(ad, p->addrs[k]);
+	rte_tel_data_add_dict_container(pd, "addresses", ad, 0);
+}
+
 /* Telemetry /hipgw/stats: the same document as the stats file, as nested dicts. */
 static int
 tel_stats(const char *cmd __rte_unused, const char *params __rte_unused, struct rte_tel_data *d)
@@ -424,6 +456,7 @@ tel_stats(const char *cmd __rte_unused, const char *params __rte_unused, struct 
 		rte_tel_data_add_dict_u64(pd, "oerrors", p->oerrors);
 		rte_tel_data_add_dict_u64(pd, "ctrl_tx", p->ctrl_tx);
 		rte_tel_data_add_dict_u64(pd, "ctrl_looped", p->ctrl_looped);
+		tel_port_addrs(pd, p);
 		rte_tel_data_add_dict_container(ports, gw_tel_name(p->name, nb, sizeof(nb)), pd, 0);
 	}
 	rte_tel_data_add_dict_container(d, "ports", ports, 0);
@@ -691,7 +724,7 @@ gw_telemetry_register(struct gw_ctx *ctx)
 		return -1;
 	if (rte_telemetry_register_cmd("/hipgw/hit_ping", tel_hit_ping,
 		"HIP: send one ICMPv6 echo request from our HIT to a peer's HIT (BEET). "
-		"Parameter: the [peer] name.") != 0)
+		"Parameter: the [peer] name.") != 0 || gw_addr_tel_register() != 0)
 		return -1;
 	if (rte_telemetry_register_cmd("/hipgw/bridges", tel_bridges,
 		"L2 bridges: MAC table entries, capacity, pending, bytes_per_entry, counters. "

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause
  * Counters out: the --stats-json file and DPDK telemetry (/hipgw/stats,
- * /hipgw/hip, /hipgw/hip_peer, /hipgw/hit_ping, /hipgw/sagen, /hipgw/bridges,
+ * /hipgw/hip, /hipgw/hip_peer, /hipgw/hit_ping, /hipgw/set_address, /hipgw/sagen, /hipgw/bridges,
  * /hipgw/bridge_macs, /hipgw/mbox, /hipgw/mbox_flows, /hipgw/mbox_rules), both from one
  * snapshot of the per-lcore counters, the tables and HIP keying.
  */
@@ -26,6 +26,12 @@ void gw_telemetry_set_hip(struct gw_hip *g);
 /* Middlebox mode: the "middlebox" object (file and telemetry) ends with what
  * fn(arg) writes, the tracker's figures, while fn is set (NULL: none). */
 void gw_telemetry_set_mbox(gw_mbox_emit_fn *fn, void *arg);
+/* /hipgw/set_address (gw_addr_tel.c) takes requests for the control lcore c
+ * while it is set (NULL: answered with an error); registered by
+ * gw_telemetry_register. */
+struct gw_ctrl;
+void gw_telemetry_set_ctrl(struct gw_ctrl *c);
+int gw_addr_tel_register(void);
 /* Before the tables go: telemetry requests from now on answer nothing (waits
  * for a request being answered). */
 void gw_telemetry_stop(void);

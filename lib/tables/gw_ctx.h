@@ -2,7 +2,8 @@
  * Everything the worker lcores and the control lcore share: ports, routes,
  * neighbours, SA tables and the rings between them.
  * Built by lib/runtime from the config before any lcore starts; afterwards only the
- * control lcore writes (neighbours, SAs), with lock-free readers.
+ * control lcore writes (neighbours, SAs, a port's addresses, routes), with
+ * lock-free readers.
  */
 #ifndef HIPGW_CTX_H
 #define HIPGW_CTX_H
@@ -20,6 +21,7 @@
 #include "gw_pmtu.h"
 #include "gw_route.h"
 #include "gw_peerloc.h"
+#include "gw_portaddr.h"
 #include "gw_sa.h"
 #include "gw_stats.h"
 
@@ -50,8 +52,9 @@ struct gw_port {
 	 * they read with it per frame */
 	int ctrl_fd;
 	struct rte_ether_addr mac;
-	struct gw_prefix addrs[GW_CONF_MAX_ADDRS];
-	unsigned n_addrs;
+	/* its own addresses: changed at run time by the control lcore alone
+	 * (gw_ctrl_set_address), read lock-free (gw_portaddr.h) */
+	struct gw_port_addrs addrs;
 	uint64_t tx_dropped;            /* frames the PMD refused, summed over lcores by readers */
 	bool rss_spi;                   /* RSS hashes ESP SPIs (RTE_ETH_RSS_ESP): one SPI, one queue */
 	int ctrl_txq;                   /* the control lcore's own TX queue, -1: none (the PMD
@@ -147,33 +150,12 @@ struct gw_ctx {
 	struct gw_mbox_flows *mbox_flows;
 };
 
-/* True when `ip` (family 4/6) is one of port p's own addresses. */
+/* True when `ip` (family 4/6) is one of port p's own addresses (live or
+ * deprecated, gw_portaddr.h). Workers per packet, the control lcore. */
 static inline bool
 gw_port_owns(const struct gw_port *p, uint8_t family, const uint8_t *ip)
 {
-	/* fixed-size compares: no memcmp call per packet */
-	if (family == 4) {
-		uint32_t a, b;
-
-		memcpy(&a, ip, 4);
-		for (unsigned i = 0; i < p->n_addrs; i++) {
-			memcpy(&b, p->addrs[i].a.addr, 4);
-			if (p->addrs[i].a.family == 4 && a == b)
-				return true;
-		}
-	} else {
-		uint64_t a0, a1, b0, b1;
-
-		memcpy(&a0, ip, 8);
-		memcpy(&a1, ip + 8, 8);
-		for (unsigned i = 0; i < p->n_addrs; i++) {
-			memcpy(&b0, p->addrs[i].a.addr, 8);
-			memcpy(&b1, p->addrs[i].a.addr + 8, 8);
-			if (p->addrs[i].a.family == family && a0 == b0 && a1 == b1)
-				return true;
-		}
-	}
-	return false;
+	return gw_paddr_owns(&p->addrs, family, ip);
 }
 
 #endif

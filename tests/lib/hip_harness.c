@@ -168,7 +168,8 @@ static struct hh_side *
 side_of_addr(struct hh_world *w, const struct gw_addr *a)
 {
 	for (int x = 0; x < HH_SIDES; x++)
-		if (w->s[x].addr.family != 0 && memcmp(&w->s[x].addr, a, sizeof(*a)) == 0)
+		if ((w->s[x].addr.family != 0 && memcmp(&w->s[x].addr, a, sizeof(*a)) == 0) ||
+		    (w->s[x].alias.family != 0 && memcmp(&w->s[x].alias, a, sizeof(*a)) == 0))
 			return &w->s[x];
 	return NULL;
 }
@@ -340,6 +341,19 @@ cb_established(void *ctx, void *peer_user)
 }
 
 static void
+cb_path(void *ctx, void *peer_user, const struct gw_addr *local, const struct gw_addr *remote)
+{
+	struct hh_side *s = ctx;
+
+	if (side_of_user(s, peer_user) == NULL || local == NULL || remote == NULL ||
+	    local->family != remote->family)
+		hh_fail(s->w, "side %d: path arguments", s->idx);
+	s->path_n++;
+	s->path_local = *local;
+	s->path_remote = *remote;
+}
+
+static void
 cb_bex_done(void *ctx, void *peer_user, bool ok, const struct hip_bex_times *t)
 {
 	struct hh_side *s = ctx;
@@ -445,6 +459,7 @@ hh_side_up(struct hh_world *w, int idx, struct hip_hi *hi, const struct hh_param
 	c.io.bex_done = cb_bex_done;
 	c.io.sa_in_up = p->no_in_up ? NULL : cb_sa_in_up;
 	c.io.established = cb_established;
+	c.io.path = cb_path;
 	c.vector = cb_vector;
 	c.vector_ctx = s;
 	if (p->det && p->rng == NULL) {
@@ -460,6 +475,15 @@ void
 hh_side_hand(struct hh_world *w, int idx, struct hip_hi *hi, bool v6)
 {
 	side_clear(w, idx, hi, v6);
+}
+
+void
+hh_move(struct hh_world *w, int idx, const struct gw_addr *to, bool keep_old)
+{
+	struct hh_side *s = &w->s[idx];
+
+	s->alias = keep_old ? s->addr : (struct gw_addr){ 0 };
+	s->addr = *to;
 }
 
 void

@@ -85,7 +85,8 @@ struct hh_side {
 	int idx;
 	struct hip_hi *hi;                 /* not owned */
 	struct hip_host *h;                /* NULL: hand-made peer */
-	struct gw_addr addr;               /* its one outer address */
+	struct gw_addr addr;               /* its outer address: it sends from it */
+	struct gw_addr alias;              /* another it still receives on (hh_move), family 0: none */
 	uint32_t next_spi;                 /* what io.spi_alloc returns next */
 	uint64_t rng;                      /* hh_rng_xorshift state */
 	unsigned sent;                     /* packets sent */
@@ -93,6 +94,8 @@ struct hh_side {
 	unsigned sa_up_at_r2;              /* sa_up calls before its last R2 left */
 	unsigned sa_up_ev, sa_in_up_ev;    /* hh_world.ev of the last sa_up / sa_in_up */
 	unsigned established_n;            /* io.established calls */
+	unsigned path_n;                   /* io.path calls */
+	struct gw_addr path_local, path_remote;  /* of the last io.path */
 	unsigned established_ev;           /* hh_world.ev of the last one */
 	struct hip_sa_keys out, in;        /* of the last sa_up */
 	struct hip_sa_keys early_in;       /* of the last sa_in_up */
@@ -179,6 +182,11 @@ void hh_reset(struct hh_world *w);
 void hh_side_up(struct hh_world *w, int idx, struct hip_hi *hi, const struct hh_params *p);
 /* Side idx as a hand-made peer: only the address (hh_addr) and the HI. */
 void hh_side_hand(struct hh_world *w, int idx, struct hip_hi *hi, bool v6);
+/* Side idx's outer address becomes *to (packets to it reach the side);
+ * with keep_old the former one still receives (make-before-break), else
+ * packets to it are lost. The engine is not told: hip_host_set_locators. */
+void hh_move(struct hh_world *w, int idx, const struct gw_addr *to, bool keep_old);
+
 /* Side a declares side b as its peer (user handle &w->s[b], b's address). */
 void hh_know(struct hh_world *w, int a, int b);
 /* hh_reset, sides 0 and 1 up with *p (his a and b), each the other's peer. */

@@ -260,22 +260,22 @@ test_port_owns(void **state)
 
 	(void)state;
 	memset(&port, 0, sizeof(port));
-	port.addrs[0].a = a;
-	port.addrs[0].len = 24;
-	port.addrs[1].a = a6;
-	port.addrs[1].a.addr[15] = 1;
-	port.addrs[1].len = 64;
-	port.n_addrs = 2;
+	port.addrs.a[0].a = a;
+	port.addrs.a[0].len = 24;
+	port.addrs.a[1].a = a6;
+	port.addrs.a[1].a.addr[15] = 1;
+	port.addrs.a[1].len = 64;
+	port.addrs.n = 2;
 	assert_true(gw_port_owns(&port, 4, a.addr));
 	assert_false(gw_port_owns(&port, 4, other.addr));
 	assert_false(gw_port_owns(&port, 6, a6.addr));          /* differs in the last byte */
-	assert_true(gw_port_owns(&port, 6, port.addrs[1].a.addr));
+	assert_true(gw_port_owns(&port, 6, port.addrs.a[1].a.addr));
 	/* the IPv6 address's first 4 bytes are the IPv4 one's: no cross-family match */
-	port.addrs[1].a.addr[15] = 0;
-	port.n_addrs = 1;
+	port.addrs.a[1].a.addr[15] = 0;
+	port.addrs.n = 1;
 	assert_false(gw_port_owns(&port, 6, a6.addr));
-	port.addrs[0] = port.addrs[1];
-	port.addrs[0].a = a6;
+	port.addrs.a[0] = port.addrs.a[1];
+	port.addrs.a[0].a = a6;
 	assert_false(gw_port_owns(&port, 4, a.addr));
 }
 

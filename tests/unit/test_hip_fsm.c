@@ -9,7 +9,9 @@
  * and the one packet X sends back or none. Where a cell's handler applies a
  * condition (the HIT comparisons of I1 in I1-SENT and I2 in I2-SENT, the R1
  * generation in I2-SENT, a duplicate or replayed I2, UPDATE in R2-SENT,
- * CLOSE and CLOSE_ACK in CLOSED) each branch has its row.
+ * CLOSE and CLOSE_ACK in CLOSED, UPDATE's mobility in R2-SENT and
+ * ESTABLISHED: a LOCATOR_SET, an echo request, an echo response, RFC 8046
+ * 3.2.1) each branch has its row.
  *
  * The packets are genuine where a handler takes them (Y's engine makes
  * them: its R1 to an I1, its I2 of a new Base Exchange, its UPDATE rekey,
@@ -74,11 +76,15 @@ enum how {
 	CLOSE_AGAIN,     /* the CLOSE X answered, again */
 	CLOSE_ACK,       /* Y's CLOSE_ACK to X's CLOSE */
 	CLOSE_ACK_CROSSED, /* both closed: Y's CLOSE reached X first, then X's reached Y */
+	UPDATE_LOC,      /* Y moved: its UPDATE with LOCATOR_SET (RFC 8046 3.2.1) */
+	UPDATE_ECHO_REQ, /* X moved: Y's answer, ACK and ECHO_REQUEST_SIGNED */
+	UPDATE_ECHO_RESP, /* Y moved: its ACK and ECHO_RESPONSE_SIGNED to X's check */
 };
 
 static const char *const how_name[] = {
 	"hand", "R1", "R1 newer generation", "R1 again", "I2", "I2 again", "I2 replayed",
 	"R2", "UPDATE", "NOTIFY", "CLOSE", "CLOSE again", "CLOSE_ACK", "CLOSE_ACK crossed",
+	"UPDATE LOCATOR_SET", "UPDATE echo request", "UPDATE echo response",
 };
 
 /* One row: what arrives at X in which state, and what must follow. */
@@ -177,6 +183,10 @@ static const struct cell CELLS[] = {
 	/* UPDATE: move to ESTABLISHED (4.4.3, 6.9 last step; RFC 7402 6.9) */
 	{ .st = RS, .type = HIP_UPDATE, .how = UPDATE, .after = E, .reply = HIP_UPDATE,
 	  .moved = "sig_verify dh_derive", .sa_in_up = 1, .established = 1 },
+	/* the peer moved: ESTABLISHED, ACK and the check to its new locator
+	 * (RFC 8046 3.2.1, 5.4) */
+	{ .st = RS, .type = HIP_UPDATE, .how = UPDATE_LOC, .after = E, .reply = HIP_UPDATE,
+	  .moved = "sig_verify loc_rx rr_tx", .established = 1 },
 	NOTIFIED(RS),
 	{ .st = RS, .type = HIP_CLOSE, .how = CLOSE, .after = CD, .reply = HIP_CLOSE_ACK,   /* 6.14 */
 	  .moved = "sig_verify closes", .sa_down = 1 },
@@ -191,6 +201,15 @@ static const struct cell CELLS[] = {
 	DROPPED(E, HIP_R2, HAND),
 	{ .st = E, .type = HIP_UPDATE, .how = UPDATE, .after = E, .reply = HIP_UPDATE,
 	  .moved = "sig_verify dh_derive", .sa_in_up = 1 },
+	/* mobility (RFC 8046 3.2.1): the peer's LOCATOR_SET gets ACK and the
+	 * check; the check of ours, our echo response; the response to our
+	 * check, the new path (io.path), nothing sent */
+	{ .st = E, .type = HIP_UPDATE, .how = UPDATE_LOC, .after = E, .reply = HIP_UPDATE,
+	  .moved = "sig_verify loc_rx rr_tx" },
+	{ .st = E, .type = HIP_UPDATE, .how = UPDATE_ECHO_REQ, .after = E, .reply = HIP_UPDATE,
+	  .moved = "sig_verify echo_answered" },
+	{ .st = E, .type = HIP_UPDATE, .how = UPDATE_ECHO_RESP, .after = E,
+	  .moved = "sig_verify rr_ok path_changes" },
 	NOTIFIED(E),
 	{ .st = E, .type = HIP_CLOSE, .how = CLOSE, .after = CD, .reply = HIP_CLOSE_ACK,
 	  .moved = "sig_verify closes", .sa_down = 1 },
@@ -250,6 +269,9 @@ static const struct {
 	C(drop_policy), C(drop_hit_mismatch), C(drop_mac), C(drop_sig), C(drop_replay),
 	C(drop_internal), C(i2_dup), C(retransmits), C(notify_tx), C(notify_rx),
 	C(r1_generations), C(dh_derive), C(sig_verify), C(sim_init),
+	C(loc_tx), C(loc_rx), C(rr_tx), C(rr_ok), C(rr_failed), C(echo_answered), C(path_changes),
+	C(drop_locator), C(drop_locator_many), C(drop_locator_type), C(drop_echo),
+	C(drop_echo_addr), C(drop_update_dup),
 #undef C
 };
 
@@ -416,6 +438,24 @@ new_i2(void)
 	return answer(&r1, HIP_I2);
 }
 
+/* Side `who` moves to a new address (the old one still receiving) and
+ * announces it: its UPDATE with LOCATOR_SET. */
+static struct hh_pkt
+moved(int who)
+{
+	struct gw_addr to;
+
+	hh_addr(&to, false, who + 8);
+	hh_move(&W, who, &to, true);
+	last[who][HIP_UPDATE].len = 0;
+	assert_int_equal(hip_host_set_locators(S[who].h, &to, 1, 0, false, W.now), 1);
+	assert_int_not_equal(last[who][HIP_UPDATE].len, 0);
+	assert_true(hh_find_param(last[who][HIP_UPDATE].b, last[who][HIP_UPDATE].len,
+				  HIP_PARAM_LOCATOR_SET) != 0);
+	W.qn = 0;
+	return last[who][HIP_UPDATE];
+}
+
 /* The packet of row c, X in its state (but for CLOSE_ACK_CROSSED, which
  * takes X from CLOSING to CLOSED). */
 static struct hh_pkt
@@ -468,6 +508,15 @@ make(const struct cell *c)
 		return last[Y][HIP_CLOSE];
 	case CLOSE_ACK:
 		return answer(&last[X][HIP_CLOSE], HIP_CLOSE_ACK);
+	case UPDATE_LOC:
+		return moved(Y);
+	case UPDATE_ECHO_REQ:
+		p = moved(X);
+		return answer(&p, HIP_UPDATE);
+	case UPDATE_ECHO_RESP:
+		p = moved(Y);
+		p = answer(&p, HIP_UPDATE);
+		return answer(&p, HIP_UPDATE);
 	case CLOSE_ACK_CROSSED:
 		hip_host_close_all(S[Y].h, W.now);
 		W.qn = 0;

@@ -1,0 +1,109 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Telemetry /hipgw/set_address,PORT,ADDR/LEN[,GATEWAY]: an outer port's
+ * address changes (RFC 8046 mobility; gw_ctrl_set_address). DPDK's telemetry
+ * thread parses the parameters and hands the request to the control lcore
+ * (gw_ctrl_request), the one writer of ports and routes, then answers
+ *   {"result": "ok" | "error", "message": one line}.
+ */
+#include <pthread.h>
+#include <stdio.h>
+#include <string.h>
+#include <rte_telemetry.h>
+
+#include "gw_ctrl.h"
+#include "gw_statsout.h"
+
+#define SET_ADDRESS_TIMEOUT_MS 2000   /* the control lcore takes a request on its next pass */
+#define SET_ADDRESS_USAGE "usage: /hipgw/set_address,PORT,ADDRESS/LENGTH[,GATEWAY]"
+
+/* The control lcore's state while it runs (gw_telemetry_set_ctrl); the
+ * handler holds ctrl_lock for the whole request, so it is never freed under
+ * one. */
+static pthread_mutex_t ctrl_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct gw_ctrl *tel_ctrl;
+
+void
+gw_telemetry_set_ctrl(struct gw_ctrl *c)
+{
+	pthread_mutex_lock(&ctrl_lock);
+	tel_ctrl = c;
+	pthread_mutex_unlock(&ctrl_lock);
+}
+
+/* The answer. msg may echo the client's words: DPDK 22.11 puts strings into
+ * its JSON unescaped, so quotes, backslashes and control bytes become '?'. */
+static int
+reply(struct rte_tel_data *d, bool ok, const char *msg)
+{
+	char clean[GW_CTRL_MSG_MAX];
+
+	snprintf(clean, sizeof(clean), "%s", msg);
+	for (char *p = clean; *p != '\0'; p++)
+		if (*p == '"' || *p == '\\' || (unsigned char)*p < 0x20 || (unsigned char)*p >= 0x7f)
+			*p = '?';
+	rte_tel_data_start_dict(d);
+	rte_tel_data_add_dict_string(d, "result", ok ? "ok" : "error");
+	rte_tel_data_add_dict_string(d, "message", clean);
+	return 0;
+}
+
+/* "PORT,ADDR/LEN[,GATEWAY]" into r; NULL, or what is wrong. */
+static const char *
+parse(const char *params, struct gw_ctrl_request *r, char *why, size_t whylen)
+{
+	char buf[GW_CONF_NAME_MAX + 2 * GW_ADDR_TEXT_MAX + 8];
+	char *f[4] = { buf }, *save = NULL;
+	unsigned n = 0;
+
+	if (params == NULL || strlen(params) >= sizeof(buf))
+		return SET_ADDRESS_USAGE;
+	snprintf(buf, sizeof(buf), "%s", params);
+	for (char *t = strtok_r(buf, ",", &save); t != NULL; t = strtok_r(NULL, ",", &save)) {
+		if (n == RTE_DIM(f))
+			return SET_ADDRESS_USAGE;
+		f[n++] = t;
+	}
+	if (n < 2 || n > 3 || strlen(f[0]) >= sizeof(r->port))
+		return SET_ADDRESS_USAGE;
+	memset(r, 0, sizeof(*r));
+	r->kind = GW_CTRL_REQ_SET_ADDRESS;
+	snprintf(r->port, sizeof(r->port), "%s", f[0]);
+	if (gw_prefix_parse(f[1], &r->addr) != 0) {
+		snprintf(why, whylen, "'%.60s' is not ADDRESS/LENGTH", f[1]);
+		return why;
+	}
+	if (n == 3 && gw_addr_parse(f[2], &r->gw) != 0) {
+		snprintf(why, whylen, "gateway '%.60s' is not an address", f[2]);
+		return why;
+	}
+	return NULL;
+}
+
+static int
+tel_set_address(const char *cmd, const char *params, struct rte_tel_data *d)
+{
+	struct gw_ctrl_request r;
+	char why[GW_CTRL_MSG_MAX];
+	const char *bad = parse(params, &r, why, sizeof(why));
+	int rc;
+
+	(void)cmd;
+	if (bad != NULL)
+		return reply(d, false, bad);
+	pthread_mutex_lock(&ctrl_lock);
+	rc = tel_ctrl == NULL ? -1 : gw_ctrl_request(tel_ctrl, &r, SET_ADDRESS_TIMEOUT_MS);
+	pthread_mutex_unlock(&ctrl_lock);
+	if (rc != 0)
+		return reply(d, false, "the control lcore did not take the request (stopping?): "
+			     "nothing changed");
+	return reply(d, r.rc == 0, r.msg);
+}
+
+/* (telemetry takes help texts of up to RTE_TEL_MAX_STRING_LEN bytes) */
+int
+gw_addr_tel_register(void)
+{
+	return rte_telemetry_register_cmd("/hipgw/set_address", tel_set_address,
+		"Change an outer port's address. Parameters: PORT,ADDRESS/LENGTH[,GATEWAY]. "
+		"Answers result (ok, error), message.");
+}

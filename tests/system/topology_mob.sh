@@ -97,7 +97,7 @@ mob_topo_create() {
 # R's nftables table: counters of what it forwards by kind and what DHCP it
 # receives, and the chain `loss` that mob_path_drop fills.
 mob_r_nft() {
-	nsx "$NS_R" nft -f - <<'NFT'
+	nsx "$NS_R" nft -f - <<NFT
 table inet mob {
 	counter c_hip {}
 	counter c_esp {}
@@ -105,10 +105,14 @@ table inet mob {
 	counter c_icmp {}
 	counter c_other {}
 	counter c_dhcp {}
+	counter c_esp_moved {}
+	counter c_esp_to_moved {}
 	chain loss {}
 	chain forward {
 		type filter hook forward priority 0; policy accept;
 		jump loss
+		ip saddr $MOB_GA_MOVED meta l4proto 50 counter name c_esp_moved
+		ip daddr $MOB_GA_MOVED meta l4proto 50 counter name c_esp_to_moved
 		meta l4proto 139 counter name c_hip accept
 		meta l4proto 50 counter name c_esp accept
 		udp dport 10500 counter name c_udp_hip accept
@@ -138,11 +142,12 @@ mob_path_drop() {
 mob_link_down() { nsx "$NS_R" ip link set "$1" down; }
 mob_link_up() { nsx "$NS_R" ip link set "$1" up; }
 
-# mob_wan_kinds: "hip=N esp=N udp_hip=N icmp=N other=N dhcp=N" (packets R
-# forwarded of each kind, DHCP it received).
+# mob_wan_kinds: "hip=N esp=N udp_hip=N icmp=N other=N dhcp=N esp_moved=N
+# esp_to_moved=N" (packets R forwarded of each kind, DHCP it received, ESP
+# from and to MOB_GA_MOVED).
 mob_wan_kinds() {
 	local k out=""
-	for k in hip esp udp_hip icmp other dhcp; do
+	for k in hip esp udp_hip icmp other dhcp esp_moved esp_to_moved; do
 		out+="$k=$(nsx "$NS_R" nft list counter inet mob "c_$k" 2>/dev/null |
 			awk '$1 == "packets" { print $2; exit }') "
 	done
@@ -224,3 +229,67 @@ mob_plain_check() {
 	nsx "$NS_GB" ip addr flush dev "$IF_GB_WAN"
 	nsx "$NS_GB" ip route flush table main 2>/dev/null || true
 }
+
+# mob_write_hip_config FILE SIDE(A|B) WAN4 GW4: a HIP-keyed gateway of this
+# topology: lan inner, wan outer at WAN4/24 with default gateway GW4 (R), one
+# [peer] (the other gateway, its first WAN address as locator). Needs
+# hip_keygen A and B first (HIT_A, HIT_B). Extra lines for [gateway] in
+# MOB_GW_EXTRA, for [peer] in MOB_PEER_EXTRA.
+mob_write_hip_config() {
+	local f=$1 side=$2 wan4=$3 gw4=$4 lan_if lan4 lan6 peer peer_hit rwan4 rem4 rem6
+	if [ "$side" = A ]; then
+		lan_if=$IF_GA_LAN lan4=$GA_LAN4 lan6=$GA_LAN6 peer=$HIP_PEER_OF_A peer_hit=$HIT_B
+		rwan4=$GB_WAN4 rem4=$SITE_B4 rem6=$SITE_B6
+	else
+		lan_if=$IF_GB_LAN lan4=$GB_LAN4 lan6=$GB_LAN6 peer=$HIP_PEER_OF_B peer_hit=$HIT_A
+		rwan4=$GA_WAN4 rem4=$SITE_A4 rem6=$SITE_A6
+	fi
+	local wan_if=$IF_GA_WAN
+	[ "$side" = A ] || wan_if=$IF_GB_WAN
+	cat >"$f" <<CONF
+; hipgw gateway $side of the locator topology (tests/system/topology_mob.sh)
+[gateway]
+workers = 1
+idle = adaptive
+hi = $WORK/gw$side.pem
+puzzle-k = $HGW_PUZZLE_K
+${MOB_GW_EXTRA:-}
+
+[port lan]
+device = net_af_packet0,iface=$lan_if
+role = inner
+address = $lan4/24, $lan6/64
+
+[port wan]
+device = net_af_packet1,iface=$wan_if
+role = outer
+address = $wan4/24
+gateway = $gw4
+
+[peer $peer]
+hit = $peer_hit
+locator = $rwan4
+local = $wan4
+prefixes = $rem4, $rem6
+${MOB_PEER_EXTRA:-}
+CONF
+}
+
+# mob_configs: fresh Host Identities, $WORK/gwA.ini and gwB.ini (start them
+# with GW_CONF= and GW_RUN= empty or set).
+mob_configs() {
+	hip_keygen A || return 1
+	hip_keygen B || return 1
+	mob_write_hip_config "$WORK/gwA.ini" A "$GA_WAN4" "$MOB_A1_R"
+	mob_write_hip_config "$WORK/gwB.ini" B "$GB_WAN4" "$MOB_B_R"
+}
+
+# mob_set_address SIDE PORT ADDR/LEN [GATEWAY]: hipgw set-address on gateway
+# SIDE's telemetry socket; its answer on stdout, its status returned.
+mob_set_address() {
+	local side=$1; shift
+	"$HIPGW" set-address --file-prefix "${P}gw$side" "$@"
+}
+
+# mob_tel SIDE CMD: gateway SIDE's telemetry answer to CMD (JSON).
+mob_tel() { echo "$2" | timeout 5 "$PY" /usr/bin/dpdk-telemetry.py -f "${P}gw$1" 2>/dev/null; }

@@ -330,7 +330,9 @@ main(int argc, char **argv)
 		return strchr(err, ':') != NULL && strncmp(err, cfg.path, strlen(cfg.path)) == 0 ? 2 : 1;
 	}
 	gw_config_wipe(&cfg);   /* keys now live only in the SAs */
-	gw_telemetry_register(&ctx);
+	if (gw_telemetry_register(&ctx) != 0)   /* the gateway runs on; its commands are missing */
+		fprintf(stderr, "hipgw: warning: DPDK telemetry refused a /hipgw command: "
+			"/hipgw/stats and the control commands may be missing\n");
 	ret = gw_run(&ctx, &opts);
 	gw_destroy(&ctx);
 	rte_eal_cleanup();

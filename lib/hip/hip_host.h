@@ -338,8 +338,10 @@ int hip_host_peer_info(const struct hip_host *h, const void *peer_user, struct h
  * association's lifetime rekey is due, the same UPDATE also carries a new
  * SPI and DIFFIE_HELLMAN (section 3.2.2): new SAs come with sa_up as in a
  * rekey. An association with an UPDATE of its own in flight announces when
- * that one is done. Other states only take the new local address for their
- * next Base Exchange. Returns the number of UPDATEs started or queued, or
+ * that one is done; one in R2-SENT takes the address at once (io.path)
+ * and announces when it becomes ESTABLISHED. In other states the new
+ * local address serves what is under way (I1, I2, CLOSE and their resends)
+ * and the next Base Exchange. Returns the number of UPDATEs started or queued, or
  * -1 for bad arguments (nothing changed). */
 int hip_host_set_locators(struct hip_host *h, const struct gw_addr *locs, unsigned n,
 			  unsigned preferred, bool rekey, uint64_t now_ns);

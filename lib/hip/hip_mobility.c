@@ -225,7 +225,7 @@ hip_mob_locators_in(struct hip_assoc *a, const struct hip_rx *rx, const struct h
 {
 	struct hip_host *h = a->h;
 	struct hip_locator_info l[HIP_LOCATOR_SET_MAX];
-	unsigned n = 0, unsupported = 0;
+	unsigned n = 0;
 	int pick = -1;
 
 	/* RFC 8046 5.3: each locator of a type we know and a unicast address;
@@ -241,13 +241,10 @@ hip_mob_locators_in(struct hip_assoc *a, const struct hip_rx *rx, const struct h
 			o->spi = hip_get32(b);
 			b += 4;
 		} else if (w->locator_type != HIP_LOCATOR_TYPE_IPV6) {
-			unsupported++;
 			continue;
 		}
-		if (!loc_addr(b, &o->addr) || w->traffic_type > HIP_LOCATOR_TRAFFIC_DATA) {
-			unsupported++;
+		if (!loc_addr(b, &o->addr) || w->traffic_type > HIP_LOCATOR_TRAFFIC_DATA)
 			continue;
-		}
 		o->lifetime_s = w->lifetime;
 		o->preferred = w->preferred;
 		/* the one to move to: of our family (an outer header of the
@@ -266,7 +263,6 @@ hip_mob_locators_in(struct hip_assoc *a, const struct hip_rx *rx, const struct h
 				d, sizeof(d), rx->now);
 		return hip_drop(h, &h->st.drop_locator_type, HIP_E_PARAM_VALUE);
 	}
-	(void)unsupported;
 	for (unsigned x = 0; x < n; x++) {
 		const struct hip_locator_info *old = peer_loc(a, &l[x].addr);
 
@@ -353,18 +349,13 @@ hip_host_set_locators(struct hip_host *h, const struct gw_addr *locs, unsigned n
 		if (l == NULL)
 			continue;   /* no locator of the peer's family: stays where it is */
 		a->our_verified = 0;
-		switch (a->state) {
-		case HIP_STATE_UNASSOCIATED:
-		case HIP_STATE_CLOSED:
-		case HIP_STATE_E_FAILED:
-			a->local = *l;   /* for the next Base Exchange */
-			continue;
-		case HIP_STATE_ESTABLISHED:
-			break;
-		default:
-			continue;   /* a Base Exchange or CLOSE under way keeps its addresses */
-		}
+		/* the old address may be gone: whatever is under way goes on
+		 * from the new one (an I1, I2 or CLOSE resent from it is taken
+		 * by the peer as from anywhere, RFC 7401 6.7, 6.9, 6.14) */
 		a->local = *l;
+		if (a->state != HIP_STATE_ESTABLISHED && a->state != HIP_STATE_R2_SENT)
+			continue;   /* no SAs, or not for long: nothing to announce */
+		/* R2-SENT: announced when it becomes ESTABLISHED */
 		hip_mob_path(a);
 		started++;
 		a->loc_pending = true;

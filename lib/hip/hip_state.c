@@ -214,6 +214,7 @@ hip_assoc_r2_sent_done(struct hip_assoc *a, uint64_t now)
 {
 	hip_state_set(a, HIP_STATE_ESTABLISHED, now);
 	notify_established(a);
+	hip_mob_kick(a, now);   /* a move during R2-SENT: announced now */
 }
 
 /* Retransmit what a.tx holds, or give up. */

@@ -21,7 +21,7 @@ mkdir -p "$OUT"
 inputs=("$@")
 [ ${#inputs[@]} -gt 0 ] || inputs=(tests/fuzz/corpus/hip_engine tests/fuzz/regress/hip_engine)
 
-srcs=(lib/hip/*.c lib/hipwire/hip_packet.c lib/hipwire/hip_param_bex.c lib/hipwire/hip_param_update.c
+srcs=(lib/hip/*.c lib/hipwire/hip_packet.c lib/hipwire/hip_param_bex.c lib/hipwire/hip_param_update.c lib/hipwire/hip_coverage.c
       $(ls lib/hipcrypto/*.c | grep -v hip_cli.c) tests/lib/hip_harness.c tests/fuzz/fuzz_hip_engine.c)
 clang -O1 -g -fsanitize=fuzzer -fprofile-instr-generate -fcoverage-mapping \
 	-DHIPGW_SOURCE_ROOT="\"$REPO\"" -Ilib/hip -Ilib/hipwire -Ilib/hipcrypto -Ilib/conf -Ilib/core -Itests/lib \

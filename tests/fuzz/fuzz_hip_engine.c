@@ -24,7 +24,7 @@
  * Structure-aware: a second engine (E1, the genuine peer) runs the other side
  * on a simulated wire; the input is a list of steps on that wire (op byte:
  * deliver, deliver mutated, drop, duplicate, replay an older packet, time,
- * rekey, close). A packet from E1 to E0 is mutated at the parameter level
+ * rekey, a move of either side to a new address: LOCATOR_SET, echo, close). A packet from E1 to E0 is mutated at the parameter level
  * (drop, duplicate, swap, change value bytes and lengths, add unknown
  * critical and non-critical parameters, replace the HOST_ID), then fixed up:
  * HIP_MAC / HIP_MAC_2 again with E1's HIP integrity key (drawn from the KEYMAT
@@ -535,6 +535,23 @@ take(struct hh_pkt *w)
 	return hh_take(&W.w, 0, w);
 }
 
+/* Side `who` moves (RFC 8046): to its address 1..3 (192.0.2.(who + 1 + 16 n)
+ * or 2001:db8::...), the old one still receiving or not (op bit 7), and
+ * announces one or two locators, with a rekey or not (the next byte). */
+static void
+move(struct in *in, int who, uint8_t op)
+{
+	uint8_t b = in_u8(in);
+	struct hh_side *s = &W.w.s[who];
+	struct gw_addr to[2];
+	unsigned n = (b & 2) ? 2 : 1;
+
+	hh_addr(&to[0], s->addr.family == 6, who + 16 * (1 + ((b >> 2) & 3) % 3));
+	hh_addr(&to[1], s->addr.family != 6, who + 16 * 4);   /* of the other family */
+	hh_move(&W.w, who, &to[0], (op & 0x80) != 0);
+	hip_host_set_locators(s->h, to, n, 0, (b & 1) != 0, W.w.now);
+}
+
 /* One step of the input on the wire (structure-aware mode). */
 static void
 step(struct in *in)
@@ -576,8 +593,11 @@ step(struct in *in)
 	case 5:   /* time */
 		hh_advance(&W.w, (uint64_t)(1 + in_u8(in)) * 20 * NS_MS);
 		break;
-	case 6:   /* rekey, from either side */
-		hip_host_rekey(W.w.s[(op >> 3) & 1].h, &W.w.s[1 - ((op >> 3) & 1)], W.w.now);
+	case 6:   /* rekey, or a move (RFC 8046), from either side */
+		if (op & 0x40)
+			move(in, (op >> 3) & 1, op);
+		else
+			hip_host_rekey(W.w.s[(op >> 3) & 1].h, &W.w.s[1 - ((op >> 3) & 1)], W.w.now);
 		break;
 	default:  /* close, or a new Base Exchange, from either side */
 		if (op & 0x10)

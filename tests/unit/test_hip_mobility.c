@@ -379,6 +379,31 @@ test_simultaneous_moves(void **state)
 	hh_down(&W);
 }
 
+/* A moves while still in R2-SENT (the responder, before the peer's first
+ * ESP): the address at once, the announcement when ESTABLISHED. */
+static void
+test_move_in_r2_sent(void **state)
+{
+	struct gw_addr a2 = addr_n(A, 1);
+
+	(void)state;
+	hh_pair_up(&W, &k_p256, &k_p384, &P);
+	assert_int_equal(hip_host_connect(S[B].h, &S[A], W.now), 0);
+	hh_deliver_all(&W);
+	assert_int_equal(hh_state(&W, A, B), HIP_STATE_R2_SENT);
+	hh_move(&W, A, &a2, false);
+	assert_int_equal(hip_host_set_locators(S[A].h, &a2, 1, 0, false, W.now), 1);
+	assert_int_equal(W.qn, 0);
+	assert_int_equal(S[A].path_n, 1);
+	hh_advance(&W, PAST_R2_SENT_HOLD);
+	assert_int_equal(hh_state(&W, A, B), HIP_STATE_ESTABLISHED);
+	assert_int_equal(W.qn, 1);
+	assert_true(addr_is(&W.q[0].src, &a2) && has(&W.q[0], HIP_PARAM_LOCATOR_SET));
+	hh_run(&W, 100);
+	assert_true(addr_is(peer_addr(B, A, false), &a2));
+	hh_down(&W);
+}
+
 /* ------------------------------------------------- authentic bad packets */
 
 static uint8_t rs_val[2048];
@@ -802,6 +827,7 @@ main(void)
 		cmocka_unit_test(test_lost_echo),
 		cmocka_unit_test(test_rekey_variant),
 		cmocka_unit_test(test_simultaneous_moves),
+		cmocka_unit_test(test_move_in_r2_sent),
 		cmocka_unit_test(test_bad_locator_sets),
 		cmocka_unit_test(test_zero_locators),
 		cmocka_unit_test(test_bad_mac_sig),

@@ -67,7 +67,7 @@ enum key_id {
 	K_SA_LIFETIME, K_PMTU_AGE, K_MBUFS, K_MBUF_SIZE, K_NEIGH_REFRESH,
 	K_DEVICE, K_ROLE, K_MODE, K_ADDRESS, K_MAC, K_NEIGHBORS, K_ROUTES, K_GATEWAY, K_MTU, K_MSS,
 	K_DIRECTION, K_SPI, K_SUITE, K_KEY, K_AUTH_KEY, K_LOCAL, K_REMOTE, K_PREFIXES,
-	K_LOCAL_PREFIXES, K_ESN, K_STATE, K_REPLAY,
+	K_LOCAL_PREFIXES, K_ESN, K_STATE, K_REPLAY, K_UDP_ENCAP,
 	K_BYPASS,
 	K_HIT, K_LOCATOR, K_PEER_LOCAL, K_PEER_PREFIXES,
 	K_G_COUNT, K_G_DIRECTION, K_G_SUITE, K_G_LOCAL, K_G_REMOTE, K_G_SPI_SEED, K_G_PREFIXES,
@@ -241,7 +241,7 @@ conf_parse_fn conf_key_number, conf_key_choice, conf_key_string, conf_key_unicas
 conf_parse_fn conf_gateway_hi, conf_gateway_lifetime, conf_gateway_pmtu_age;
 conf_parse_fn conf_port_address, conf_port_mac, conf_port_neighbors, conf_port_routes,
 	conf_port_gateway, conf_port_mss;
-conf_parse_fn conf_sa_spi, conf_sa_key, conf_sa_auth_key, conf_sa_state;
+conf_parse_fn conf_sa_spi, conf_sa_key, conf_sa_auth_key, conf_sa_state, conf_sa_udp_encap;
 conf_parse_fn conf_peer_hit, conf_peer_locators, conf_peer_local, conf_peer_prefixes;
 conf_parse_fn conf_sagen_direction, conf_sagen_block;
 conf_parse_fn conf_bridge_port, conf_bridge_peers, conf_bridge_sas, conf_bridge_static;

@@ -171,6 +171,8 @@ const struct conf_key conf_keys[K_MAX] = {
 		.doc = "out GCM SAs: sequence-number high-water mark file" },
 	[K_REPLAY] = { SEC_SA, "replay-window", conf_key_replay, FIELD(SA, replay_window),
 		.def = "1024", .doc = "in SAs: anti-replay window, packets; 0 = off" },
+	[K_UDP_ENCAP] = { SEC_SA, "udp-encap", conf_sa_udp_encap, FIELD(SA, udp_sport),
+		.doc = "out SAs: UDP-encapsulated ESP (RFC 3948), SPORT,DPORT" },
 
 	[K_BYPASS] = { SEC_POLICY, "bypass", conf_key_prefixes, LIST(GW, bypass, n_bypass),
 		.doc = "destinations forwarded in clear from inner to outer" },

@@ -2,11 +2,13 @@
  * Config loader: [sa NAME], a manually keyed ESP SA: spi, the keys (checked
  * against the suite), state, and the checks of a whole SA section.
  */
+#include <stdlib.h>
 #include <arpa/inet.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "gw_conf_internal.h"
+#include "hipgw_wire.h"
 
 /* Key lengths per suite, bytes: cipher key (incl. GCM salt), HMAC key. */
 static const struct { uint8_t key, auth; } suite_lens[GW_SUITE_MAX] = {
@@ -28,6 +30,36 @@ conf_sa_spi(struct loader *L, const struct conf_key *k, unsigned line, const cha
 				 "(decimal or 0x hex; 0..255 are reserved)", v, GW_CONF_SPI_MIN);
 	sa->spi = (uint32_t)x;
 	return 0;
+}
+
+/* udp-encap = SPORT,DPORT: both 1..65535 (RFC 3948; the HIP NAT port is
+ * GW_HIP_UDP_PORT, RFC 5770). */
+int
+conf_sa_udp_encap(struct loader *L, const struct conf_key *k, unsigned line, const char *v,
+		  void *base)
+{
+	struct gw_conf_sa *sa = base;
+	const char *v0 = v;
+	unsigned long sp, dp;
+	char *end;
+
+	(void)k;
+	sp = strtoul(v, &end, 10);
+	while (*end == ' ' || *end == '\t')
+		end++;
+	if (end == v || *v == '-' || *end != ',' || sp < 1 || sp > UINT16_MAX)
+		goto bad;
+	v = end + 1;
+	while (*v == ' ' || *v == '\t')
+		v++;
+	dp = strtoul(v, &end, 10);
+	if (end == v || *end != '\0' || dp < 1 || dp > UINT16_MAX || *v == '-')
+		goto bad;
+	sa->udp_sport = (uint16_t)sp;
+	sa->udp_dport = (uint16_t)dp;
+	return 0;
+bad:
+	return conf_fail(L, line, "udp-encap: '" ECHO "' is not SPORT,DPORT (each 1..65535)", v0);
 }
 
 /* key, auth-key: the bytes wait in the loader until conf_sa_finish knows the suite. */
@@ -130,6 +162,9 @@ conf_sa_finish(struct loader *L, const struct sec *sec, void *base)
 	} else {
 		if (kl[K_STATE] != 0)
 			return conf_fail(L, kl[K_STATE], "state: only for direction = out");
+		if (kl[K_UDP_ENCAP] != 0)
+			return conf_fail(L, kl[K_UDP_ENCAP], "udp-encap: only for direction = out "
+					 "(in SAs take ESP in UDP to port %u as it comes)", GW_HIP_UDP_PORT);
 	}
 	return 0;
 }

@@ -99,6 +99,8 @@ struct gw_conf_sa {
 	bool esn;
 	char state[GW_CONF_PATH_MAX];          /* out + GCM: default /var/lib/hipgw/<name>.seq */
 	uint32_t replay_window;                /* packets; 0 = off; default 1024 */
+	uint16_t udp_sport, udp_dport;         /* out: UDP encapsulation (RFC 3948), host
+	                                        * order; 0, 0 = plain ESP (the default) */
 	unsigned line;
 };
 

@@ -34,7 +34,10 @@
 	X(MBOX_NO_FLOW, "mbox_no_flow") /* middlebox: ESP whose (destination, SPI) no association owns */ \
 	X(MBOX_FRAG, "mbox_frag")       /* middlebox: a later fragment whose first did not pass */ \
 	X(MBOX_HIP, "mbox_hip")         /* middlebox: HIP not forwarded (the tracker refused it, or
-					 * a fragment) */
+					 * a fragment) */ \
+	X(UDP_BAD, "udp_bad")           /* to the HIP NAT port: runt, UDP length not the IP payload's,
+					 * 1-7 payload bytes neither keepalive nor marker */ \
+	X(UDP_CKSUM, "udp_cksum")       /* to the HIP NAT port: UDP checksum wrong, 0 over IPv6 */
 
 enum gw_drop {
 	GW_DROP_NONE = 0,

@@ -57,6 +57,10 @@ struct gw_meta {
 	                        * that fit */
 	uint8_t family;        /* GW_PUNT_NEIGH: 4 or 6 */
 	uint8_t l3_off;        /* GW_PUNT_MBOX_HIP: bytes before the IP header (Ethernet, tags) */
+	uint16_t udp_sport;    /* GW_PUNT_LOCAL: 0, or a HIP control packet that came over UDP
+	                        * (RFC 5770) from this source port (host order) and the IP
+	                        * source address: frame unchanged (Ethernet, IP, UDP, the
+	                        * 4-byte zero non-ESP marker, HIP); answers go back there */
 	uint16_t slot;         /* GW_PUNT_NO_SA, GW_CTRL_L2_OUT, GW_STAMP_OUT: SPD out slot;
 	                        * GW_PUNT_UNKNOWN_SPI:
 	                        * peer index */

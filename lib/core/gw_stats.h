@@ -75,6 +75,10 @@ struct gw_lcore_stats {
 	 * fragments of a first that passed, ICMP errors quoting a known flow,
 	 * ARP / ND / MLD, bypass traffic; HIP punted to the control lcore; and
 	 * (control lcore) HIP the tracker let through */
+	/* UDP to the HIP NAT traversal port (workers, RFC 3948 / RFC 5770): ESP
+	 * taken out of UDP for the SAD, HIP control packets behind the non-ESP
+	 * marker punted to the control lcore, NAT-keepalives dropped */
+	uint64_t udp_esp, udp_hip, udp_keepalive;
 	uint64_t mbox_esp, mbox_frags, mbox_icmp, mbox_l2, mbox_bypass, mbox_hip_punted,
 		 mbox_hip_fwd;
 } __rte_cache_aligned;

@@ -3,7 +3,7 @@
  * build the IP header fields they describe (plain C: no DPDK).
  * Sources: RFC 791, RFC 8200, RFC 4303 (ESP), RFC 4106 (GCM in ESP), RFC 3602 (CBC),
  * RFC 4868 (HMAC-SHA-256-128), RFC 6040 (ECN tunnelling), RFC 792 / RFC 4443 (ICMP),
- * RFC 826 (ARP), RFC 4861 (ND).
+ * RFC 826 (ARP), RFC 4861 (ND), RFC 768 / RFC 3948 / RFC 5770 (UDP encapsulation).
  */
 #ifndef HIPGW_WIRE_H
 #define HIPGW_WIRE_H
@@ -40,6 +40,15 @@
 #define GW_ESP_HMAC256_KEY_LEN 32 /* RFC 4868 section 2.1.1 */
 #define GW_ESP_MIN_ALIGN     4    /* RFC 4303 section 2.4: 4-byte alignment */
 #define GW_ESP_SPI_MIN       256  /* SPIs below are IANA's to assign (0: no SA; RFC 4303 2.1) */
+
+/* UDP encapsulation of ESP and HIP (RFC 768, RFC 3948, RFC 5770, RFC 9028). */
+#define GW_UDP_HDR_LEN       8      /* source port, destination port, length, checksum: bytes */
+#define GW_HIP_UDP_PORT      10500  /* hip-nat-t, IANA's port for RFC 5770: HIP control
+                                     * packets and ESP over UDP share it (RFC 5770, RFC 9028) */
+#define GW_UDP_NON_ESP_MARKER_LEN 4 /* 32 zero bits before a HIP header over UDP, where
+                                     * ESP has its (never zero) SPI (RFC 5770 5.4) */
+#define GW_NAT_KEEPALIVE_LEN 1      /* RFC 3948 2.3: a NAT-keepalive's payload, one byte */
+#define GW_NAT_KEEPALIVE_BYTE 0xff  /* ... of this value */
 
 /* IPv4 / IPv6 header fields (RFC 791 3.1, RFC 8200 3). The version is the
  * high nibble of the first byte in both: 4 or 6, as struct gw_addr's family. */

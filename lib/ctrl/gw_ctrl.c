@@ -353,7 +353,9 @@ local_input(struct gw_ctrl *c, struct rte_mbuf *m, unsigned port)
 	}
 	if (et == RTE_ETHER_TYPE_IPV6 && !local_ip6_ext(c, m))
 		return;
-	if (frame_proto(m) == GW_IPPROTO_HIP) {
+	/* HIP, natively or over UDP behind the non-ESP marker (RFC 5770: the
+	 * worker checked the UDP header and marker, gw_meta.udp_sport) */
+	if (frame_proto(m) == GW_IPPROTO_HIP || gw_meta(m)->udp_sport != 0) {
 		if (c->hooks.hip_input != NULL)
 			c->hooks.hip_input(c->hooks.ctx, m, port);
 		else

@@ -211,7 +211,8 @@ outer_ip4(struct worker *w, struct rte_mbuf **mp, const struct gw_port *port, ui
 	m->ol_flags = (m->ol_flags & ~RTE_MBUF_F_RX_IP_CKSUM_MASK) | RTE_MBUF_F_RX_IP_CKSUM_GOOD;
 	*proto = ip->next_proto_id;
 	*hl = rte_ipv4_hdr_len(ip);
-	if (*proto == GW_IPPROTO_ESP && rte_ipv4_frag_pkt_is_fragmented(ip)) {
+	if ((*proto == GW_IPPROTO_ESP || *proto == GW_IPPROTO_UDP) &&
+	    rte_ipv4_frag_pkt_is_fragmented(ip)) {
 		*mp = m = reassemble(w, m, 4, ip);
 		if (m == NULL)
 			return 0;
@@ -255,15 +256,62 @@ outer_ip6(struct worker *w, struct rte_mbuf **mp, const struct gw_port *port, un
 		len = tl;
 	}
 	if (*proto == GW_IPPROTO_FRAGMENT && tl >= *hl + GW_IPV6_FRAG_HDR_LEN &&
-	    (*l3)[*hl] == GW_IPPROTO_ESP) {
+	    ((*l3)[*hl] == GW_IPPROTO_ESP || (*l3)[*hl] == GW_IPPROTO_UDP)) {
+		uint8_t next = (*l3)[*hl];
+
 		*mp = m = reassemble(w, m, 6, ip);
 		if (m == NULL)
 			return 0;
 		*l3 = rte_pktmbuf_mtod_offset(m, uint8_t *, sizeof(struct rte_ether_hdr));
-		*proto = GW_IPPROTO_ESP;
+		*proto = next;
 		len = rte_pktmbuf_data_len(m) - sizeof(struct rte_ether_hdr);
 	}
 	return len;
+}
+
+/* A UDP datagram m (Ethernet first, its IP header of hl bytes at l3, len
+ * bytes of IP packet) for one of outer port pidx's addresses. To the HIP NAT
+ * traversal port (RFC 5770; anything else is clear traffic: policy), sorted
+ * by esp_udp_demux: ESP comes back without its UDP header, IP header first
+ * (returns true, for the SAD like any ESP); a HIP control packet behind the
+ * non-ESP marker goes to the control lcore as HIP does, with its UDP source
+ * port in gw_meta.udp_sport; a NAT-keepalive (RFC 3948 2.3) is counted and
+ * freed; the rest dropped by reason (udp_bad, udp_cksum). */
+static bool
+udp_in(struct worker *w, struct rte_mbuf *m, const uint8_t *l3, uint32_t hl, uint32_t len,
+       unsigned pidx)
+{
+	const struct rte_udp_hdr *u = (const struct rte_udp_hdr *)(l3 + hl);
+	uint16_t sport = 0;
+
+	if (len < hl + GW_UDP_HDR_LEN) {
+		drop(w, m, GW_DROP_UDP_BAD);
+		return false;
+	}
+	if (u->dst_port != rte_cpu_to_be_16(GW_HIP_UDP_PORT)) {
+		drop(w, m, GW_DROP_POLICY);
+		return false;
+	}
+	switch (esp_udp_demux(m, sizeof(struct rte_ether_hdr), hl, len, &sport)) {
+	case ESP_UDP_ESP:
+		w->st->udp_esp++;
+		return true;
+	case ESP_UDP_HIP:
+		w->st->udp_hip++;
+		punt(w, m, GW_PUNT_LOCAL, pidx, 0);
+		gw_meta(m)->udp_sport = sport;
+		return false;
+	case ESP_UDP_KEEPALIVE:
+		w->st->udp_keepalive++;
+		rte_pktmbuf_free(m);
+		return false;
+	case ESP_UDP_CKSUM:
+		drop(w, m, GW_DROP_UDP_CKSUM);
+		return false;
+	default:
+		drop(w, m, GW_DROP_UDP_BAD);
+		return false;
+	}
 }
 
 static __rte_always_inline void
@@ -304,6 +352,17 @@ inbound_common(struct worker *w, unsigned pidx, struct rte_mbuf **pkts, uint16_t
 			continue;
 		} else {
 			drop(w, m, GW_DROP_POLICY);
+			continue;
+		}
+		if (proto == GW_IPPROTO_UDP) {
+			if (!udp_in(w, m, l3, hl, len, pidx))
+				continue;
+			/* ESP now, IP header first (esp_udp_demux) */
+			l3 = rte_pktmbuf_mtod(m, uint8_t *);
+			len -= GW_UDP_HDR_LEN;
+			memcpy(&spi[nk], l3 + hl, 4);
+			spi[nk] = rte_be_to_cpu_32(spi[nk]);
+			dec[nk++] = m;
 			continue;
 		}
 		if (proto != GW_IPPROTO_ESP) {

@@ -135,6 +135,7 @@ punt(struct worker *w, struct rte_mbuf *m, enum gw_meta_kind kind, unsigned port
 	md->kind = kind;
 	md->port = port;
 	md->mtu = mtu;
+	md->udp_sport = 0;
 	if (w->pq.n == RTE_DIM(w->pq.m))
 		wk_punt_flush(w);
 	w->pq.m[w->pq.n++] = m;

@@ -19,10 +19,16 @@
  *   worker (gw_sa.owner) and hands packets received elsewhere to it.
  * - esp_sa_create / esp_sa_free / esp_sa_set_seq_limit run on the control lcore;
  *   free an SA only once no worker can still see it (RCU grace period).
- * - Room: outbound prepends at most 64 bytes (IPv6 40 + ESP 8 + IV 16) into the
+ * - Room: outbound prepends at most 72 bytes (IPv6 40 + UDP 8 + ESP 8 + IV 16) into the
  *   headroom and appends at most 33 (padding 15 + trailer 2 + ICV 16) into the
  *   tailroom; a packet without that room is dropped as malformed. Default mbufs
- *   (RTE_PKTMBUF_HEADROOM 128) leave 64 bytes for the caller's L2 header.
+ *   (RTE_PKTMBUF_HEADROOM 128) leave 56 bytes for the caller's L2 header.
+ * - UDP encapsulation (RFC 3948): an out SA whose path has ports sends each
+ *   packet with a UDP header between the outer IP header and ESP: IPv4 with
+ *   checksum 0 (RFC 3948 section 2.1), IPv6 with the checksum computed (RFC
+ *   8200 section 8.1: zero is not allowed; the RFC 6935 / 6936 exception
+ *   would need the peer configured for it). esp_udp_demux takes it off on
+ *   the way in; the inbound burst itself only sees ESP.
  * - Chained mbufs are linearised (rte_pktmbuf_linearize, no allocation); if the
  *   first segment lacks room, or the segments' lengths disagree with pkt_len
  *   or nb_segs, they are dropped as malformed. Callers with packets larger
@@ -36,6 +42,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <rte_mbuf.h>
+#include <rte_rcu_qsbr.h>
 
 #include "gw_drop.h"
 #include "gw_limits.h"   /* GW_ESP_BURST_MAX_PACKETS, GW_REPLAY_WINDOW_* */
@@ -69,6 +76,23 @@ struct esp_sa_params {
 	/* L2 mode: besides tunnel mode the SA carries Ethernet frames behind an
 	 * EtherIP header (RFC 3378), next header GW_IPPROTO_ETHERIP (97) */
 	bool etherip;
+	/* UDP encapsulation (RFC 3948), out: source and destination port (host
+	 * order) of the UDP header between the outer IP header and ESP; both 0:
+	 * plain ESP. In SAs ignore them: they accept plain and UDP-encapsulated
+	 * ESP alike (esp_udp_demux). */
+	uint16_t udp_sport;
+	uint16_t udp_dport;
+};
+
+/* An SA's outer path: the addresses of its outer header and its UDP
+ * encapsulation. local is the outer source of an out SA (destination of an in
+ * SA), remote the other end; udp_sport / udp_dport the UDP ports (host order;
+ * out: source / destination; both 0: plain ESP, RFC 4303; else RFC 3948). */
+struct esp_path {
+	struct gw_addr local;
+	struct gw_addr remote;
+	uint16_t udp_sport;
+	uint16_t udp_dport;
 };
 
 /* packet_type of a packet esp_inbound_burst delivered in BEET: the inner IPv6
@@ -108,13 +132,37 @@ void esp_sa_free(struct esp_sa *sa);
 
 uint32_t esp_sa_spi(const struct esp_sa *sa);
 enum gw_dir esp_sa_dir(const struct esp_sa *sa);
+/* The current path's addresses (esp_sa_set_path). A pointer into the SA that
+ * stays valid until the path's next-but-one swap: a worker reads it within
+ * one burst (its quiescent state ends the use), the control lcore at will. */
 const struct gw_addr *esp_sa_remote(const struct esp_sa *sa);
 const struct gw_addr *esp_sa_local(const struct esp_sa *sa);
+/* The current path whole (addresses and UDP ports), copied into *path. */
+void esp_sa_path(const struct esp_sa *sa, struct esp_path *path);
+
+/* Change the SA's outer path (RFC 8046 mobility, a NAT's new mapping: RFC
+ * 5770 / RFC 9028) while workers send on it: the new outer header template is
+ * written into the SA's spare path slot and published with one release store,
+ * so each burst uses the old path or the new one whole, never a mix; sequence
+ * numbers, keys, counters and the replay window are untouched. The spare slot
+ * is the one the swap before this one retired: it is rewritten only once every
+ * reader of qs (the workers' rte_rcu_qsbr variable, gw_sadb.rcu) has passed a
+ * quiescent state since that swap. qs NULL: no thread reads the SA
+ * concurrently (set-up, tests). wait true: block until then (the caller must
+ * not itself be an online reader of qs); false: return -EAGAIN instead
+ * (normally already over: swaps come seconds apart, grace periods in
+ * microseconds). Control lcore only; one caller per SA at a time. Returns 0,
+ * -EINVAL (families not 4/4 or 6/6, exactly one port 0) or -EAGAIN. */
+int esp_sa_set_path(struct esp_sa *sa, const struct esp_path *path, struct rte_rcu_qsbr *qs,
+		    bool wait);
+/* Whether the SA's current path is UDP-encapsulated (out: sends UDP). */
+bool esp_sa_udp(const struct esp_sa *sa);
 /* Whether the SA carries L2 mode's EtherIP frames (esp_sa_params.etherip). */
 bool esp_sa_etherip(const struct esp_sa *sa);
 
 /* Bytes ESP tunnel mode adds to an inner packet of inner_len bytes: outer IP
- * header, ESP header, IV, padding, trailer and ICV. */
+ * header, the UDP header (8, RFC 3948) when the current path has one, ESP
+ * header, IV, padding, trailer and ICV. */
 uint32_t esp_sa_overhead(const struct esp_sa *sa, uint32_t inner_len);
 
 /* Out: the next sequence number that would be sent; in: highest seen. */
@@ -194,5 +242,32 @@ void esp_outbound_etherip_burst(struct esp_sa *const sa[], struct rte_mbuf *mb[]
  * point; larger bursts are processed in runs of that many. */
 void esp_inbound_burst(struct esp_sa *const sa[], struct rte_mbuf *mb[],
 		       uint8_t drop[], uint16_t n);
+
+/* What a UDP datagram to the HIP NAT traversal port (GW_HIP_UDP_PORT)
+ * carries (esp_udp_demux). */
+enum esp_udp_kind {
+	ESP_UDP_ESP = 0,     /* ESP (RFC 3948 2.1): the UDP header was removed */
+	ESP_UDP_HIP,         /* a HIP control packet behind the 4-byte zero non-ESP marker
+	                      * (RFC 5770): packet unchanged */
+	ESP_UDP_KEEPALIVE,   /* a NAT-keepalive, the one byte 0xFF (RFC 3948 2.3): to ignore */
+	ESP_UDP_BAD,         /* runt, UDP length not the IP payload's, 1-7 bytes that are
+	                      * neither a keepalive nor a marker */
+	ESP_UDP_CKSUM,       /* UDP checksum wrong, or 0 over IPv6 (RFC 8200 8.1) */
+};
+
+/* Inbound UDP encapsulation (RFC 3948 3.5 step 1, RFC 5770): m holds an IP
+ * packet (IPv4 or IPv6, protocol UDP, extension headers removed) whose IP
+ * header starts l3_off bytes into the first segment, is hl bytes long, and
+ * whose IP length, len bytes, was checked against the buffer; its UDP header
+ * follows. Checks the UDP length (it must equal the IP payload) and checksum,
+ * then sorts the payload by its first bytes: 0xFF alone a keepalive, four
+ * zero bytes the non-ESP marker (HIP), else ESP, whose SPI is never 0. For
+ * ESP the UDP header and the l3_off bytes before the IP header are removed
+ * (the IP header moved 8 bytes up, its length, protocol 50 and IPv4 header
+ * checksum rewritten): m then starts at the IP header, ready for
+ * esp_inbound_burst. *sport gets the UDP source port (host order) when the
+ * datagram passed the checks. No allocation; m is never freed here. */
+enum esp_udp_kind esp_udp_demux(struct rte_mbuf *m, uint32_t l3_off, uint32_t hl, uint32_t len,
+				uint16_t *sport);
 
 #endif

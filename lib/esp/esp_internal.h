@@ -17,6 +17,7 @@
 #include <rte_ip.h>
 #include <rte_lcore.h>
 #include <rte_mbuf.h>
+#include <rte_rcu_qsbr.h>
 
 #include "esp.h"
 #include "gw_cksum.h"
@@ -56,6 +57,31 @@ struct esp_sa_stats {
 	uint64_t bytes;          /* inner packet bytes */
 };
 
+/* One outer path of an SA (esp_sa_set_path): the outer header template the
+ * outbound burst reads (first line) and the addresses the control lcore reads
+ * (second). An SA holds two, double buffered: the workers use the one
+ * path_idx names, loaded once per run; the control lcore rewrites the other
+ * only after a grace period since the last swap (esp_sa_set_path). */
+struct esp_path_slot {
+	/* ---- per packet (outbound) ---- */
+	struct rte_ipv6_hdr tmpl6;   /* IPv6: version, next header 50 or 17, hop limit
+	                              * 64, addresses */
+	uint32_t o4_src, o4_dst;     /* IPv4: addresses (network order) */
+	uint32_t tmpl_sum;           /* IPv4: ones' complement sum of the header's
+	                              * constant words (variable ones added per packet) */
+	uint32_t udp_sum6;           /* IPv6 + UDP: sum of the pseudo-header's addresses
+	                              * and next header 17 (RFC 8200 8.1) and the ports */
+	uint16_t sport_be, dport_be; /* UDP encapsulation (RFC 3948): ports, network
+	                              * order; both 0: plain ESP */
+	uint8_t family;              /* 4 or 6 */
+	uint8_t ip_hlen;             /* outer IP header: 20 or 40 bytes */
+	uint8_t encap_len;           /* bytes before the ESP header: ip_hlen, + 8 with UDP */
+	uint8_t udp;                 /* 1: UDP-encapsulated */
+	/* ---- control lcore, pmtu ---- */
+	struct gw_addr local __rte_cache_aligned;
+	struct gw_addr remote;
+} __rte_cache_aligned;
+
 struct esp_sa {
 	/* ---- cache line 0: what every packet reads ---- */
 	union {
@@ -69,14 +95,12 @@ struct esp_sa {
 	struct esp_sa_stats st0;     /* counters of stats slot 0 (esp_sa_slot) */
 	uint32_t spi_be;             /* network order, as written on the wire */
 	uint8_t salt[GW_ESP_GCM_SALT_LEN];  /* GCM (RFC 4106 section 4) */
-	uint32_t o4_src, o4_dst;     /* out, IPv4 outer header: addresses (network order) */
-	uint32_t tmpl_sum;           /* out, IPv4: ones' complement sum of the header's
-	                              * constant words (variable ones added per packet) */
+	uint8_t path_idx;            /* path[path_idx] is the current path (atomic:
+	                              * release store by esp_sa_set_path, acquire load
+	                              * once per run) */
 	uint8_t suite;               /* enum gw_suite: with dir, picks the run function */
 	uint8_t dir;                 /* enum gw_dir */
 	uint8_t esn;
-	uint8_t outer_family;        /* 4 or 6 */
-	uint8_t outer_hlen;          /* 20 or 40 */
 	uint8_t iv_len;              /* 8 GCM, 16 CBC, 0 NULL */
 	uint8_t icv_len;             /* 16 */
 	uint8_t align;               /* padding alignment: 16 CBC, 4 GCM and NULL */
@@ -84,13 +108,12 @@ struct esp_sa {
 	uint8_t beet;                /* BEET next headers accepted / sent (esp.h) */
 	uint8_t etherip;             /* EtherIP (next header 97) accepted / sent (esp.h) */
 
-	/* ---- cache line 1: IPv6 outer header template, addresses ---- */
-	struct rte_ipv6_hdr tmpl6 __rte_cache_aligned;  /* out, IPv6: version, next header 50,
-	                                                 * hop limit 64, addresses */
-	struct gw_addr remote;
-	/* ---- cache line 2: the rest (control lcore, BEET) ---- */
+	/* ---- cache lines 1-4: the two paths ---- */
+	struct esp_path_slot path[2];
+	/* ---- the rest (control lcore, BEET) ---- */
+	uint64_t path_token;         /* rte_rcu_qsbr token of the last swap */
+	struct rte_rcu_qsbr *path_qs;  /* the readers of that swap; NULL: none to wait for */
 	uint32_t alloc_len;          /* bytes of this allocation, wiped on free */
-	struct gw_addr local;
 	uint8_t hit_local[16];       /* BEET: inner addresses (network order) */
 	uint8_t hit_remote[16];
 
@@ -111,8 +134,17 @@ struct esp_sa {
 	 * the replay window (in) */
 };
 
-_Static_assert(offsetof(struct esp_sa, tmpl6) == RTE_CACHE_LINE_SIZE,
+_Static_assert(offsetof(struct esp_sa, path) == RTE_CACHE_LINE_SIZE,
 	       "what every packet reads fits in the SA's first cache line");
+_Static_assert(offsetof(struct esp_path_slot, local) == RTE_CACHE_LINE_SIZE,
+	       "a path's per-packet template fits in one cache line");
+
+/* The path the workers use now (one acquire load: call once per run). */
+static __rte_always_inline const struct esp_path_slot *
+esp_sa_cur_path(const struct esp_sa *sa)
+{
+	return &sa->path[__atomic_load_n(&sa->path_idx, __ATOMIC_ACQUIRE) & 1];
+}
 
 /* Bytes from an SA to its stats slot 1 (the header, rounded to lines). */
 #define ESP_SA_HDR_LEN RTE_ALIGN_CEIL(sizeof(struct esp_sa), RTE_CACHE_LINE_SIZE)

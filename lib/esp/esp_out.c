@@ -32,6 +32,7 @@
 
 #include <rte_byteorder.h>
 #include <rte_prefetch.h>
+#include <rte_udp.h>
 
 #include "esp_internal.h"
 
@@ -74,10 +75,10 @@ aes_block(const uint8_t *sched, unsigned rounds, uint8_t out[16], const uint8_t 
 /* Stage 1 for one packet. Returns GW_DROP_NONE or GW_DROP_MALFORMED; touches
  * nothing but a trim of bytes after the IP packet and a linearisation. */
 static __rte_always_inline uint8_t
-out_validate(const struct esp_sa *sa, struct rte_mbuf *m, struct out_pkt *p,
-	     const unsigned iv_len, const unsigned align, const int mode)
+out_validate(const struct esp_sa *sa, const struct esp_path_slot *pt, struct rte_mbuf *m,
+	     struct out_pkt *p, const unsigned iv_len, const unsigned align, const int mode)
 {
-	const unsigned hdr = sa->outer_hlen + GW_ESP_HDR_LEN + iv_len;
+	const unsigned hdr = pt->encap_len + GW_ESP_HDR_LEN + iv_len;
 	const uint8_t *ip;
 	uint32_t dl, tl, tail;
 
@@ -171,10 +172,10 @@ room:
 
 /* Stage 2 for one packet: headers, IV, trailer. */
 static __rte_always_inline void
-out_build(const struct esp_sa *sa, struct rte_mbuf *m, struct out_pkt *p,
-	  const enum out_kind K, const unsigned iv_len, const int tamper)
+out_build(const struct esp_sa *sa, const struct esp_path_slot *pt, struct rte_mbuf *m,
+	  struct out_pkt *p, const enum out_kind K, const unsigned iv_len, const int tamper)
 {
-	const unsigned hdr = sa->outer_hlen + GW_ESP_HDR_LEN + iv_len;
+	const unsigned hdr = pt->encap_len + GW_ESP_HDR_LEN + iv_len;
 	const unsigned tail = p->pad + GW_ESP_TRAILER_LEN + GW_ESP_GCM_ICV_LEN;
 	/* validated: one segment, room on both sides. Lengths are adjusted here
 	 * rather than with rte_pktmbuf_append, whose last-segment walk reads
@@ -189,14 +190,14 @@ out_build(const struct esp_sa *sa, struct rte_mbuf *m, struct out_pkt *p,
 	m->data_off = (uint16_t)(m->data_off + p->skip - hdr);
 	m->data_len = (uint16_t)outer_len;
 	m->pkt_len = outer_len;
-	if (sa->outer_family == 4) {
+	if (pt->family == 4) {
 		struct rte_ipv4_hdr *h = (struct rte_ipv4_hdr *)o;
 
 		uint16_t tos = rte_cpu_to_be_16(p->tos);   /* as the 16-bit word {0, tos} */
 		uint16_t len = rte_cpu_to_be_16((uint16_t)outer_len);
 		uint16_t id = rte_cpu_to_be_16((uint16_t)seq);
 		uint16_t frag = p->df ? rte_cpu_to_be_16(GW_IPV4_DF) : 0;
-		uint32_t sum = sa->tmpl_sum + tos + len + id + frag;
+		uint32_t sum = pt->tmpl_sum + tos + len + id + frag;
 
 		sum = (sum & 0xffff) + (sum >> 16);
 		sum = (sum & 0xffff) + (sum >> 16);
@@ -206,18 +207,28 @@ out_build(const struct esp_sa *sa, struct rte_mbuf *m, struct out_pkt *p,
 		h->packet_id = id;
 		h->fragment_offset = frag;
 		h->time_to_live = GW_IP_DEFAULT_TTL;
-		h->next_proto_id = GW_IPPROTO_ESP;
+		h->next_proto_id = pt->udp ? GW_IPPROTO_UDP : GW_IPPROTO_ESP;
 		h->hdr_checksum = (uint16_t)~sum;   /* constant words' sum + the variable ones */
-		h->src_addr = sa->o4_src;
-		h->dst_addr = sa->o4_dst;
+		h->src_addr = pt->o4_src;
+		h->dst_addr = pt->o4_dst;
 	} else {
 		struct rte_ipv6_hdr *h = (struct rte_ipv6_hdr *)o;
 
-		memcpy(h, &sa->tmpl6, sizeof(*h));
+		memcpy(h, &pt->tmpl6, sizeof(*h));
 		h->vtc_flow = rte_cpu_to_be_32(gw_ipv6_vtc_flow(p->tos));
 		h->payload_len = rte_cpu_to_be_16((uint16_t)(outer_len - GW_IPV6_HDR_LEN));
 	}
-	esp = o + sa->outer_hlen;
+	if (pt->udp) {
+		/* RFC 3948 2.1: IPv4 checksum 0; IPv6: computed after the crypto
+		 * stage (out_udp6_cksum), which fills what it covers */
+		struct rte_udp_hdr *u = (struct rte_udp_hdr *)(o + pt->ip_hlen);
+
+		u->src_port = pt->sport_be;
+		u->dst_port = pt->dport_be;
+		u->dgram_len = rte_cpu_to_be_16((uint16_t)(outer_len - pt->ip_hlen));
+		u->dgram_cksum = 0;
+	}
+	esp = o + pt->encap_len;
 	p->esp = esp;
 	memcpy(esp, &sa->spi_be, 4);
 	memcpy(esp + 4, &seq_lo_be, 4);
@@ -287,6 +298,25 @@ out_job(const struct esp_sa *sa, IMB_JOB *job, struct out_pkt *p, const enum out
 	}
 }
 
+/* The UDP checksum of an IPv6 UDP-encapsulated packet whose ESP header is at
+ * esp (RFC 8200 8.1, RFC 768): pseudo-header and ports from the path's
+ * precomputed sum, then the length field and the datagram's ESP bytes. */
+static __rte_always_inline void
+out_udp6_cksum(const struct esp_path_slot *pt, uint8_t *esp)
+{
+	struct rte_udp_hdr *u = (struct rte_udp_hdr *)(esp - GW_UDP_HDR_LEN);
+	uint16_t ulen = rte_be_to_cpu_16(u->dgram_len);
+	/* the length counts twice: in the pseudo-header and in the UDP header */
+	uint32_t sum = pt->udp_sum6 + 2u * u->dgram_len +
+		       rte_raw_cksum(esp, ulen - GW_UDP_HDR_LEN);
+	uint16_t c;
+
+	sum = (sum & 0xffff) + (sum >> 16);
+	sum = (sum & 0xffff) + (sum >> 16);
+	c = (uint16_t)~sum;
+	u->dgram_cksum = c == 0 ? 0xffff : c;   /* 0 means "none" (RFC 768) */
+}
+
 /* Reserve up to `want` sequence numbers; returns the first, *got how many. */
 static __rte_always_inline uint64_t
 seq_reserve(struct esp_sa *sa, uint32_t want, uint32_t *got)
@@ -315,6 +345,8 @@ out_run(struct esp_sa *sa, IMB_MGR *mgr, unsigned slot, struct rte_mbuf **mb, ui
 	const unsigned iv_len = K == K_CBC ? GW_ESP_CBC_IV_LEN :
 				K == K_NULL ? 0 : GW_ESP_GCM_IV_LEN;
 	const unsigned align = K == K_CBC ? GW_ESP_CBC_BLOCK : GW_ESP_MIN_ALIGN;
+	/* one path for the whole run (esp_sa_set_path swaps it under us) */
+	const struct esp_path_slot *pt = esp_sa_cur_path(sa);
 	struct out_pkt pk[GW_ESP_BURST_MAX_PACKETS];
 	uint16_t idx[GW_ESP_BURST_MAX_PACKETS];
 	uint16_t nv = 0, nok;
@@ -323,7 +355,7 @@ out_run(struct esp_sa *sa, IMB_MGR *mgr, unsigned slot, struct rte_mbuf **mb, ui
 
 	/* 1. validate */
 	for (uint16_t i = 0; i < n; i++) {
-		drop[i] = out_validate(sa, mb[i], &pk[i], iv_len, align, mode);
+		drop[i] = out_validate(sa, pt, mb[i], &pk[i], iv_len, align, mode);
 		if (likely(drop[i] == GW_DROP_NONE))
 			idx[nv++] = i;
 	}
@@ -339,7 +371,7 @@ out_run(struct esp_sa *sa, IMB_MGR *mgr, unsigned slot, struct rte_mbuf **mb, ui
 		uint16_t i = idx[k];
 
 		pk[i].seq = seq + k;
-		out_build(sa, mb[i], &pk[i], K, iv_len, tamper);
+		out_build(sa, pt, mb[i], &pk[i], K, iv_len, tamper);
 	}
 
 	/* 3. crypto */
@@ -387,6 +419,10 @@ out_run(struct esp_sa *sa, IMB_MGR *mgr, unsigned slot, struct rte_mbuf **mb, ui
 			nok++;
 		}
 	}
+	if (unlikely(pt->udp) && pt->family == 6)
+		for (uint16_t k = 0; k < n; k++)
+			if (drop[k] == GW_DROP_NONE)
+				out_udp6_cksum(pt, pk[k].esp);
 	if (nok != 0) {
 		struct esp_sa_stats *st = esp_sa_slot(sa, slot);
 
@@ -463,7 +499,8 @@ esp_test_outbound_tampered(struct esp_sa *sa, struct rte_mbuf *m, int mode)
 		return -1;
 	if (mode == 2) {
 		/* needs a pad byte to spoil */
-		if (out_validate(sa, m, &probe, sa->iv_len, align, 0) != GW_DROP_NONE || probe.pad == 0)
+		if (out_validate(sa, esp_sa_cur_path(sa), m, &probe, sa->iv_len, align, 0) !=
+		    GW_DROP_NONE || probe.pad == 0)
 			return -1;
 	}
 #define TAMPER(K) do { \

@@ -2,6 +2,7 @@
  * ESP security associations: per-lcore intel-ipsec-mb managers, key expansion,
  * SA life cycle, counters. Sources: RFC 4303, RFC 4106, RFC 3602, RFC 4868.
  */
+#include <errno.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -13,6 +14,7 @@
 #include <rte_log.h>
 #include <rte_malloc.h>
 #include <rte_prefetch.h>
+#include <rte_ip.h>
 
 #include "esp_internal.h"
 
@@ -155,34 +157,65 @@ fail(char *err, size_t errlen, const char *fmt, ...)
 	return NULL;
 }
 
+/* Fill path slot t for addresses local -> remote and UDP ports (host order;
+ * 0, 0: plain ESP): the outer header template of esp_out.c. */
 static void
-build_template(struct esp_sa *sa)
+build_path(struct esp_path_slot *t, const struct esp_path *p)
 {
-	if (sa->outer_family == 4) {
+	bool udp = p->udp_sport != 0;
+	uint8_t proto = udp ? GW_IPPROTO_UDP : GW_IPPROTO_ESP;
+
+	memset(t, 0, sizeof(*t));
+	t->local = p->local;
+	t->remote = p->remote;
+	t->family = p->local.family;
+	t->udp = udp;
+	t->sport_be = rte_cpu_to_be_16(p->udp_sport);
+	t->dport_be = rte_cpu_to_be_16(p->udp_dport);
+	if (t->family == 4) {
 		struct rte_ipv4_hdr h = {
 			.version_ihl = GW_IPV4_VER_IHL,
 			.time_to_live = GW_IP_DEFAULT_TTL,
-			.next_proto_id = GW_IPPROTO_ESP,
+			.next_proto_id = proto,
 		};
 
-		memcpy(&sa->o4_src, sa->local.addr, 4);
-		memcpy(&sa->o4_dst, sa->remote.addr, 4);
-		h.src_addr = sa->o4_src;
-		h.dst_addr = sa->o4_dst;
-		sa->outer_hlen = GW_IPV4_HDR_LEN;
+		memcpy(&t->o4_src, p->local.addr, 4);
+		memcpy(&t->o4_dst, p->remote.addr, 4);
+		h.src_addr = t->o4_src;
+		h.dst_addr = t->o4_dst;
+		t->ip_hlen = GW_IPV4_HDR_LEN;
 		/* TOS, length, identification, flags and checksum are 0 here and
 		 * added per packet (esp_out.c) */
-		sa->tmpl_sum = (uint16_t)~esp_cksum20(&h);
+		t->tmpl_sum = (uint16_t)~esp_cksum20(&h);
 	} else {
-		struct rte_ipv6_hdr *h = &sa->tmpl6;
+		struct rte_ipv6_hdr *h = &t->tmpl6;
 
 		h->vtc_flow = rte_cpu_to_be_32(gw_ipv6_vtc_flow(0));
-		h->proto = GW_IPPROTO_ESP;
+		h->proto = proto;
 		h->hop_limits = GW_IP_DEFAULT_TTL;
-		memcpy(h->src_addr, sa->local.addr, 16);
-		memcpy(h->dst_addr, sa->remote.addr, 16);
-		sa->outer_hlen = GW_IPV6_HDR_LEN;
+		memcpy(h->src_addr, p->local.addr, 16);
+		memcpy(h->dst_addr, p->remote.addr, 16);
+		t->ip_hlen = GW_IPV6_HDR_LEN;
+		if (udp) {
+			/* pseudo-header (RFC 8200 8.1) without the length, plus the
+			 * ports: the constant part of every packet's UDP checksum */
+			uint32_t sum = rte_raw_cksum(h->src_addr, 32) + rte_cpu_to_be_16(GW_IPPROTO_UDP) +
+				       t->sport_be + t->dport_be;
+
+			sum = (sum & 0xffff) + (sum >> 16);
+			sum = (sum & 0xffff) + (sum >> 16);
+			t->udp_sum6 = sum;
+		}
 	}
+	t->encap_len = (uint8_t)(t->ip_hlen + (udp ? GW_UDP_HDR_LEN : 0));
+}
+
+/* Checked path: both addresses of one family, both ports 0 or neither. */
+static bool
+path_valid(const struct esp_path *p)
+{
+	return (p->local.family == 4 || p->local.family == 6) &&
+	       p->local.family == p->remote.family && (p->udp_sport == 0) == (p->udp_dport == 0);
 }
 
 /* The run function of each direction and suite (dispatch). */
@@ -213,9 +246,6 @@ sa_alloc(const struct esp_sa_params *p)
 	sa->suite = (uint8_t)p->suite;
 	sa->dir = (uint8_t)p->dir;
 	sa->esn = p->esn;
-	sa->local = p->local;
-	sa->remote = p->remote;
-	sa->outer_family = p->local.family;
 	sa->beet = p->beet;
 	sa->etherip = p->etherip;
 	if (p->beet) {
@@ -223,7 +253,11 @@ sa_alloc(const struct esp_sa_params *p)
 		memcpy(sa->hit_remote, p->hit_remote, 16);
 	}
 	sa->icv_len = GW_ESP_GCM_ICV_LEN;     /* = GW_ESP_HMAC256_ICV_LEN */
-	build_template(sa);
+	{
+		const struct esp_path path = { p->local, p->remote, p->udp_sport, p->udp_dport };
+
+		build_path(&sa->path[0], &path);
+	}
 	if (p->dir == GW_DIR_IN) {
 		replay_init(&sa->rw, esp_sa_rw_bits(sa), p->replay_window);
 	} else {
@@ -326,6 +360,8 @@ esp_sa_create(const struct esp_sa_params *p, char *err, size_t errlen)
 		return fail(err, errlen, "GCM suites take no auth key");
 	if ((p->local.family != 4 && p->local.family != 6) || p->local.family != p->remote.family)
 		return fail(err, errlen, "local and remote must both be IPv4 or both IPv6");
+	if ((p->udp_sport == 0) != (p->udp_dport == 0))
+		return fail(err, errlen, "UDP encapsulation needs both ports (RFC 3948)");
 	if (p->dir == GW_DIR_IN && !replay_window_valid(p->replay_window))
 		return fail(err, errlen, "replay window %u: must be a multiple of %u up to %u",
 			    p->replay_window, GW_REPLAY_WINDOW_STEP_PACKETS,
@@ -371,13 +407,49 @@ esp_sa_dir(const struct esp_sa *sa)
 const struct gw_addr *
 esp_sa_remote(const struct esp_sa *sa)
 {
-	return &sa->remote;
+	return &esp_sa_cur_path(sa)->remote;
 }
 
 const struct gw_addr *
 esp_sa_local(const struct esp_sa *sa)
 {
-	return &sa->local;
+	return &esp_sa_cur_path(sa)->local;
+}
+
+bool
+esp_sa_udp(const struct esp_sa *sa)
+{
+	return esp_sa_cur_path(sa)->udp != 0;
+}
+
+void
+esp_sa_path(const struct esp_sa *sa, struct esp_path *path)
+{
+	const struct esp_path_slot *t = esp_sa_cur_path(sa);
+
+	path->local = t->local;
+	path->remote = t->remote;
+	path->udp_sport = rte_be_to_cpu_16(t->sport_be);
+	path->udp_dport = rte_be_to_cpu_16(t->dport_be);
+}
+
+int
+esp_sa_set_path(struct esp_sa *sa, const struct esp_path *path, struct rte_rcu_qsbr *qs, bool wait)
+{
+	uint8_t cur = __atomic_load_n(&sa->path_idx, __ATOMIC_RELAXED) & 1;
+
+	if (!path_valid(path))
+		return -EINVAL;
+	/* the spare slot was current until the last swap: a reader that loaded
+	 * path_idx before it may still read it, until its next quiescent state */
+	if (sa->path_qs != NULL && rte_rcu_qsbr_check(sa->path_qs, sa->path_token, wait) != 1)
+		return -EAGAIN;
+	build_path(&sa->path[cur ^ 1], path);
+	__atomic_store_n(&sa->path_idx, (uint8_t)(cur ^ 1), __ATOMIC_RELEASE);
+	sa->path_qs = qs;
+	if (qs != NULL)
+		sa->path_token = rte_rcu_qsbr_start(qs);
+	return 0;
 }
 
 bool
@@ -391,7 +463,7 @@ esp_sa_overhead(const struct esp_sa *sa, uint32_t inner_len)
 {
 	uint32_t pad = (0u - (inner_len + GW_ESP_TRAILER_LEN)) & (sa->align - 1u);
 
-	return sa->outer_hlen + GW_ESP_HDR_LEN + sa->iv_len + pad + GW_ESP_TRAILER_LEN +
+	return esp_sa_cur_path(sa)->encap_len + GW_ESP_HDR_LEN + sa->iv_len + pad + GW_ESP_TRAILER_LEN +
 	       sa->icv_len;
 }
 
@@ -524,8 +596,8 @@ dispatch(struct esp_sa *const sa[], struct rte_mbuf *mb[], uint8_t drop[], uint1
 		rte_prefetch0(d);
 		if (out) {
 			rte_prefetch0_write(d - RTE_CACHE_LINE_SIZE);
-			if ((k == 0 || sa[k] != sa[k - 1]) && sa[k]->outer_family == 6)
-				rte_prefetch0(&sa[k]->tmpl6);   /* the worker prefetched line 0 */
+			if (k == 0 || sa[k] != sa[k - 1])
+				rte_prefetch0(esp_sa_cur_path(sa[k]));   /* the worker prefetched line 0 */
 		} else if (k == 0 || sa[k] != sa[k - 1]) {
 			/* again: the worker asked for these lines already, but at a
 			 * million SAs dropping this second request measured slower

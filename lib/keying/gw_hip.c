@@ -471,6 +471,10 @@ hook_hip_input(void *arg, struct rte_mbuf *m, unsigned port)
 	uint8_t *l3 = rte_pktmbuf_mtod_offset(m, uint8_t *, sizeof(struct rte_ether_hdr));
 	uint32_t len = rte_pktmbuf_data_len(m) - sizeof(struct rte_ether_hdr);
 	struct gw_addr src = { 0 }, dst = { 0 };
+	/* over UDP (RFC 5770): the HIP header follows UDP and the non-ESP
+	 * marker, which the worker checked (gw_meta.udp_sport) */
+	uint32_t skip = gw_meta(m)->udp_sport != 0 ? GW_UDP_HDR_LEN + GW_UDP_NON_ESP_MARKER_LEN : 0;
+	uint8_t proto = skip != 0 ? GW_IPPROTO_UDP : GW_IPPROTO_HIP;
 	uint32_t hl, tl;
 	int rc;
 
@@ -488,12 +492,15 @@ hook_hip_input(void *arg, struct rte_mbuf *m, unsigned port)
 		struct rte_ipv6_hdr *ip = (struct rte_ipv6_hdr *)l3;
 		hl = sizeof(*ip);
 		tl = hl + rte_be_to_cpu_16(ip->payload_len);
-		if (tl > len || ip->proto != GW_IPPROTO_HIP)
+		if (tl > len || ip->proto != proto)
 			goto bad;
 		src.family = dst.family = 6;
 		memcpy(src.addr, ip->src_addr, 16);
 		memcpy(dst.addr, ip->dst_addr, 16);
 	}
+	if (tl < hl + skip)
+		goto bad;
+	hl += skip;
 	rc = hip_host_input(g->host, &src, &dst, l3 + hl, tl - hl, gw_hip_now_ns());
 	report_first_esp(g);
 	if (rc < 0)

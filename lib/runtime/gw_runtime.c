@@ -271,6 +271,7 @@ sa_setup(struct gw_ctx *ctx, const struct gw_config *cfg, const struct gw_conf_s
 		.local = c->local, .remote = c->remote,
 		.seq_first = 1, .seq_limit = UINT64_MAX,
 		.etherip = gw_l2_sa_bridge(cfg, (unsigned)(c - cfg->sas)) != 0,
+		.udp_sport = c->udp_sport, .udp_dport = c->udp_dport,
 	};
 	char msg[256];
 	int op;

@@ -7,7 +7,8 @@
  *    "packets","bytes"[,"max_inner": out SAs]}}, "workers": [{"lcore","rx","tx",
  *    "punted","handoff_out","handoff_in","handoff_drops","slow_sent",
  *    "slow_done","ctrl_looped","inner_fragmented","l2_flooded","l2_learn_sent",
- *    "l2_learn_ring_full","esp_fragmented","esp_fragments"}, ...one per worker],
+ *    "l2_learn_ring_full","esp_fragmented","esp_fragments","udp_esp","udp_hip","udp_keepalive"},
+ *    ...one per worker],
  *    "pmtu": {event: n...}, "mbufs": {"size","in_use"}}
  * (telemetry: "workers" is a dict "w0", "w1", ...)
  * and after "mbufs", when there are any: "sa_gen", "bridges" (gw_bridge_stats.h),
@@ -56,13 +57,13 @@ struct snap_worker {
 	unsigned lcore;
 	uint64_t rx, tx, punted, handoff_out, handoff_in, handoff_drops, slow_sent, slow_done,
 		 ctrl_looped, inner_fragmented, l2_flooded, l2_learn_sent, l2_learn_ring_full,
-		 esp_fragmented, esp_fragments;
+		 esp_fragmented, esp_fragments, udp_esp, udp_hip, udp_keepalive;
 };
 
 #define SNAP_WORKER_FIELDS(X) X(rx) X(tx) X(punted) X(handoff_out) X(handoff_in) \
 	X(handoff_drops) X(slow_sent) X(slow_done) X(ctrl_looped) X(inner_fragmented) \
 	X(l2_flooded) X(l2_learn_sent) X(l2_learn_ring_full) \
-	X(esp_fragmented) X(esp_fragments)
+	X(esp_fragmented) X(esp_fragments) X(udp_esp) X(udp_hip) X(udp_keepalive)
 
 struct snap {
 	uint64_t drops[GW_DROP_MAX];
@@ -225,6 +226,9 @@ snapshot(struct gw_ctx *ctx, struct snap *s)
 		o->l2_learn_ring_full = st->l2_learn_ring_full;
 		o->esp_fragmented = st->esp_fragmented;
 		o->esp_fragments = st->esp_fragments;
+		o->udp_esp = st->udp_esp;
+		o->udp_hip = st->udp_hip;
+		o->udp_keepalive = st->udp_keepalive;
 	}
 	for (unsigned i = 0; i < ctx->n_ports; i++) {
 		const struct gw_port *p = &ctx->ports[i];

@@ -31,6 +31,10 @@
               (DF set as hipgw sets it): whole and shortest quotes, MTUs the
               parser takes and refuses, a bad checksum.
 
+  dhcp:       scripted server replies for fuzz_dhcp.c's records (the full
+              exchange, T1 renewal, T2 rebinding, expiry, NAKs, a changed
+              address, refused offers, DECLINE, INIT-REBOOT) and scapy's DHCP
+              OFFER / ACK / NAK as payloads and as frames.
   esp_inbound: ESP packets that tests/component/gwlib.py's reference ESP
               (ref_encrypt, python3-cryptography) builds with the harness's
               keys around inner packets of gwlib.inner_packet, every suite, ESN
@@ -685,9 +689,51 @@ def mbox_dict():
     write_dict("mbox", ents)
 
 
+def seed_dhcp(seen):
+    from scapy.layers.dhcp import BOOTP, DHCP
+    from scapy.layers.inet import IP, UDP
+    from scapy.layers.l2 import Ether
+    mac = bytes.fromhex("020000000042")
+
+    def rec(step, kind, payload):
+        return struct.pack("!HBH", step, kind, len(payload)) + bytes(payload)
+
+    def reply(mtype, **extra):
+        opts = [("message-type", mtype), ("server_id", "192.0.2.1"), ("lease_time", 3600),
+                ("subnet_mask", "255.255.255.0"), ("router", "192.0.2.1")]
+        opts += list(extra.items()) + ["end"]
+        return BOOTP(op=2, xid=0x1234, yiaddr="192.0.2.50", chaddr=mac + bytes(10)) / DHCP(options=opts)
+
+    head = bytes([0, 0x12, 0x34, 0x56, 0x78])
+    offer, ack, nak = [0, 0, 2, 0, 0, 0, 0, 2], [1, 0, 2, 0, 0, 0, 0, 2], [2, 0, 2]
+    ack_srv2 = [1, 0, 3, 0, 0, 0, 0, 2]
+    scenarios = [
+        [rec(0, 2, offer), rec(4, 2, ack)],
+        [rec(0, 2, offer), rec(4, 2, ack), rec(7200, 2, ack)],                       # T1 renewal
+        [rec(0, 2, offer), rec(4, 2, ack), rec(7200, 0, b""), rec(5400, 2, ack_srv2)],  # T2 rebinding
+        [rec(0, 2, offer), rec(4, 2, ack), rec(14400, 0, b""), rec(40, 2, offer)],   # expiry
+        [rec(0, 2, offer), rec(4, 2, nak), rec(20, 2, offer)],
+        [rec(0, 2, offer), rec(4, 2, ack), rec(7200, 2, nak)],
+        [rec(0, 2, offer), rec(4, 2, ack), rec(7200, 2, [1, 1, 2, 0, 0, 0, 0, 2])],  # changed
+        [rec(0, 2, [0, 0, 2, 3]), rec(0, 2, [0, 4, 2]), rec(0, 2, [0, 0, 2, 0, 0, 0, 5])],
+        [rec(0, 2, offer), rec(4, 2, ack), rec(8, 3, b""), rec(60, 2, offer)],       # decline
+        [rec(0, 2, [0x30, 0, 2, 0, 5, 6, 0, 2]), rec(4, 2, [0x31, 0, 2, 0, 5, 6, 0, 2])],  # T1, T2
+    ]
+    for sc in scenarios:
+        put("dhcp", head + b"".join(sc), seen)
+    put("dhcp", bytes([1, 0, 0, 0, 9]) + rec(0, 2, ack), seen)                      # INIT-REBOOT
+    put("dhcp", bytes([2, 0, 0, 0, 7]) + rec(40, 2, offer) + rec(4, 2, ack), seen)  # startup wait
+    for msg in (reply("offer"), reply("ack", renewal_time=1000, rebinding_time=2000), reply("nak")):
+        raw = bytes(msg)
+        put("dhcp", head + rec(0, 0, raw), seen)
+        frame = bytes(Ether(src="02:00:00:00:00:01", dst="ff:ff:ff:ff:ff:ff") /
+                      IP(src="192.0.2.1", dst="255.255.255.255") / UDP(sport=67, dport=68) / msg)
+        put("dhcp", head + rec(0, 1, frame), seen)
+
+
 SEEDERS = {"etherip": seed_etherip, "hip_packet": seed_hip_packet, "host_id": seed_host_id, "config": seed_config,
            "esp_inbound": seed_esp_inbound, "icmp_pmtu": seed_icmp_pmtu, "worker": seed_worker,
-           "mbox": seed_mbox}
+           "mbox": seed_mbox, "dhcp": seed_dhcp}
 
 
 def main():

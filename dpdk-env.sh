@@ -433,6 +433,7 @@ cmd_test() {
 		run_system system test_system.sh 300
 		run_system system-l2 test_l2.sh 180
 		run_system system-mbox test_mbox.sh 180
+		run_system system-mobility test_mobility.sh 180
 	fi
 	echo
 	say "results ($((SECONDS - start)) s):"

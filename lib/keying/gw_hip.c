@@ -659,7 +659,8 @@ gw_hip_create(struct gw_ctx *ctx, struct gw_ctrl *ctrl, FILE *keylog, char *err,
 	hc.sa_lifetime_ns = cfg->sa_lifetime_s * 1000000000ULL;
 	hc.io = (struct hip_io){ .ctx = g, .send = io_send, .spi_alloc = io_spi_alloc,
 				 .sa_up = io_sa_up, .sa_down = io_sa_down, .bex_done = io_bex_done,
-				 .sa_in_up = io_sa_in_up, .established = io_established };
+				 .sa_in_up = io_sa_in_up, .established = io_established,
+				 .path = gw_hip_io_path };
 	g->host = hip_host_create(&hc, err, errlen);
 	if (g->host == NULL)
 		goto fail;
@@ -678,6 +679,10 @@ gw_hip_create(struct gw_ctx *ctx, struct gw_ctrl *ctrl, FILE *keylog, char *err,
 	}
 	if (peerloc_setup(g, err, errlen) != 0)
 		goto fail;
+	if (gw_hip_mob_init(g) != 0) {
+		snprintf(err, errlen, "HIP: no room for the address hook");
+		goto fail;
+	}
 	hooks.ctx = g;
 	gw_ctrl_set_hooks(ctrl, &hooks);
 	hip_hit_to_str(g->hi.hit, hit, sizeof(hit));
@@ -754,6 +759,7 @@ gw_hip_tick(struct gw_hip *g)
 	retire_del(g, NULL, now);
 	if (!g->closing)
 		bridge_peers_connect(g, now);
+	gw_hip_mob_tick(g, now);
 	/* byte lifetime and sequence space (RFC 7402 section 6: rekey before it runs out) */
 	for (unsigned i = 0; i < g->n_peers; i++) {
 		struct gw_peer *p = &g->peers[i];

@@ -39,7 +39,15 @@
 	  "such ESP packets with nothing to start: an SA with the peer exists, or a BEX runs") \
 	X("unknown_peer", e.drop_unknown_peer, "the same count as `drops.unknown_peer`") \
 	X("r1_ratelimit", e.drop_r1_ratelimit, "the same count as `drops.r1_ratelimit`") \
-	X("critical", e.drop_critical, "the same count as `drops.critical`")
+	X("critical", e.drop_critical, "the same count as `drops.critical`") \
+	X("loc_tx", e.loc_tx, "UPDATEs with our LOCATOR_SET sent (RFC 8046; resends not counted)") \
+	X("loc_rx", e.loc_rx, "peers' LOCATOR_SETs taken (authenticated, new SEQ)") \
+	X("rr_tx", e.rr_tx, "return-routability checks of a peer's locator started (ECHO_REQUEST_SIGNED)") \
+	X("rr_ok", e.rr_ok, "peer locators verified: the right echo came from that locator") \
+	X("rr_failed", e.rr_failed, "checks whose retransmissions ran out") \
+	X("echo_answered", e.echo_answered, "a peer's ECHO_REQUEST_SIGNED answered") \
+	X("path_changes", e.path_changes, "outbound SAs moved to new outer addresses (all peers)") \
+	X("locator_changes", locator_changes, "our address changes given to the engine as our locator")
 
 /* Engine-wide, why HIP packets were dropped: the hip object's "drops". */
 #define GW_HIP_DROPS(X) \
@@ -57,7 +65,13 @@
 	X("mac", e.drop_mac, "HIP_MAC or HIP_MAC_2 did not verify") \
 	X("sig", e.drop_sig, "signature did not verify") \
 	X("replay", e.drop_replay, "old UPDATE, CLOSE_ACK echo mismatch") \
-	X("internal", e.drop_internal, "our own failure: SPI, memory, crypto")
+	X("internal", e.drop_internal, "our own failure: SPI, memory, crypto") \
+	X("locator", e.drop_locator, "LOCATOR_SET malformed: overrun, no locator, no SEQ") \
+	X("locator_many", e.drop_locator_many, "LOCATOR_SET with more than HIP_LOCATOR_SET_MAX (4) locators") \
+	X("locator_type", e.drop_locator_type, "LOCATOR_SET without a locator we can use (NOTIFY 46 sent)") \
+	X("echo", e.drop_echo, "ECHO_RESPONSE_SIGNED missing or not our nonce") \
+	X("echo_addr", e.drop_echo_addr, "echo response not from the locator checked") \
+	X("update_dup", e.drop_update_dup, "a duplicate UPDATE answered HIP_UPDATE_DUP_ANSWERS (7) times already")
 
 /* Per peer (struct gw_peer), hip.peers.NAME and /hipgw/hip_peer,NAME. */
 #define GW_HIP_PEER_COUNTERS(X) \
@@ -72,7 +86,8 @@
 	  "Base Exchanges with it started by ESP for an unknown SPI") \
 	X("staged", staged_total, \
 	  "packets and bridge frames to it held while it had no out SA (or, the responder, in R2-SENT)") \
-	X("stage_full", stage_full, "those dropped (`no_sa`): its staging was full")
+	X("stage_full", stage_full, "those dropped (`no_sa`): its staging was full") \
+	X("path_moves", path_moves, "its out SA moved to new outer addresses (RFC 8046)")
 
 /* Per peer, the last Base Exchange's steps (struct hip_bex_times, ns):
  * X(name, field, log name, doc). The file writes them as "bex_ms": {NAME:

@@ -17,6 +17,17 @@
 					 * while it has no out SA, or is held */
 #define GW_HIP_MAX_RETIRE   64          /* replaced in SAs kept at once */
 
+/* What the stats show of a peer's locators (RFC 8046 5.1), copied from the
+ * engine on the control lcore every GW_HIP_LOCS_MS, read by telemetry under
+ * the sequence count seq (odd while the copy is written). */
+struct gw_peer_locs {
+	uint32_t seq;
+	struct gw_addr local, remote;   /* the outer addresses in use; family 0: none */
+	struct hip_locator_info peer[HIP_MAX_LOCATORS];
+	unsigned n_peer;
+};
+#define GW_HIP_LOCS_MS 100      /* ms between two copies of the peers' locators */
+
 struct gw_peer {
 	struct gw_hip *g;
 	const struct gw_conf_peer *conf;
@@ -42,6 +53,8 @@ struct gw_peer {
 	uint64_t hit_echo_answered;     /* its echo requests to our HIT answered */
 	uint64_t ping_log_ns;           /* last "HIT ping without SAs" log line */
 	uint64_t unknown_spi_bex;       /* BEXs started by ESP for an unknown SPI from it */
+	uint64_t path_moves;            /* io.path calls for it: its out SA moved (RFC 8046) */
+	struct gw_peer_locs locs;       /* its locators for the stats (gw_hip_mob.c) */
 };
 
 struct retire {                  /* an in SA replaced by a rekey, kept a while */
@@ -64,6 +77,8 @@ struct gw_hip {
 	uint64_t drop_log_since;        /* start of the current drop-log second */
 	unsigned drop_log_n;            /* drops logged in it */
 	uint64_t drop_log_skipped;      /* drops not logged in it */
+	uint64_t locator_changes;       /* our address changes handed to the engine */
+	uint64_t locs_ns;               /* last copy of the peers' locators */
 };
 
 /* " I1->R1 0.221 ms, I2->R2 0.824 ms" (the BEX steps of t this side timed,
@@ -79,5 +94,14 @@ void gw_hip_count_drop(struct rte_mbuf *m, enum gw_drop reason);
  * sent from the control lcore (now: gw_hip_now_ns). */
 void gw_hip_beet_input(void *arg, struct rte_mbuf *m);
 void gw_hip_hit_ping_run(struct gw_hip *g, uint64_t now);
+/* Mobility (gw_hip_mob.c, RFC 8046): io.path (move a peer's out SA to new
+ * outer addresses), the address hook's subscription (0 or -1), the copy of
+ * the peers' locators for the stats every GW_HIP_LOCS_MS (now: ns), and one
+ * peer's locators into the current object of a stats sink. */
+void gw_hip_io_path(void *arg, void *user, const struct gw_addr *local, const struct gw_addr *remote);
+int gw_hip_mob_init(struct gw_hip *g);
+void gw_hip_mob_tick(struct gw_hip *g, uint64_t now);
+struct gw_stat_sink;
+void gw_hip_locs_emit(const struct gw_peer *p, struct gw_stat_sink *s);
 
 #endif

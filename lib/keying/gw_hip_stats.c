@@ -66,12 +66,14 @@ gw_hip_bex_times_text(const struct hip_bex_times *t, char *buf, size_t len)
 struct gw_hip_snap {
 	struct hip_host_stats e;
 	uint64_t unknown_spi_bex, unknown_spi_ratelimit, unknown_spi_ignored;
+	uint64_t locator_changes;
 };
 
 static void
 hip_snapshot(const struct gw_hip *g, struct gw_hip_snap *v)
 {
 	hip_host_stats(g->host, &v->e);
+	v->locator_changes = g->locator_changes;
 	v->unknown_spi_bex = gw_stats_total(offsetof(struct gw_lcore_stats, unknown_spi_bex));
 	v->unknown_spi_ratelimit =
 		gw_stats_total(offsetof(struct gw_lcore_stats, unknown_spi_ratelimit));
@@ -90,6 +92,7 @@ peer_emit(const struct gw_peer *p, struct gw_stat_sink *s)
 #undef X
 	bex_steps_ns(&p->last, ns);
 	s->times_ns(s, "bex", bex_step_names, ns, RTE_DIM(ns));
+	gw_hip_locs_emit(p, s);
 }
 
 void

@@ -12,7 +12,8 @@
  * flow passes for the grace period, longer while ESP uses it. Locators the
  * box must not bind (signalling only, multicast, loopback, unknown types) bind
  * nothing; a LOCATOR_SET that does not parse, a bad signature or an old SEQ
- * changes nothing and is counted; the state file keeps both bindings.
+ * changes nothing and is counted; the state file keeps both bindings. And
+ * our own engine's move (lib/hip, hip_host_set_locators) through the box.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -304,6 +305,37 @@ test_move(void **state)
 		}
 }
 
+/* Our own engine moves (hip_host_set_locators: UPDATE with LOCATOR_SET,
+ * then the peer's return-routability check) with every packet through the
+ * box: the box binds the moved side's SPI to its new locator, the engines
+ * end with the path moved, nothing dropped. */
+static void
+test_engine_move(void **state)
+{
+	(void)state;
+	for (int v6 = 0; v6 < 2; v6++) {
+		struct gw_addr to;
+		uint32_t spi;
+
+		up(v6);
+		to = addr(5);
+		spi = S[0].in.spi;
+		hh_move(&W, 0, &to, true);
+		assert_true(hip_host_set_locators(S[0].h, &to, 1, 0, false, W.now) >= 1);
+		for (int i = 0; i < 100; i++) {
+			hh_deliver_all(&W);
+			mbox_tick(T, W.now);
+			hh_advance(&W, 10 * MS);
+		}
+		assert_int_equal(hh_stats(&W, 1).rr_ok, 1);
+		assert_int_equal(st().dropped, 0);
+		assert_int_equal(st().moves, 1);
+		assert_non_null(flow(&to, spi));
+		assert_loc_i(&to);
+		down();
+	}
+}
+
 /* Moved and back within the grace period: the former binding is taken
  * again with its flow, never a second flow for one (locator, SPI). */
 static void
@@ -519,6 +551,7 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_move),
 		cmocka_unit_test(test_move_back),
+		cmocka_unit_test(test_engine_move),
 		cmocka_unit_test(test_preferred),
 		cmocka_unit_test(test_unusable),
 		cmocka_unit_test(test_refused),

@@ -12,6 +12,7 @@
 #include <rte_telemetry.h>
 
 #include "gw_ctrl.h"
+#include "gw_sinks.h"
 #include "gw_statsout.h"
 
 #define SET_ADDRESS_TIMEOUT_MS 2000   /* the control lcore takes a request on its next pass */
@@ -100,7 +101,8 @@ tel_set_address(const char *cmd, const char *params, struct rte_tel_data *d)
 	return reply(d, r.rc == 0, r.msg);
 }
 
-/* /hipgw/dhcp: one object per `address = dhcp` port, by port name: state,
+/* /hipgw/dhcp: one object per `address = dhcp` port, by port name (as
+ * gw_tel_name writes it): state,
  * address (ADDR/LEN or ""), router, lease_s, last_reject and the client's
  * counters by name (docs/counters.md). */
 static int
@@ -113,7 +115,7 @@ tel_dhcp(const char *cmd, const char *params, struct rte_tel_data *d)
 	for (unsigned i = 0; tel_ctrl != NULL && i < GW_PORTS_MAX; i++) {
 		struct gw_ctrl_dhcp_info in;
 		struct rte_tel_data *o;
-		char a[GW_ADDR_TEXT_MAX + 4], r[GW_ADDR_TEXT_MAX];
+		char a[GW_ADDR_TEXT_MAX + 4], r[GW_ADDR_TEXT_MAX], nb[GW_CONF_NAME_MAX];
 		const char *name;
 
 		if (gw_ctrl_dhcp_read(tel_ctrl, i, &in) != 0 || (o = rte_tel_data_alloc()) == NULL)
@@ -137,7 +139,10 @@ tel_dhcp(const char *cmd, const char *params, struct rte_tel_data *d)
 		rte_tel_data_add_dict_string(o, "last_reject", in.last_reject);
 		for (unsigned k = 0; (name = gw_ctrl_dhcp_counter_name(k)) != NULL; k++)
 			rte_tel_data_add_dict_u64(o, name, in.counters[k]);
-		rte_tel_data_add_dict_container(d, gw_ctrl_port_name(tel_ctrl, i), o, 0);
+		/* telemetry names: letters, digits and '_' (gw_tel_name) */
+		if (rte_tel_data_add_dict_container(d, gw_tel_name(gw_ctrl_port_name(tel_ctrl, i),
+								 nb, sizeof(nb)), o, 0) != 0)
+			rte_tel_data_free(o);
 	}
 	pthread_mutex_unlock(&ctrl_lock);
 	return 0;

@@ -84,7 +84,7 @@ def config(tmp):
     path.write_text("\n".join([
         "[gateway]", "workers = 1", "idle = adaptive", "",
         "[port lan]", "device = net_null0,no-rx=1", "role = inner", "address = 10.1.0.1/24", "",
-        "[port wan]", "device = net_af_packet0,iface=dpgw", "role = outer",
+        "[port up-link]", "device = net_af_packet0,iface=dpgw", "role = outer",
         "address = dhcp", f"mac = {GW_MAC}", ""]))
     os.chmod(path, 0o600)
     return path
@@ -112,11 +112,11 @@ def run(net, router, check):
 
 
 def dhcp(prefix):
-    return gwlib.telemetry(prefix, "/hipgw/dhcp")["wan"]
+    return gwlib.telemetry(prefix, "/hipgw/dhcp")["up_link"]   # gw_tel_name
 
 
 def addresses(prefix):
-    return gwlib.telemetry(prefix, "/hipgw/stats")["ports"]["wan"]["addresses"]
+    return gwlib.telemetry(prefix, "/hipgw/stats")["ports"]["up_link"]["addresses"]
 
 
 def test_lease_from_dnsmasq(net):
@@ -138,7 +138,7 @@ def test_lease_from_dnsmasq(net):
         assert "DHCPACK(dpsrv) %s %s" % (addr, GW_MAC) in (tmp / "dnsmasq.log").read_text()
 
     log = run(net, SERVER_IP, check)
-    assert "port wan: DHCP lease bound" in log, log
+    assert "port up-link: DHCP lease bound" in log, log
 
 
 def test_router_off_subnet_refused(net):

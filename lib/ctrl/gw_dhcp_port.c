@@ -122,7 +122,7 @@ io_reject(void *ctx, enum dhcp_reject r, const char *text)
 	struct ctrl_dhcp *d = ctx;
 
 	(void)r;
-	LOG(WARNING, "port %s: DHCP offer refused, the port keeps its address: %s\n",
+	LOG(WARNING, "port %s: DHCP reply refused, the port keeps its address: %s\n",
 	    d->c->ctx->ports[d->port].name, text);
 }
 

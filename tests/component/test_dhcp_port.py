@@ -8,7 +8,10 @@ named hgw-dp-PID-... and removed afterwards.
   /hipgw/dhcp and /hipgw/stats show it) and answers ARP for it.
 - A bad server (a router off the offered subnet): every offer is refused
   (reject_router, with the client's reason in the log), and the port keeps
-  what it had: no address."""
+  what it had: no address.
+- A server that turns bad under a lease: the renewal's ACK at T1 (dnsmasq's
+  shortest lease is 120 s, so this test takes about a minute) is refused, and
+  the port keeps its address, still answering ARP for it."""
 
 import os
 import shutil
@@ -46,8 +49,8 @@ sys.exit(1)
 """
 
 
-def until(what, cond):
-    end = time.monotonic() + WAIT_S
+def until(what, cond, bound_s=WAIT_S):
+    end = time.monotonic() + bound_s
     while time.monotonic() < end:
         v = cond()
         if v:
@@ -97,17 +100,17 @@ def in_pool(addr):
 
 def run(net, router, check):
     srv, gw_ns, tmp = net
-    server = dnsmasq(srv, tmp, router)
+    server = [dnsmasq(srv, tmp, router)]
     prefix = "hgwdp%d" % os.getpid()
     logf = tmp / "gw.log"
     gw = gwlib.start_gateway(gw_ns, prefix, config(tmp), tmp / "stats.json", logf)
     try:
         gwlib.wait_gateway_running(gw, logf)
-        check(prefix, srv, tmp, logf)
+        check(prefix, srv, tmp, logf, server)
     finally:
         gwlib.stop_gateway(gw, prefix)
-        server.terminate()
-        server.wait(timeout=10)
+        server[0].terminate()
+        server[0].wait(timeout=10)
     return gwlib.check_gateway_log(gw, logf)
 
 
@@ -119,38 +122,67 @@ def addresses(prefix):
     return gwlib.telemetry(prefix, "/hipgw/stats")["ports"]["up_link"]["addresses"]
 
 
+def arp_reply(srv, addr):
+    return subprocess.run(["ip", "netns", "exec", srv, "/usr/bin/python3", "-c", ARP, "dpsrv",
+                           addr, SERVER_IP], capture_output=True, text=True).stdout.strip()
+
+
+def bound(prefix, srv, tmp):
+    """Waits for the first lease and checks it: its address."""
+    assert addresses(prefix) == [] or dhcp(prefix)["state"] == "bound"
+    d = until("no lease: %s" % (tmp / "dnsmasq.log").read_text(),
+              lambda: (lambda x: x if x["state"] == "bound" else None)(dhcp(prefix)))
+    addr = d["address"].split("/")[0]
+    assert in_pool(addr) and d["address"].endswith("/24"), d
+    assert d["router"] == SERVER_IP and d["lease_s"] == LEASE_S, d
+    assert d["rx_ack"] == 1 and d["tx_discover"] >= 1 and d["lease_bound"] == 1, d
+    assert d["reject_router"] == 0 and d["last_reject"] == "", d
+    assert addresses(prefix) == [d["address"]]
+    assert until("no ARP reply for the leased address", lambda: arp_reply(srv, addr)) == GW_MAC
+    assert "DHCPACK(dpsrv) %s %s" % (addr, GW_MAC) in (tmp / "dnsmasq.log").read_text()
+    return d["address"]
+
+
 def test_lease_from_dnsmasq(net):
-    def check(prefix, srv, tmp, logf):
-        assert addresses(prefix) == [] or dhcp(prefix)["state"] == "bound"
-        d = until("no lease: %s" % (tmp / "dnsmasq.log").read_text(),
-                  lambda: (lambda x: x if x["state"] == "bound" else None)(dhcp(prefix)))
-        addr = d["address"].split("/")[0]
-        assert in_pool(addr) and d["address"].endswith("/24"), d
-        assert d["router"] == SERVER_IP and d["lease_s"] == LEASE_S, d
-        assert d["rx_ack"] == 1 and d["tx_discover"] >= 1 and d["lease_bound"] == 1, d
-        assert d["reject_router"] == 0 and d["last_reject"] == "", d
-        assert addresses(prefix) == [d["address"]]
-        r = until("no ARP reply for the leased address",
-                  lambda: subprocess.run(["ip", "netns", "exec", srv, "/usr/bin/python3", "-c",
-                                          ARP, "dpsrv", addr, SERVER_IP],
-                                         capture_output=True, text=True).stdout.strip())
-        assert r == GW_MAC
-        assert "DHCPACK(dpsrv) %s %s" % (addr, GW_MAC) in (tmp / "dnsmasq.log").read_text()
+    def check(prefix, srv, tmp, logf, server):
+        bound(prefix, srv, tmp)
 
     log = run(net, SERVER_IP, check)
     assert "port up-link: DHCP lease bound" in log, log
 
 
 def test_router_off_subnet_refused(net):
-    def check(prefix, srv, tmp, logf):
+    def check(prefix, srv, tmp, logf, server):
         d = until("no offer refused: %s" % (tmp / "dnsmasq.log").read_text(),
                   lambda: (lambda x: x if x["reject_router"] >= 1 else None)(dhcp(prefix)))
         assert d["state"] in ("selecting", "init"), d
         assert d["address"] == "" and d["lease_bound"] == 0, d
         assert d["last_reject"].startswith("reject_router"), d
         assert addresses(prefix) == [], "a refused offer gave the port an address"
-        assert "DHCP offer refused, the port keeps its address: reject_router" in \
+        assert "DHCP reply refused, the port keeps its address: reject_router" in \
             logf.read_text()
 
     log = run(net, "198.51.100.1", check)
     assert "DHCP lease bound" not in log, log
+
+
+def test_bad_renewal_keeps_address(net):
+    def check(prefix, srv, tmp, logf, server):
+        addr = bound(prefix, srv, tmp)
+        server[0].terminate()
+        server[0].wait(timeout=10)
+        server[0] = dnsmasq(srv, tmp, "198.51.100.1")    # same lease file, router off-subnet
+        d = until("the renewal was not refused: %s" % (tmp / "dnsmasq.log").read_text(),
+                  lambda: (lambda x: x if x["reject_router"] >= 1 else None)(dhcp(prefix)),
+                  bound_s=LEASE_S)
+        assert d["address"] == addr and d["router"] == SERVER_IP, d
+        assert d["lease_renewed"] == 0 and d["lease_changed"] == 0, d
+        assert d["last_reject"].startswith("reject_router"), d
+        assert addresses(prefix) == [addr], "a refused ACK changed the address"
+        assert until("the kept address is not answered by ARP",
+                     lambda: arp_reply(srv, addr.split("/")[0])) == GW_MAC
+        assert "DHCP reply refused, the port keeps its address: reject_router" in \
+            logf.read_text()
+
+    log = run(net, SERVER_IP, check)
+    assert "DHCP lease changed" not in log, log

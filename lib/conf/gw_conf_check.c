@@ -45,7 +45,9 @@ port_with_addr(const struct gw_config *cfg, const struct gw_addr *a, bool outer_
 	return NULL;
 }
 
-/* The first outer-port address of a family, IPv6 link-local ones last. */
+/* The first outer-port address of a family, IPv6 link-local ones last; an
+ * IPv4 `address = dhcp` port met first gives the unspecified 0.0.0.0: the
+ * address its lease brings (the HIP engine takes it then as our locator). */
 static bool
 first_outer_addr(const struct gw_config *cfg, uint8_t family, struct gw_addr *out)
 {
@@ -56,6 +58,11 @@ first_outer_addr(const struct gw_config *cfg, uint8_t family, struct gw_addr *ou
 
 		if (p->role != GW_ROLE_OUTER)
 			continue;
+		if (p->dhcp && family == 4) {
+			memset(out, 0, sizeof(*out));
+			out->family = 4;
+			return true;
+		}
 		for (unsigned x = 0; x < p->n_addrs; x++) {
 			const struct gw_addr *a = &p->addrs[x].a;
 

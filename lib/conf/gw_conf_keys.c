@@ -130,7 +130,7 @@ const struct conf_key conf_keys[K_MAX] = {
 	[K_MODE] = { SEC_PORT, "mode", conf_key_choice, FIELD(PORT, mode), SET(mode_names),
 		.def = "l3", .doc = "l3 (route IP) or l2 (inner only: bridge the segment, [bridge])" },
 	[K_ADDRESS] = { SEC_PORT, "address", conf_port_address, LIST(PORT, addrs, n_addrs),
-		.doc = "interface addresses with prefix length; required in mode l3" },
+		.doc = "interface addresses with prefix length, or dhcp (outer); required in mode l3" },
 	[K_MAC] = { SEC_PORT, "mac", conf_port_mac, FIELD(PORT, mac),
 		.doc = "unicast MAC to set on the port; default: the PMD's" },
 	[K_NEIGHBORS] = { SEC_PORT, "neighbors", conf_port_neighbors, LIST(PORT, neigh, n_neigh),

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause
  * Config loader: [port NAME]: its list keys (address, neighbors, routes,
  * gateway), mac and tcp-mss-clamp, and the checks of a whole port section
- * (a role, mode l2 only inner, an address unless l2; middlebox mode's ports:
+ * (a role, mode l2 only inner, an address unless l2, dhcp only outer l3; middlebox mode's ports:
  * gw_conf_mbox.c).
  */
 #include <arpa/inet.h>
@@ -39,6 +39,9 @@ address_item(struct loader *L, unsigned line, const char *what, char *item, unsi
 	struct gw_conf_port *p = ctx;
 	struct gw_prefix *a = &p->addrs[n];
 
+	if (strcmp(item, GW_CONF_ADDRESS_DHCP) == 0)
+		return conf_fail(L, line, "%s: dhcp stands alone (the lease gives the port its "
+				 "one address)", what);
 	if (conf_parse_prefix(L, line, what, item, a, true) != 0)
 		return -1;
 	for (unsigned j = 0; j < n; j++)
@@ -47,13 +50,19 @@ address_item(struct loader *L, unsigned line, const char *what, char *item, unsi
 	return 0;
 }
 
-/* address = A/LEN, ...: interface addresses (host part kept), none twice. */
+/* address = A/LEN, ...: interface addresses (host part kept), none twice;
+ * or address = dhcp: none until a DHCP lease (RFC 2131) gives one. */
 int
 conf_port_address(struct loader *L, const struct conf_key *k, unsigned line, const char *v,
 		  void *base)
 {
 	struct gw_conf_port *p = base;
 
+	if (strcmp(v, GW_CONF_ADDRESS_DHCP) == 0) {
+		p->dhcp = true;
+		p->n_addrs = 0;
+		return 0;
+	}
 	return conf_parse_list(L, line, k->name, v, (unsigned)k->hi, "addresses", &p->n_addrs,
 			       address_item, p);
 }
@@ -199,7 +208,18 @@ conf_port_finish(struct loader *L, const struct sec *sec, void *base)
 	if (p->mode == GW_PORT_L2 && p->role != GW_ROLE_INNER)
 		return conf_fail(L, sec->key_line[K_MODE], "mode: l2 needs role = inner (an outer "
 				 "port is never bridged)");
-	if (p->mode == GW_PORT_L3 && p->n_addrs == 0)
+	if (p->dhcp && p->role != GW_ROLE_OUTER)
+		return conf_fail(L, sec->key_line[K_ADDRESS], "address: dhcp only on an outer "
+				 "port (an inner port is the site's router: give its address)");
+	if (p->dhcp && p->mode != GW_PORT_L3)
+		return conf_fail(L, sec->key_line[K_ADDRESS], "address: dhcp only on an l3 port");
+	if (p->dhcp && (p->n_neigh != 0 || p->n_routes != 0 || p->gateway4.family != 0))
+		return conf_fail(L, sec->key_line[p->n_neigh ? K_NEIGHBORS : p->n_routes ?
+						 K_ROUTES : K_GATEWAY],
+				 "%s: not with address = dhcp (the port's network and its router "
+				 "come from the lease)", p->n_neigh ? "neighbors" : p->n_routes ?
+				 "routes" : "gateway");
+	if (p->mode == GW_PORT_L3 && p->n_addrs == 0 && !p->dhcp)
 		return conf_fail(L, sec->line, "[%s]: missing key '%s'", sec->cfgname,
 				 conf_keys[K_ADDRESS].name);
 	for (unsigned i = 0; i < p->n_addrs; i++)

@@ -20,6 +20,7 @@
 #define GW_CONF_MAX_PORTS    GW_PORTS_MAX
 #define GW_CONF_MAX_SAS      256
 #define GW_CONF_MAX_ADDRS    8     /* addresses per port */
+#define GW_CONF_ADDRESS_DHCP "dhcp"  /* address = dhcp: the port's address from a DHCP lease */
 #define GW_CONF_MAX_NEIGH    32    /* static neighbours per port */
 #define GW_CONF_NEIGH_REFRESH_DEFAULT 30   /* s, [gateway] neighbor-refresh */
 #define GW_CONF_MAX_ROUTES   32    /* routes per port */
@@ -80,6 +81,10 @@ struct gw_conf_port {
 	unsigned line;                        /* line of the section header */
 	bool has_mac;                         /* `mac` given: set this MAC on the port */
 	uint8_t mac[6];
+	/* `address = dhcp`: an outer l3 port whose one IPv4 address (and
+	 * gateway) a DHCP lease gives at run time (lib/ctrl gw_dhcp_port.c);
+	 * n_addrs is then 0: the port has no address before the first lease. */
+	bool dhcp;
 };
 
 struct gw_conf_sa {

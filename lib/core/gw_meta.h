@@ -29,6 +29,9 @@ enum gw_meta_kind {
 	GW_PUNT_MBOX_HIP,      /* middlebox: a HIP packet (Ethernet frame, unchanged) received on
 	                        * `port` of a pair, its IP header at byte `l3_off`: to the
 	                        * tracker, then out of the other port or dropped */
+	GW_PUNT_DHCP,          /* an `address = dhcp` port: IPv4 UDP 67 -> 68 (a DHCP server's
+	                        * reply, RFC 2131 4.1) to any address (Ethernet frame): to the
+	                        * port's DHCP client */
 	/* control -> worker */
 	GW_CTRL_TX,            /* complete Ethernet frame: send on port as is */
 	GW_CTRL_OUTBOUND,      /* Ethernet frame as received on inner port `port`: run the outbound path */

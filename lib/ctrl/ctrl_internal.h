@@ -38,6 +38,8 @@ struct gw_ctrl {
 	/* gw_ctrl_req.c: the request slot (enum in gw_ctrl_req.c) and its request */
 	uint32_t req_state;
 	struct gw_ctrl_request req;
+	/* gw_dhcp_port.c: the DHCP client of each `address = dhcp` port */
+	struct ctrl_dhcp *dhcp[GW_PORTS_MAX];
 };
 
 #define GW_CTRL_SOCK_SEGS    16   /* mbuf segments a frame may have on the packet socket */
@@ -64,6 +66,12 @@ void ctrl_neigh_learned(struct gw_ctrl *c, unsigned port, const struct gw_addr *
 /* gw_addr_set.c: port_gw from the config (gw_ctrl_create); the tick's part:
  * deprecated addresses withdrawn when their hold is over, withdrawn slots
  * freed after the grace period. */
+/* gw_dhcp_port.c: the clients created (0, -1: no memory), freed, their
+ * timers run, a punted reply (GW_PUNT_DHCP; consumes m). */
+int ctrl_dhcp_init(struct gw_ctrl *c);
+void ctrl_dhcp_free(struct gw_ctrl *c);
+void ctrl_dhcp_tick(struct gw_ctrl *c);
+void ctrl_dhcp_input(struct gw_ctrl *c, struct rte_mbuf *m, unsigned port);
 void ctrl_addr_init(struct gw_ctrl *c);
 void ctrl_addr_tick(struct gw_ctrl *c);
 /* gw_arpnd.c: announce our address a on port: a gratuitous ARP request

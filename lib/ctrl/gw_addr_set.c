@@ -66,6 +66,12 @@ gw_ctrl_port_index(const struct gw_ctx *ctx, const char *name)
 	return -1;
 }
 
+const char *
+gw_ctrl_port_name(const struct gw_ctrl *c, unsigned port)
+{
+	return port < c->ctx->n_ports ? c->ctx->ports[port].name : "?";
+}
+
 int
 gw_ctrl_source_addr(const struct gw_ctrl *c, unsigned port, uint8_t family, struct gw_prefix *out)
 {

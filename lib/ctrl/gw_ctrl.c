@@ -85,6 +85,11 @@ gw_ctrl_create(struct gw_ctx *ctx)
 	c->ctx = ctx;
 	c->st = &gw_stats[rte_lcore_id()];
 	ctrl_addr_init(c);
+	if (ctrl_dhcp_init(c) != 0) {
+		ctrl_dhcp_free(c);
+		rte_free(c);
+		return NULL;
+	}
 	return c;
 }
 
@@ -104,6 +109,7 @@ gw_ctrl_free(struct gw_ctrl *c)
 	for (unsigned i = 0; i < GW_NEIGH_PENDING; i++)
 		if (c->pend[i].used)
 			pending_release(c, &c->pend[i], GW_DROP_NO_NEIGHBOR);
+	ctrl_dhcp_free(c);
 	rte_free(c);
 }
 
@@ -217,6 +223,7 @@ gw_ctrl_tick(struct gw_ctrl *c)
 	ctrl_pmtu_tick(c);
 	ctrl_l2_tick(c);
 	ctrl_addr_tick(c);
+	ctrl_dhcp_tick(c);
 }
 
 void
@@ -421,6 +428,9 @@ gw_ctrl_poll(struct gw_ctrl *c)
 					c->hooks.mbox_hip(c->hooks.ctx, m, port);
 				else
 					ctrl_drop(c, m, GW_DROP_MBOX_HIP);
+				break;
+			case GW_PUNT_DHCP:
+				ctrl_dhcp_input(c, m, port);
 				break;
 			case GW_PUNT_UNKNOWN_SPI:
 				if (c->hooks.unknown_spi != NULL)

@@ -189,6 +189,33 @@ int gw_ctrl_source_addr(const struct gw_ctrl *c, unsigned port, uint8_t family,
 /* The index of the port named `name` in ctx->ports, or -1. */
 int gw_ctrl_port_index(const struct gw_ctx *ctx, const char *name);
 
+/* ---- `address = dhcp` ports (gw_dhcp_port.c) ----
+ * The control lcore runs one DHCPv4 client (lib/dhcp, RFC 2131) per port
+ * whose gw_port.dhcp is set: created with the controller, ticked from
+ * gw_ctrl_tick, fed the frames the workers punt (GW_PUNT_DHCP). A lease bound
+ * or changed becomes the port's IPv4 address and gateway (gw_ctrl_set_address,
+ * which also tells lib/keying); a renewal changes nothing; a refused offer or
+ * ACK, a refused address and a lost lease are logged, the port keeping what
+ * it has. */
+#define GW_CTRL_DHCP_COUNTERS 40   /* >= lib/dhcp's DHCP_CNT_COUNT */
+#define GW_CTRL_DHCP_TEXT     96   /* bytes of the last refusal's text, NUL included */
+struct gw_ctrl_dhcp_info {
+	uint32_t seq;                  /* odd while the control lcore writes */
+	char state[16];                /* "init", "selecting", "bound", ... */
+	struct gw_prefix lease;        /* family 0: no lease */
+	struct gw_addr router;         /* family 0: none */
+	uint32_t lease_s;              /* seconds granted */
+	uint64_t counters[GW_CTRL_DHCP_COUNTERS];   /* by gw_ctrl_dhcp_counter_name */
+	char last_reject[GW_CTRL_DHCP_TEXT];
+};
+/* Any thread: a consistent copy of port `port`'s client state into *out.
+ * Returns 0, or -1 when the port has no DHCP client. */
+int gw_ctrl_dhcp_read(const struct gw_ctrl *c, unsigned port, struct gw_ctrl_dhcp_info *out);
+/* The name of counter i ("tx_discover", ...), NULL past the last. */
+const char *gw_ctrl_dhcp_counter_name(unsigned i);
+/* Port `port`'s name ("?" out of range). */
+const char *gw_ctrl_port_name(const struct gw_ctrl *c, unsigned port);
+
 /* ---- Requests from other threads (telemetry) to the control lcore ----
  * One request at a time in a single slot (gw_ctrl_req.c): the caller fills
  * it and waits; the control loop runs it on its next pass and answers. */

@@ -9,6 +9,7 @@
 #include <rte_prefetch.h>
 
 #include "gw_worker_internal.h"
+#include "dhcp_wire.h"
 
 /* sad_lookup and inbound_esp keep a bit per packet of a burst in a uint64_t */
 _Static_assert(GW_BURST_PACKETS <= 64, "a burst's SAD hits fit in 64 bits");
@@ -193,6 +194,21 @@ outer_ip6_ext(struct worker *w, struct rte_mbuf *m, uint32_t tl, uint8_t *proto)
  * fragment reassembled (*mp and *l3 may change). Returns its length after
  * Ethernet with *l3, *proto and *hl (the IP header's bytes) set, or 0 when it
  * was consumed. */
+/* An unfragmented IPv4 UDP datagram (tl bytes) from port 67 to port 68: a
+ * DHCP server's reply (RFC 2131 4.1), broadcast or to an address the port
+ * does not own yet (before its first lease it owns none). The control
+ * lcore's client checks the rest (dhcp_frame_parse). */
+static inline bool
+dhcp_reply(const struct rte_ipv4_hdr *ip, uint16_t tl)
+{
+	uint32_t hl = rte_ipv4_hdr_len(ip);
+	const struct rte_udp_hdr *u = (const struct rte_udp_hdr *)((const uint8_t *)ip + hl);
+
+	return ip->next_proto_id == GW_IPPROTO_UDP && !rte_ipv4_frag_pkt_is_fragmented(ip) &&
+	       tl >= hl + GW_UDP_HDR_LEN && u->src_port == rte_cpu_to_be_16(DHCP_PORT_SERVER) &&
+	       u->dst_port == rte_cpu_to_be_16(DHCP_PORT_CLIENT);
+}
+
 static __rte_always_inline uint32_t
 outer_ip4(struct worker *w, struct rte_mbuf **mp, const struct gw_port *port, uint32_t len,
 	  uint8_t **l3, uint8_t *proto, uint32_t *hl)
@@ -203,6 +219,10 @@ outer_ip4(struct worker *w, struct rte_mbuf **mp, const struct gw_port *port, ui
 
 	if (!wk_ip_fit(w, m, tl, len))
 		return 0;
+	if (unlikely(port->dhcp) && dhcp_reply(ip, tl)) {
+		punt(w, m, GW_PUNT_DHCP, (unsigned)(port - w->ctx->ports), 0);
+		return 0;
+	}
 	if (!gw_port_owns(port, 4, (uint8_t *)&ip->dst_addr)) {
 		drop(w, m, GW_DROP_POLICY);   /* clear traffic never goes inward */
 		return 0;

@@ -147,6 +147,7 @@ port_setup(struct gw_ctx *ctx, unsigned i, const struct gw_conf_port *pc, char *
 	p->role = pc->role;
 	p->mtu = pc->mtu;
 	p->mss_clamp = pc->mss_clamp;
+	p->dhcp = pc->dhcp;
 	gw_paddr_init(&p->addrs, pc->addrs, pc->n_addrs);
 	if (rte_eth_dev_info_get(pid, &info) != 0)
 		return fail(err, errlen, "port %s: no device info", pc->name);

@@ -4,6 +4,7 @@
  * thread parses the parameters and hands the request to the control lcore
  * (gw_ctrl_request), the one writer of ports and routes, then answers
  *   {"result": "ok" | "error", "message": one line}.
+ * And /hipgw/dhcp: the DHCP clients of the `address = dhcp` ports.
  */
 #include <pthread.h>
 #include <stdio.h>
@@ -11,6 +12,7 @@
 #include <rte_telemetry.h>
 
 #include "gw_ctrl.h"
+#include "gw_sinks.h"
 #include "gw_statsout.h"
 
 #define SET_ADDRESS_TIMEOUT_MS 2000   /* the control lcore takes a request on its next pass */
@@ -99,10 +101,61 @@ tel_set_address(const char *cmd, const char *params, struct rte_tel_data *d)
 	return reply(d, r.rc == 0, r.msg);
 }
 
+/* /hipgw/dhcp: one object per `address = dhcp` port, by port name (as
+ * gw_tel_name writes it): state,
+ * address (ADDR/LEN or ""), router, lease_s, last_reject and the client's
+ * counters by name (docs/counters.md). */
+static int
+tel_dhcp(const char *cmd, const char *params, struct rte_tel_data *d)
+{
+	(void)cmd;
+	(void)params;
+	rte_tel_data_start_dict(d);
+	pthread_mutex_lock(&ctrl_lock);
+	for (unsigned i = 0; tel_ctrl != NULL && i < GW_PORTS_MAX; i++) {
+		struct gw_ctrl_dhcp_info in;
+		struct rte_tel_data *o;
+		char a[GW_ADDR_TEXT_MAX + 4], r[GW_ADDR_TEXT_MAX], nb[GW_CONF_NAME_MAX];
+		const char *name;
+
+		if (gw_ctrl_dhcp_read(tel_ctrl, i, &in) != 0 || (o = rte_tel_data_alloc()) == NULL)
+			continue;
+		rte_tel_data_start_dict(o);
+		rte_tel_data_add_dict_string(o, "state", in.state);
+		a[0] = r[0] = '\0';
+		if (in.lease.a.family != 0) {
+			gw_addr_str(&in.lease.a, a, GW_ADDR_TEXT_MAX);
+			snprintf(a + strlen(a), sizeof(a) - strlen(a), "/%u", in.lease.len);
+		}
+		if (in.router.family != 0)
+			gw_addr_str(&in.router, r, sizeof(r));
+		rte_tel_data_add_dict_string(o, "address", a);
+		rte_tel_data_add_dict_string(o, "router", r);
+		rte_tel_data_add_dict_u64(o, "lease_s", in.lease_s);
+		for (char *p = in.last_reject; *p != '\0'; p++)
+			if (*p == '"' || *p == '\\' || (unsigned char)*p < 0x20 ||
+			    (unsigned char)*p >= 0x7f)
+				*p = '?';
+		rte_tel_data_add_dict_string(o, "last_reject", in.last_reject);
+		for (unsigned k = 0; (name = gw_ctrl_dhcp_counter_name(k)) != NULL; k++)
+			rte_tel_data_add_dict_u64(o, name, in.counters[k]);
+		/* telemetry names: letters, digits and '_' (gw_tel_name) */
+		if (rte_tel_data_add_dict_container(d, gw_tel_name(gw_ctrl_port_name(tel_ctrl, i),
+								 nb, sizeof(nb)), o, 0) != 0)
+			rte_tel_data_free(o);
+	}
+	pthread_mutex_unlock(&ctrl_lock);
+	return 0;
+}
+
 /* (telemetry takes help texts of up to RTE_TEL_MAX_STRING_LEN bytes) */
 int
 gw_addr_tel_register(void)
 {
+	if (rte_telemetry_register_cmd("/hipgw/dhcp", tel_dhcp,
+		"The DHCP client of each address = dhcp port: state, address, router, "
+		"lease_s, last_reject, counters.") != 0)
+		return -1;
 	return rte_telemetry_register_cmd("/hipgw/set_address", tel_set_address,
 		"Change an outer port's address. Parameters: PORT,ADDRESS/LENGTH[,GATEWAY]. "
 		"Answers result (ok, error), message.");

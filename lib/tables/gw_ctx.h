@@ -57,6 +57,8 @@ struct gw_port {
 	struct gw_port_addrs addrs;
 	uint64_t tx_dropped;            /* frames the PMD refused, summed over lcores by readers */
 	bool rss_spi;                   /* RSS hashes ESP SPIs (RTE_ETH_RSS_ESP): one SPI, one queue */
+	bool dhcp;                      /* address = dhcp: the workers punt DHCP server
+	                                 * replies (GW_PUNT_DHCP) to the control lcore's client */
 	int ctrl_txq;                   /* the control lcore's own TX queue, -1: none (the PMD
 	                                 * has no queue to spare) */
 };

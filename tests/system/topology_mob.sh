@@ -232,7 +232,8 @@ mob_plain_check() {
 
 # mob_write_hip_config FILE SIDE(A|B) WAN4 GW4: a HIP-keyed gateway of this
 # topology: lan inner, wan outer at WAN4/24 with default gateway GW4 (R), one
-# [peer] (the other gateway, its first WAN address as locator). Needs
+# [peer] (the other gateway, its first WAN address as locator); WAN4 "dhcp":
+# wan's address by DHCP (mob_dhcp_start), no gateway, no peer local. Needs
 # hip_keygen A and B first (HIT_A, HIT_B). Extra lines for [gateway] in
 # MOB_GW_EXTRA, for [peer] in MOB_PEER_EXTRA.
 mob_write_hip_config() {
@@ -244,8 +245,11 @@ mob_write_hip_config() {
 		lan_if=$IF_GB_LAN lan4=$GB_LAN4 lan6=$GB_LAN6 peer=$HIP_PEER_OF_B peer_hit=$HIT_A
 		rwan4=$GA_WAN4 rem4=$SITE_A4 rem6=$SITE_A6
 	fi
-	local wan_if=$IF_GA_WAN
+	local wan_if=$IF_GA_WAN wan_addr="address = $wan4/24" wan_gw="gateway = $gw4" local="local = $wan4"
 	[ "$side" = A ] || wan_if=$IF_GB_WAN
+	if [ "$wan4" = dhcp ]; then
+		wan_addr="address = dhcp" wan_gw="" local=""
+	fi
 	cat >"$f" <<CONF
 ; hipgw gateway $side of the locator topology (tests/system/topology_mob.sh)
 [gateway]
@@ -263,24 +267,29 @@ address = $lan4/24, $lan6/64
 [port wan]
 device = net_af_packet1,iface=$wan_if
 role = outer
-address = $wan4/24
-gateway = $gw4
+$wan_addr
+$wan_gw
 
 [peer $peer]
 hit = $peer_hit
 locator = $rwan4
-local = $wan4
+$local
 prefixes = $rem4, $rem6
 ${MOB_PEER_EXTRA:-}
 CONF
 }
 
 # mob_configs: fresh Host Identities, $WORK/gwA.ini and gwB.ini (start them
-# with GW_CONF= and GW_RUN= empty or set).
+# with GW_CONF= and GW_RUN= empty or set). MOB_GA_DHCP=1: gwA's wan has
+# address = dhcp (serve it with mob_dhcp_start "$GA_WAN4" "$GA_WAN4").
 mob_configs() {
 	hip_keygen A || return 1
 	hip_keygen B || return 1
-	mob_write_hip_config "$WORK/gwA.ini" A "$GA_WAN4" "$MOB_A1_R"
+	if [ "${MOB_GA_DHCP:-0}" = 1 ]; then
+		mob_write_hip_config "$WORK/gwA.ini" A dhcp "$MOB_A1_R"
+	else
+		mob_write_hip_config "$WORK/gwA.ini" A "$GA_WAN4" "$MOB_A1_R"
+	fi
 	mob_write_hip_config "$WORK/gwB.ini" B "$GB_WAN4" "$MOB_B_R"
 }
 

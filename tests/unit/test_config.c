@@ -702,6 +702,43 @@ test_hip_config(void **state)
 }
 
 /* sa-lifetime variants: a limit left out is 0 (none). */
+/* ---------- address = dhcp ---------------------------------------------------- */
+
+/* An outer port with address = dhcp: no address, the flag set; a peer's
+ * default local is then 0.0.0.0 (the lease's address, when it comes), or the
+ * static one of a port before it in the file. */
+static void
+test_dhcp_port(void **state)
+{
+	static const char conf[] =
+		"[port lan]\ndevice = net_null0\nrole = inner\naddress = 10.1.0.1/24\n"
+		"[port wan]\ndevice = net_null1\nrole = outer\naddress = dhcp\n"
+		"[port wan6]\ndevice = net_null2\nrole = outer\naddress = 2001:db8::1/64\n"
+		"[gateway]\nhi = @HI@\n"
+		"[peer b]\nhit = " HIT_B "\nlocator = 198.51.100.1\nprefixes = 10.2.0.0/16\n"
+		"[peer c]\nhit = " HIT_P256 "\nlocator = 2001:db8:2::1\nprefixes = 10.3.0.0/16\n";
+	struct gw_config *cfg = new_cfg();
+	char err[512] = "x", *text = subst(conf);
+	struct tmpconf t;
+	int rc;
+
+	(void)state;
+	rc = load_len(text, strlen(text), cfg, err, sizeof(err), &t);
+	unlink(t.path);
+	free(text);
+	if (rc != 0)
+		fail_msg("load failed: %s", err);
+	assert_true(cfg->ports[1].dhcp);
+	assert_int_equal(cfg->ports[1].n_addrs, 0);
+	assert_false(cfg->ports[0].dhcp);
+	assert_false(cfg->ports[2].dhcp);
+	assert_int_equal(cfg->n_peers, 2);
+	assert_addr(&cfg->peers[0].local, "0.0.0.0");
+	assert_addr(&cfg->peers[1].local, "2001:db8::1");
+	gw_config_wipe(cfg);
+	free(cfg);
+}
+
 static void
 test_hip_lifetime(void **state)
 {
@@ -1610,6 +1647,7 @@ main(void)
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_example_gwA);
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_defaults);
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_hip_config);
+	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_dhcp_port);
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_hip_lifetime);
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_r1_rate);
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_peer_limit);

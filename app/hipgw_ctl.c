@@ -46,8 +46,8 @@ ctl_ask(const char *path, const char *cmd, char *buf, size_t len)
 	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
 	if (fd < 0 || setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv)) != 0 ||
 	    connect(fd, (struct sockaddr *)&sa, sizeof(sa)) != 0) {
-		fprintf(stderr, "hipgw: %s: %s (is hipgw running with this --file-prefix?)\n", path,
-			strerror(errno));
+		fprintf(stderr, "hipgw: %s: %s (is hipgw running with this telemetry socket?)\n",
+			path, strerror(errno));
 		if (fd >= 0)
 			close(fd);
 		return -1;

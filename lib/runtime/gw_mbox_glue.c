@@ -214,8 +214,15 @@ gw_mbox_glue_tick(struct gw_mbox_glue *g)
 void
 gw_mbox_glue_free(struct gw_mbox_glue *g)
 {
+	char err[256] = "";
+
 	if (g == NULL)
 		return;
+	/* what changed since the last tick's write (MBOX_STATE_GAP_NS apart:
+	 * a rekey just completed) goes into the state file now, so that the
+	 * next start forwards the SPIs in use, not the ones they replaced */
+	if (mbox_state_flush(g->t, err, sizeof(err)) != 0)
+		LOG(ERR, "middlebox: %s\n", err);
 	mbox_free(g->t);
 	for (unsigned i = 0; i < g->n_his; i++)
 		hip_hi_free(&g->his[i].hi);

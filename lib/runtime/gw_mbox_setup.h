@@ -36,6 +36,9 @@ void gw_mbox_glue_tick(struct gw_mbox_glue *g);
  * "associations" {"now", "pending", "i1_sources"}, "hip" (MBOX_COUNTER_LIST),
  * "hip_drops" (HIP the tracker dropped, by its reason: MBOX_DROP_LIST). */
 void gw_mbox_glue_emit(void *arg, struct gw_stat_sink *s);
+/* Write the tracker's state file if it changed since its last write (an
+ * error logged), then free the glue and the tracker. Control lcore, at
+ * shutdown (the workers stopped); NULL: nothing. */
 void gw_mbox_glue_free(struct gw_mbox_glue *g);
 #define GW_MBOX_TICK_MS 10   /* ms between tracker ticks: idle ageing, rekey grace, state file */
 

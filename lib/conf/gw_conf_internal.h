@@ -190,7 +190,6 @@ unsigned conf_split_words(char *s, char **w, unsigned max);
 int conf_parse_uint(const char *s, bool hex_ok, uint64_t *out);
 
 /* gw_conf_values.c: addresses and prefixes */
-int conf_parse_addr(const char *s, struct gw_addr *a);
 bool conf_addr_eq(const struct gw_addr *a, const struct gw_addr *b);
 bool conf_is_unicast(const struct gw_addr *a);
 bool conf_is_v6_link_local(const struct gw_addr *a);

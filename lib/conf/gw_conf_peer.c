@@ -19,7 +19,7 @@ conf_parse_hit(struct loader *L, unsigned line, const char *what, const char *v,
 	char s[INET6_ADDRSTRLEN];
 	unsigned oga;
 
-	if (strchr(v, ':') == NULL || conf_parse_addr(v, &a) != 0)
+	if (strchr(v, ':') == NULL || gw_addr_parse(v, &a) != 0)
 		return conf_fail(L, line, "%s: '" ECHO "' is not an IPv6 address (a HIT is written like "
 				 "2001:2x:...; `hipgw hit KEYFILE` prints it)", what, v);
 	if (!(a.addr[0] == 0x20 && a.addr[1] == 0x01 && a.addr[2] == 0x00 &&

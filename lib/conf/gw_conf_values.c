@@ -3,7 +3,6 @@
  * keys, choices) and the generic parsers of conf_keys rows. Each reports its
  * own error as FILE:LINE: message through conf_fail.
  */
-#include <arpa/inet.h>
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -171,22 +170,6 @@ conf_parse_hex_key(struct loader *L, unsigned line, const char *what, const char
 	return 0;
 }
 
-int
-conf_parse_addr(const char *s, struct gw_addr *a)
-{
-	memset(a, 0, sizeof(*a));
-	if (strchr(s, ':') != NULL) {
-		if (inet_pton(AF_INET6, s, a->addr) != 1)
-			return -1;
-		a->family = 6;
-	} else {
-		if (inet_pton(AF_INET, s, a->addr) != 1)
-			return -1;
-		a->family = 4;
-	}
-	return 0;
-}
-
 static unsigned
 family_bits(uint8_t family)
 {
@@ -271,7 +254,7 @@ int
 conf_parse_unicast(struct loader *L, unsigned line, const char *what, const char *s,
 		   struct gw_addr *a)
 {
-	if (conf_parse_addr(s, a) != 0)
+	if (gw_addr_parse(s, a) != 0)
 		return conf_fail(L, line, "%s: '" ECHO "' is not an IPv4 or IPv6 address", what, s);
 	if (!conf_is_unicast(a))
 		return conf_fail(L, line, "%s: '" ECHO "' is not a unicast address", what, s);
@@ -297,7 +280,7 @@ conf_parse_prefix(struct loader *L, unsigned line, const char *what, const char 
 	if (slash == NULL)
 		return conf_fail(L, line, "%s: '" ECHO "' needs a prefix length (ADDRESS/LENGTH)", what, s);
 	*slash = '\0';
-	if (conf_parse_addr(buf, &p->a) != 0)
+	if (gw_addr_parse(buf, &p->a) != 0)
 		return conf_fail(L, line, "%s: '" ECHO "' is not an IPv4 or IPv6 address", what, buf);
 	bits = family_bits(p->a.family);
 	if (conf_parse_uint(slash + 1, false, &len) != 0 || len > bits)

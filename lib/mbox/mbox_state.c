@@ -23,7 +23,6 @@
  * process): a loaded association's ageing and an old SPI's grace start
  * anew. Associations the rules now deny are not loaded (load_denied).
  */
-#include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -223,17 +222,6 @@ get_u32(const char *s, uint32_t *v)
 }
 
 static int
-get_addr(const char *s, struct gw_addr *a)
-{
-	memset(a, 0, sizeof(*a));
-	if (inet_pton(AF_INET, s, a->addr) == 1)
-		a->family = 4;
-	else if (inet_pton(AF_INET6, s, a->addr) == 1)
-		a->family = 6;
-	return a->family != 0 ? 0 : -1;
-}
-
-static int
 get_side(const char *s)
 {
 	return strcmp(s, "lo") == 0 ? MBOX_LO : strcmp(s, "hi") == 0 ? MBOX_HI : -1;
@@ -275,7 +263,7 @@ rd_spi(struct rd *r, int x, char **w, int n)
 	for (int i = MBOX_SPI_CURRENT; n == 7 && i <= MBOX_SPI_OLD; i++)
 		if (strcmp(w[2], spi_names[i]) == 0)
 			st = i;
-	if (st < 0 || get_u32(w[3], &s.spi) != 0 || s.spi == 0 || get_addr(w[4], &s.dst) != 0 ||
+	if (st < 0 || get_u32(w[3], &s.spi) != 0 || s.spi == 0 || gw_addr_parse(w[4], &s.dst) != 0 ||
 	    get_u32(w[5], &s.seq) != 0 || get_u32(w[6], &acked) != 0 || acked > 1)
 		return fail(r, "spi: current|new|old SPI ADDR SEQ 0|1 expected", NULL);
 	/* an SPI at two locators: after a move, the former one OLD */
@@ -321,7 +309,7 @@ rd_item(struct rd *r, char **w, int n)
 	}
 	if (strcmp(w[0], "i2") == 0) {
 		if (n != 4 || get_u32(w[2], &h->i2_spi) != 0 || h->i2_spi == 0 ||
-		    get_addr(w[3], &h->i2_loc) != 0)
+		    gw_addr_parse(w[3], &h->i2_loc) != 0)
 			return fail(r, "i2: SPI ADDR expected", NULL);
 		h->i2_seen = true;
 		return 0;

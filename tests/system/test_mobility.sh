@@ -67,7 +67,7 @@ PY
 peer_json() {
 	local side=$1 peer=$HIP_PEER_OF_A
 	[ "$side" = A ] || peer=$HIP_PEER_OF_B
-	mob_tel "$side" "/hipgw/hip_peer,$peer" >"$WORK/peer$side.json" || true
+	tel "$side" "/hipgw/hip_peer,$peer" >"$WORK/peer$side.json" || true
 }
 
 # ping_gaps FILE T0: from ping -D -i 0.01 output, "lost=N outage_ms=M" for
@@ -111,7 +111,7 @@ gw_start B
 check "MOB-1 gwA running" gw_wait_running A 30
 check "MOB-1 gwB running" gw_wait_running B 30
 dhcp_bound() {
-	mob_tel A /hipgw/dhcp >"$WORK/dhcpA.json" || return 1
+	tel A /hipgw/dhcp >"$WORK/dhcpA.json" || return 1
 	[ "$(jget "$WORK/dhcpA.json" "/hipgw/dhcp.wan.state")" = bound ]
 }
 check "MOB-1 gwA's wan bound a DHCP lease" wait_ok 30 dhcp_bound
@@ -163,7 +163,7 @@ check "MOB-2 gwA sends from $MOB_GA_MOVED ($a_local), its SA moved ($a_moves)" \
 	eval '[ "$a_local" = "$MOB_GA_MOVED" ] && isnum "$a_moves" && [ "$a_moves" -ge 1 ]'
 check "MOB-2 gwB sends to $MOB_GA_MOVED ($b_remote), the locator $b_loc, its SA moved ($b_moves)" \
 	eval '[ "$b_remote" = "$MOB_GA_MOVED" ] && [ "$b_loc" = active ] && isnum "$b_moves" && [ "$b_moves" -ge 1 ]'
-mob_tel B /hipgw/hip >"$WORK/hipB.json" || true
+tel B /hipgw/hip >"$WORK/hipB.json" || true
 rr_ok=$(jget "$WORK/hipB.json" "/hipgw/hip.rr_ok")
 check "MOB-2 gwB checked the new locator (rr_ok $rr_ok)" eval 'isnum "$rr_ok" && [ "$rr_ok" -ge 1 ]'
 kinds=$(mob_wan_kinds)

@@ -759,10 +759,10 @@ cleartext_hits() { pcap_hits "$1" "$(cleartext_patterns)" 2>/dev/null; }
 
 # ---------------------------------------------------------------- counters
 
-telemetry_stats() {
-	local side=$1
-	echo /hipgw/stats | timeout 5 "$PY" /usr/bin/dpdk-telemetry.py -f "${P}gw$side" 2>/dev/null
-}
+# tel SIDE CMD: one telemetry command to hipgw SIDE (A, B, M, ...); the reply JSON.
+tel() { echo "$2" | timeout 5 "$PY" /usr/bin/dpdk-telemetry.py -f "${P}gw$1" 2>/dev/null; }
+
+telemetry_stats() { tel "$1" /hipgw/stats; }
 
 # stats_summary FILE [sa-may-end]: print the interesting part of a stats JSON
 # (also accepts the telemetry reply {"/hipgw/stats": {...}}); fails when the

@@ -206,8 +206,7 @@ gws_start() {
 
 # ---------------------------------------------------------------- telemetry
 
-# tel SIDE CMD: one telemetry command to hipgw SIDE (A, B, M); the reply JSON.
-tel() { echo "$2" | timeout 5 "$PY" /usr/bin/dpdk-telemetry.py -f "${P}gw$1" 2>/dev/null; }
+# tel SIDE CMD (topology.sh): one telemetry command to hipgw SIDE; the reply JSON.
 
 # mbox_snap NAME: MB's /hipgw/mbox, /hipgw/mbox_flows and /hipgw/stats now,
 # in $WORK/mbox-NAME.json, mbox_flows-NAME.json, mbstats-NAME.json; and gwA's

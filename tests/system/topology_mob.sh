@@ -299,6 +299,3 @@ mob_set_address() {
 	local side=$1; shift
 	"$HIPGW" set-address --file-prefix "${P}gw$side" "$@"
 }
-
-# mob_tel SIDE CMD: gateway SIDE's telemetry answer to CMD (JSON).
-mob_tel() { echo "$2" | timeout 5 "$PY" /usr/bin/dpdk-telemetry.py -f "${P}gw$1" 2>/dev/null; }

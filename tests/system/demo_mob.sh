@@ -120,7 +120,7 @@ trigger_dhcp() {
 	wait_ok 15 dhcp_addr_is "$MOB_GA_DHCP2"
 }
 event_dhcp() {
-	MOB_DHCP_OPTS=(--dhcp-option=option:T1,$MOB_T1_S --dhcp-option=option:T2,$MOB_T2_S)
+	MOB_DHCP_OPTS=("--dhcp-option=option:T1,$MOB_T1_S" "--dhcp-option=option:T2,$MOB_T2_S")
 	rm -f "$WORK/dnsmasq.leases"
 	mob_dhcp_start "$GA_WAN4" "$GA_WAN4"
 	MOB_GA_DHCP=1 mob_configs

@@ -49,7 +49,7 @@ MOB_T2_S=4
 DHCP_IPERF_S=14         # MOB-4: iperf3 and pings, the pool change after MOVE_AT_S
 DHCP_PINGS=1400
 DHCP_WAIT_S=15          # the new lease within this (NAK <= T1, then INIT's 4 +- 1 s)
-MOB_DHCP_OPTS=(--dhcp-option=option:T1,$MOB_T1_S --dhcp-option=option:T2,$MOB_T2_S)
+MOB_DHCP_OPTS=("--dhcp-option=option:T1,$MOB_T1_S" "--dhcp-option=option:T2,$MOB_T2_S")
 
 finish() {
 	echo "$HGW_PASS passed, $HGW_FAIL failed"

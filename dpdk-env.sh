@@ -9,6 +9,8 @@
 #                             ping and a 1 MiB curl direct and through hipgw
 #   ./dpdk-env.sh demo middlebox  hipgw as a HIP firewall between two gateways
 #                             (docs/middlebox.md): iperf3 fast and --slow-path beside hipfw's
+#   ./dpdk-env.sh demo mobility  locator events under iperf3 and pings (docs/mobility.md):
+#                             outage, pings lost, throughput before/after, the target
 #   ./dpdk-env.sh test        deps + hugepages + build, then unit, HIP, fuzz replay,
 #                             component and system tests; last line "N passed, N failed"
 #   ./dpdk-env.sh fuzz [SECONDS] [NAME...]
@@ -155,13 +157,14 @@ cmd_build() {
 	build_asan
 }
 
-cmd_demo() {   # [manual|l2|middlebox]
+cmd_demo() {   # [manual|l2|middlebox|mobility]
 	local mode=${1:-hip} script=demo.sh
 	case $mode in
 		hip | manual) ;;
 		l2) script=demo_l2.sh ;;
 		middlebox) script=demo_mbox.sh ;;
-		*) die "demo: unknown variant '$mode' (./dpdk-env.sh demo [manual|l2|middlebox])" ;;
+		mobility) script=demo_mob.sh ;;
+		*) die "demo: unknown variant '$mode' (./dpdk-env.sh demo [manual|l2|middlebox|mobility])" ;;
 	esac
 	need_root
 	cmd_deps

@@ -181,8 +181,10 @@ for_this_port(const struct gw_port *p, const struct rte_ether_hdr *eth)
 
 /* Ethernet stage of both paths: a frame for this port's MAC goes on (0, *et
  * set; a chained one is first put in one segment by wk_flatten, and *mp
- * updated); broadcast/multicast ARP and IPv6 (ND) go to the control lcore;
- * anything else is dropped (-1: the frame consumed either way). On a port where
+ * updated), and so does a broadcast IPv4 frame on a DHCP port (RFC 2131 4.1:
+ * a server broadcasts its DHCPNAK; outer_ip4 punts DHCP replies and drops
+ * the rest as not for this port); broadcast/multicast ARP and IPv6 (ND) go to
+ * the control lcore; anything else is dropped (-1: the frame consumed either way). On a port where
  * the control lcore sends through its own packet socket, a frame from the
  * port's own MAC is the kernel's copy of one of those (packet(7): a socket
  * bound to the interface with ETH_P_ALL, as the af_packet PMD's are, sees the
@@ -211,6 +213,9 @@ l2_accept(struct worker *w, struct rte_mbuf **mp, const struct gw_port *port, un
 	}
 	*et = rte_be_to_cpu_16(eth->ether_type);
 	if (for_this_port(port, eth))
+		return 0;
+	if (unlikely(port->dhcp) && *et == RTE_ETHER_TYPE_IPV4 &&
+	    rte_is_broadcast_ether_addr(&eth->dst_addr))
 		return 0;
 	if (rte_is_multicast_ether_addr(&eth->dst_addr) &&
 	    (*et == RTE_ETHER_TYPE_ARP || *et == RTE_ETHER_TYPE_IPV6))

@@ -4,10 +4,9 @@
 # their WAN subnets. Checks, by part:
 #   MOB-1 gwA's wan has address = dhcp: dnsmasq in R leases it GA_WAN4 (a
 #         pool of one, gwB's locator of gwA), /hipgw/dhcp shows it bound;
-#         the tunnel up: ping both families, the BEX crossed R. (A lease
-#         change is not tested: dnsmasq's shortest lease is 120 s, so the
-#         first renewal, T1, is 60 s away, and our client takes no
-#         FORCERENEW: too slow for this test.)
+#         the tunnel up: ping both families, the BEX crossed R. dnsmasq
+#         sends T1 and T2 of MOB_T1_S / MOB_T2_S (its least lease, 120 s,
+#         would put T1 60 s away), so gwA renews every few seconds.
 #   MOB-2 gwA's WAN address changes by the control command (hipgw
 #         set-address wan 203.0.113.1/24 203.0.113.254) in the middle of an
 #         iperf3 TCP stream and a ping every 10 ms: the command answers, iperf3
@@ -18,6 +17,16 @@
 #         ESP (R's counters by kind)
 #   MOB-3 bad commands change nothing: an unknown port, an inner port, a
 #         gateway off-link, a bad prefix
+#   MOB-4 a DHCP lease change under an iperf3 TCP stream and a ping every
+#         10 ms: dnsmasq restarts with a pool of MOB_GA_DHCP2 alone (wan1's
+#         second subnet), gwA's next renewal gets a DHCPNAK (wrong network,
+#         RFC 2131 4.3.2, 4.4.5), its
+#         client goes to INIT (the address kept meanwhile), takes the new
+#         lease and moves the port to it: iperf3 does not fail, pings pass,
+#         the NAK and the change counted, both gateways' SAs moved again
+#         (path_moves), gwB sends to the new address. Runs before MOB-2:
+#         once a command moved the port off its lease's address, the
+#         renewals' unicast answers to that address no longer reach gwA.
 # Counters and frames are asserted, never times; the outage (ms) and the
 # pings lost are printed. Prints "N passed, N failed" last; exit code 0 only
 # when nothing failed. Root only.
@@ -29,72 +38,22 @@ HGW_NS_PREFIX=${HGW_NS_PREFIX:-hgw-mo-}
 . "$(dirname "${BASH_SOURCE[0]}")/topology.sh"
 # shellcheck source=tests/system/topology_mob.sh
 . "$(dirname "${BASH_SOURCE[0]}")/topology_mob.sh"
+# shellcheck source=tests/system/mob_measure.sh
+. "$(dirname "${BASH_SOURCE[0]}")/mob_measure.sh"
 
 MOVE_PINGS=500          # 10 ms apart, the move after MOVE_AT_S
 MOVE_AT_S=2
 IPERF_S=8
+MOB_T1_S=2              # dnsmasq's T1 and T2 for gwA's lease (s)
+MOB_T2_S=4
+DHCP_IPERF_S=14         # MOB-4: iperf3 and pings, the pool change after MOVE_AT_S
+DHCP_PINGS=1400
+DHCP_WAIT_S=15          # the new lease within this (NAK <= T1, then INIT's 4 +- 1 s)
+MOB_DHCP_OPTS=("--dhcp-option=option:T1,$MOB_T1_S" "--dhcp-option=option:T2,$MOB_T2_S")
 
 finish() {
 	echo "$HGW_PASS passed, $HGW_FAIL failed"
 	[ "$HGW_FAIL" -eq 0 ]
-}
-
-# wait_ok S CMD...: CMD until it succeeds, S seconds at most (not a timing check).
-wait_ok() {
-	local s=$1; shift
-	for _ in $(seq $((s * 5))); do
-		"$@" && return 0
-		sleep 0.2
-	done
-	return 1
-}
-
-# jget FILE PATH: a value of the JSON FILE by a dotted PATH ("" when absent).
-jget() {
-	"$PY" - "$1" "$2" <<'PY'
-import json, sys
-try:
-    v = json.load(open(sys.argv[1]))
-    for k in sys.argv[2].split("."):
-        v = v[k]
-    print(v if not isinstance(v, (dict, list)) else json.dumps(v))
-except Exception:
-    print("")
-PY
-}
-
-# peer_json SIDE: gateway SIDE's /hipgw/hip_peer of its peer into $WORK/peerSIDE.json.
-peer_json() {
-	local side=$1 peer=$HIP_PEER_OF_A
-	[ "$side" = A ] || peer=$HIP_PEER_OF_B
-	tel "$side" "/hipgw/hip_peer,$peer" >"$WORK/peer$side.json" || true
-}
-
-# ping_gaps FILE T0: from ping -D -i 0.01 output, "lost=N outage_ms=M" for
-# the pings sent from T0 (s since the epoch) to T0 + 3 s: those with no reply,
-# and the longest time without a reply in that window (from the last reply
-# before it to the first one after each gap). Pings elsewhere in the run
-# are not counted: on 2 shared CPUs iperf3 alone delays some.
-ping_gaps() {
-	"$PY" - "$1" "$2" <<'PY'
-import re, sys
-t0 = float(sys.argv[2])
-rep = {}
-for line in open(sys.argv[1]):
-    m = re.match(r"\[(\d+\.\d+)\].*icmp_seq=(\d+)", line)
-    if m:
-        rep[int(m.group(2))] = float(m.group(1))
-if not rep:
-    print("lost=all outage_ms=none")
-    sys.exit(0)
-first = min(rep)
-sent = lambda s: rep[first] + (s - first) * 0.01   # ping -i 0.01: one every 10 ms
-window = [s for s in range(1, max(rep) + 1) if t0 <= sent(s) < t0 + 3]
-lost = sum(1 for s in window if s not in rep)
-ts = sorted(t for s, t in rep.items() if t0 - 0.5 <= t < t0 + 3.5)
-gap = max((b - a for a, b in zip(ts, ts[1:])), default=0.0)
-print("lost=%d outage_ms=%.0f" % (lost, gap * 1000))
-PY
 }
 
 need_tools
@@ -125,6 +84,64 @@ kinds=$(mob_wan_kinds)
 log "  R forwarded: $kinds"
 check "MOB-1 the BEX and ESP crossed R ($kinds)" \
 	eval '[[ "$kinds" =~ hip=([1-9][0-9]*) ]] && [[ "$kinds" =~ esp=([1-9][0-9]*) ]]'
+
+info "MOB-4 gwA's DHCP lease changes to $MOB_GA_DHCP2 under ping and iperf3"
+dhcp_addr_is() {
+	tel A /hipgw/dhcp >"$WORK/dhcpA.json" || return 1
+	[ "$(jget "$WORK/dhcpA.json" "/hipgw/dhcp.wan.address")" = "$1/24" ]
+}
+dhcp_renewed() {
+	local n
+	tel A /hipgw/dhcp >"$WORK/dhcpA.json" || return 1
+	n=$(jget "$WORK/dhcpA.json" "/hipgw/dhcp.wan.lease_renewed")
+	isnum "$n" && [ "$n" -ge 1 ]
+}
+check "MOB-4 gwA renews its lease at T1 ($MOB_T1_S s)" wait_ok 10 dhcp_renewed
+peer_json A
+peer_json B
+moves0=$(jget "$WORK/peerA.json" "/hipgw/hip_peer.path_moves")
+bmoves0=$(jget "$WORK/peerB.json" "/hipgw/hip_peer.path_moves")
+iperf_server_start
+nsx "$NS_HA" iperf3 -c "$HB4" -t "$DHCP_IPERF_S" -i 0.5 -J >"$WORK/iperf-dhcp.json" 2>&1 &
+iperf_pid=$!
+t_iperf=$(date +%s.%N)
+HGW_BG_PIDS+=("$iperf_pid")
+nsx "$NS_HA" ping -D -i 0.01 -c "$DHCP_PINGS" -W 1 "$HB4" >"$WORK/ping-dhcp.txt" 2>&1 &
+ping_pid=$!
+HGW_BG_PIDS+=("$ping_pid")
+sleep "$MOVE_AT_S"
+t_pool=$(date +%s.%N)
+MOB_DHCP_ROUTER=$MOB_A1B_R mob_dhcp_start "$MOB_GA_DHCP2" "$MOB_GA_DHCP2"
+check "MOB-4 gwA's wan took the new lease $MOB_GA_DHCP2/24" wait_ok "$DHCP_WAIT_S" dhcp_addr_is "$MOB_GA_DHCP2"
+t_new=$(date +%s.%N)
+wait "$ping_pid" || true
+forget_pid "$ping_pid"
+iperf_rc=0; wait "$iperf_pid" || iperf_rc=$?
+forget_pid "$iperf_pid"
+iperf_server_stop
+win=$("$PY" -c "print(round($t_new - $t_pool + 1, 1))")
+gaps=$(ping_gaps "$WORK/ping-dhcp.txt" "$t_pool" "$win")
+rates=$(iperf_rates "$WORK/iperf-dhcp.json" "$t_iperf" "$t_pool" "$t_new")
+log "  lease change: new lease $("$PY" -c "print('%.1f' % ($t_new - $t_pool))") s after the pool change; $gaps (pings 10 ms apart, in the $win s from it); iperf3 Mbit/s $rates"
+tel A /hipgw/dhcp >"$WORK/dhcpA.json" || true
+naks=$(jget "$WORK/dhcpA.json" "/hipgw/dhcp.wan.rx_nak")
+bound=$(jget "$WORK/dhcpA.json" "/hipgw/dhcp.wan.lease_bound")
+log "  gwA's DHCP: $(cat "$WORK/dhcpA.json")"
+check "MOB-4 the renewal got a DHCPNAK (rx_nak $naks), the new lease bound ($bound)" \
+	eval 'isnum "$naks" && [ "$naks" -ge 1 ] && isnum "$bound" && [ "$bound" -ge 2 ]'
+check "MOB-4 iperf3 TCP across the lease change did not fail (rc $iperf_rc)" test "$iperf_rc" -eq 0
+check "MOB-4 pings pass after the lease change" nsx "$NS_HA" ping -c 5 -i 0.2 -W 1 -q "$HB4"
+peer_json A
+peer_json B
+a_local=$(jget "$WORK/peerA.json" "/hipgw/hip_peer.local")
+b_remote=$(jget "$WORK/peerB.json" "/hipgw/hip_peer.remote")
+a_moves=$(jget "$WORK/peerA.json" "/hipgw/hip_peer.path_moves")
+b_moves=$(jget "$WORK/peerB.json" "/hipgw/hip_peer.path_moves")
+log "  gwA: local $a_local, path_moves $moves0 -> $a_moves; gwB: remote $b_remote, path_moves $b_moves"
+check "MOB-4 gwA sends from $MOB_GA_DHCP2 ($a_local), its SA moved ($moves0 -> $a_moves)" \
+	eval '[ "$a_local" = "$MOB_GA_DHCP2" ] && isnum "$a_moves" && isnum "$moves0" && [ "$a_moves" -gt "$moves0" ]'
+check "MOB-4 gwB sends to $MOB_GA_DHCP2 ($b_remote), its SA moved ($bmoves0 -> $b_moves)" \
+	eval '[ "$b_remote" = "$MOB_GA_DHCP2" ] && isnum "$b_moves" && isnum "$bmoves0" && [ "$b_moves" -gt "$bmoves0" ]'
 
 info "MOB-2 gwA moves to $MOB_GA_MOVED/24 under ping and iperf3"
 iperf_server_start

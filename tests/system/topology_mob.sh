@@ -50,6 +50,8 @@ MOB_NAT_UDP_TIMEOUT=${MOB_NAT_UDP_TIMEOUT:-10}   # s: conntrack UDP timeouts in 
 # DHCP on wan1 (dnsmasq in R): the pool and the lease (s; dnsmasq's least is 120)
 MOB_DHCP_FIRST=192.0.2.100; MOB_DHCP_LAST=192.0.2.149
 MOB_DHCP_LEASE=${MOB_DHCP_LEASE:-120}
+# gwA's lease once the pool moved to wan1's second subnet (a lease change)
+MOB_GA_DHCP2=203.0.113.2
 
 # mob_link NS1 IF1 MAC1 NS2 IF2 MAC2: a veth pair, offloads off, both ends up.
 mob_link() {
@@ -186,21 +188,28 @@ mob_nat_rebind() { nsx "$NS_N" conntrack -F >/dev/null 2>&1; }
 
 # mob_dhcp_start [FIRST LAST]: dnsmasq in R serving wan1 (DHCPv4 only, no
 # DNS), router MOB_A1_R, lease MOB_DHCP_LEASE s; its log $WORK/dnsmasq.log.
+# The router option MOB_DHCP_ROUTER (default MOB_A1_R); more dnsmasq options
+# in the array MOB_DHCP_OPTS (e.g. T1 and T2).
 mob_dhcp_start() {
 	local first=${1:-$MOB_DHCP_FIRST} last=${2:-$MOB_DHCP_LAST}
 	mob_dhcp_stop
 	nsx "$NS_R" dnsmasq --keep-in-foreground --port=0 --no-resolv --no-hosts \
 		--interface="$IF_R_A1" --bind-interfaces --dhcp-authoritative \
 		--dhcp-range="$first,$last,255.255.255.0,${MOB_DHCP_LEASE}s" \
-		--dhcp-option=option:router,"$MOB_A1_R" \
+		--dhcp-option=option:router,"${MOB_DHCP_ROUTER:-$MOB_A1_R}" ${MOB_DHCP_OPTS[@]+"${MOB_DHCP_OPTS[@]}"} \
 		--dhcp-leasefile="$WORK/dnsmasq.leases" --log-dhcp \
 		--log-facility="$WORK/dnsmasq.log" --pid-file="$WORK/dnsmasq.pid" &
 	MOB_DHCP_PID=$!
 	HGW_BG_PIDS+=("$MOB_DHCP_PID")
 }
 
+# mob_dhcp_stop: dnsmasq ended (by its pid file too: the background job's
+# pid may be the shell around it, not dnsmasq).
 mob_dhcp_stop() {
+	local dpid
 	[ -n "${MOB_DHCP_PID:-}" ] || return 0
+	dpid=$(cat "$WORK/dnsmasq.pid" 2>/dev/null || true)
+	[ -z "$dpid" ] || kill -TERM "$dpid" 2>/dev/null || true
 	kill -TERM "$MOB_DHCP_PID" 2>/dev/null || true
 	wait "$MOB_DHCP_PID" 2>/dev/null || true
 	forget_pid "$MOB_DHCP_PID"

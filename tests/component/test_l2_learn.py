@@ -78,6 +78,9 @@ class Bridge:
         # band (the kernel untags on receive), so a tagged frame comes without
         self.link.expect(self.link.lan, lambda g: bytes(g).endswith(f[-40:]),
                          "frame from remote %d" % r)
+        # the frame is out, but its learn request may still sit in the ring:
+        # the barrier returns once the control lcore applied it
+        self.link.barrier(4)
 
     def settle(self):
         """Both barriers; returns the frames sent to remote 0 and to remote 1

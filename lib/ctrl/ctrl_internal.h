@@ -72,6 +72,12 @@ int ctrl_dhcp_init(struct gw_ctrl *c);
 void ctrl_dhcp_free(struct gw_ctrl *c);
 void ctrl_dhcp_tick(struct gw_ctrl *c);
 void ctrl_dhcp_input(struct gw_ctrl *c, struct rte_mbuf *m, unsigned port);
+/* An address set by command on an `address = dhcp` port is the operator's:
+ * the port's client stops (no renewal would overwrite it, none is sent from
+ * an address the server did not lease) until hipgw restarts; its telemetry
+ * state reads stopped and its replies are dropped (policy). Returns true
+ * when a client was running on port. */
+bool ctrl_dhcp_stop(struct gw_ctrl *c, unsigned port);
 void ctrl_addr_init(struct gw_ctrl *c);
 void ctrl_addr_tick(struct gw_ctrl *c);
 /* gw_arpnd.c: announce our address a on port: a gratuitous ARP request

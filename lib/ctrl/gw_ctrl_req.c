@@ -8,6 +8,7 @@
  * release store; no lock, and the control lcore never waits.
  */
 #include <stdio.h>
+#include <string.h>
 #include <time.h>
 
 #include "ctrl_internal.h"
@@ -65,6 +66,12 @@ req_set_address(struct gw_ctrl *c, struct gw_ctrl_request *r)
 		return;
 	}
 	r->rc = gw_ctrl_set_address(c, (unsigned)port, &r->addr, &r->gw, r->msg, sizeof(r->msg));
+	if (r->rc == 0 && ctrl_dhcp_stop(c, (unsigned)port)) {
+		size_t n = strlen(r->msg);
+
+		snprintf(r->msg + n, sizeof(r->msg) - n, "; DHCP stopped on %s until restart",
+			 c->ctx->ports[port].name);
+	}
 }
 
 unsigned

@@ -28,6 +28,7 @@ struct ctrl_dhcp {
 	struct dhcp_client *cl;
 	uint8_t server_mac[DHCP_ETH_ADDR_LEN];  /* of the last reply: unicast renewals */
 	uint32_t server_ip;                     /* its IPv4 source, host order; 0: none */
+	bool stopped;                           /* the operator set the address (ctrl_dhcp_stop) */
 	uint8_t buf[DHCP_FRAME_MAX];
 	struct gw_ctrl_dhcp_info pub;           /* what the telemetry reads (seq odd: writing) */
 };
@@ -135,7 +136,8 @@ publish(struct ctrl_dhcp *d)
 
 	__atomic_store_n(&p->seq, p->seq + 1, __ATOMIC_RELAXED);
 	__atomic_thread_fence(__ATOMIC_RELEASE);
-	snprintf(p->state, sizeof(p->state), "%s", dhcp_state_name(dhcp_client_state(d->cl)));
+	snprintf(p->state, sizeof(p->state), "%s",
+		 d->stopped ? "stopped" : dhcp_state_name(dhcp_client_state(d->cl)));
 	memset(&p->lease, 0, sizeof(p->lease));
 	memset(&p->router, 0, sizeof(p->router));
 	p->lease_s = 0;
@@ -205,7 +207,7 @@ ctrl_dhcp_tick(struct gw_ctrl *c)
 	for (unsigned i = 0; i < GW_PORTS_MAX; i++) {
 		struct ctrl_dhcp *d = c->dhcp[i];
 
-		if (d == NULL || now < dhcp_client_next_ns(d->cl))
+		if (d == NULL || d->stopped || now < dhcp_client_next_ns(d->cl))
 			continue;
 		dhcp_client_tick(d->cl, now);
 		publish(d);
@@ -218,7 +220,7 @@ ctrl_dhcp_input(struct gw_ctrl *c, struct rte_mbuf *m, unsigned port)
 	struct ctrl_dhcp *d = port < GW_PORTS_MAX ? c->dhcp[port] : NULL;
 	struct dhcp_frame_in in;
 
-	if (d == NULL) {
+	if (d == NULL || d->stopped) {
 		ctrl_drop(c, m, GW_DROP_POLICY);
 		return;
 	}
@@ -235,6 +237,20 @@ ctrl_dhcp_input(struct gw_ctrl *c, struct rte_mbuf *m, unsigned port)
 	}
 	publish(d);
 	rte_pktmbuf_free(m);
+}
+
+bool
+ctrl_dhcp_stop(struct gw_ctrl *c, unsigned port)
+{
+	struct ctrl_dhcp *d = port < GW_PORTS_MAX ? c->dhcp[port] : NULL;
+
+	if (d == NULL || d->stopped)
+		return false;
+	d->stopped = true;
+	publish(d);
+	LOG(NOTICE, "port %s: address set by command: its DHCP client stops until a restart\n",
+	    c->ctx->ports[port].name);
+	return true;
 }
 
 int

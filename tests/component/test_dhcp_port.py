@@ -11,7 +11,10 @@ named hgw-dp-PID-... and removed afterwards.
   what it had: no address.
 - A server that turns bad under a lease: the renewal's ACK at T1 (dnsmasq's
   shortest lease is 120 s, so this test takes about a minute) is refused, and
-  the port keeps its address, still answering ARP for it."""
+  the port keeps its address, still answering ARP for it.
+- An address set by command on the port (/hipgw/set_address) is the
+  operator's: the answer says DHCP stopped, /hipgw/dhcp reads "stopped", and
+  the port has the commanded address, not the lease's."""
 
 import os
 import shutil
@@ -186,3 +189,20 @@ def test_bad_renewal_keeps_address(net):
 
     log = run(net, SERVER_IP, check)
     assert "DHCP lease changed" not in log, log
+
+
+def test_set_address_stops_dhcp(net):
+    def check(prefix, srv, tmp, logf, server):
+        leased = bound(prefix, srv, tmp)
+        r = gwlib.telemetry(prefix, "/hipgw/set_address,up-link,192.0.2.200/24," + SERVER_IP)
+        assert r is not None and r["result"] == "ok", r
+        assert "DHCP stopped on up-link until restart" in r["message"], r
+        d = dhcp(prefix)
+        assert d["state"] == "stopped", d
+        assert "192.0.2.200/24" in addresses(prefix), addresses(prefix)
+        assert until("the commanded address is not answered by ARP",
+                     lambda: arp_reply(srv, "192.0.2.200")) == GW_MAC
+        assert leased != "192.0.2.200/24"
+        assert "its DHCP client stops until a restart" in logf.read_text()
+
+    run(net, SERVER_IP, check)

@@ -9,6 +9,7 @@
 #include <rte_prefetch.h>
 
 #include "gw_worker_internal.h"
+#include "esp_udp_fast.h"
 #include "dhcp_wire.h"
 
 /* sad_lookup and inbound_esp keep a bit per packet of a burst in a uint64_t */
@@ -297,7 +298,7 @@ outer_ip6(struct worker *w, struct rte_mbuf **mp, const struct gw_port *port, un
  * non-ESP marker goes to the control lcore as HIP does, with its UDP source
  * port in gw_meta.udp_sport; a NAT-keepalive (RFC 3948 2.3) is counted and
  * freed; the rest dropped by reason (udp_bad, udp_cksum). */
-static bool
+static __rte_always_inline bool
 udp_in(struct worker *w, struct rte_mbuf *m, const uint8_t *l3, uint32_t hl, uint32_t len,
        unsigned pidx)
 {
@@ -312,7 +313,7 @@ udp_in(struct worker *w, struct rte_mbuf *m, const uint8_t *l3, uint32_t hl, uin
 		drop(w, m, GW_DROP_POLICY);
 		return false;
 	}
-	switch (esp_udp_demux(m, sizeof(struct rte_ether_hdr), hl, len, &sport)) {
+	switch (esp_udp_demux_fast(m, sizeof(struct rte_ether_hdr), hl, len, &sport)) {
 	case ESP_UDP_ESP:
 		w->st->udp_esp++;
 		return true;

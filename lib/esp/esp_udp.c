@@ -12,6 +12,7 @@
 #include <rte_udp.h>
 
 #include "esp_internal.h"
+#include "esp_udp_fast.h"
 
 /* The UDP checksum of the datagram at u (RFC 768): IPv4 0 = none (RFC 3948
  * 2.1 asks senders for 0; a non-zero one is verified, as any UDP receiver
@@ -84,38 +85,9 @@ esp_udp_demux(struct rte_mbuf *m, uint32_t l3_off, uint32_t hl, uint32_t len,
 		return ESP_UDP_HIP;           /* non-ESP marker: a HIP control packet follows */
 	if (plen < GW_ESP_HDR_LEN)
 		return ESP_UDP_BAD;
-	/* ESP: the IP header moves up over the UDP header, now carrying ESP.
-	 * What the rewrite needs is read before the move and the new fields
-	 * are only stored after it: a load of bytes that the move or a
-	 * narrower store has just written waits for that store (no
-	 * store-to-load forwarding), which cost more than all the rest of this
-	 * function. The common header sizes move as constants (inline). */
+	/* ESP: the IP header moves up over the UDP header, now carrying ESP */
 	if (family == 4) {
-		const struct rte_ipv4_hdr *o = (const struct rte_ipv4_hdr *)l3;
-		uint16_t new_len = rte_cpu_to_be_16((uint16_t)(len - GW_UDP_HDR_LEN));
-		uint8_t pt_old[2] = { o->time_to_live, o->next_proto_id };
-		uint8_t pt_new[2] = { o->time_to_live, GW_IPPROTO_ESP };
-		uint16_t w_old, w_new;
-		struct rte_ipv4_hdr *ip;
-		uint32_t sum;
-
-		/* RFC 1624 eqn. 3, HC' = ~(~HC + ~m + m'), for the two words
-		 * that change: the total length, and TTL with the protocol */
-		memcpy(&w_old, pt_old, 2);
-		memcpy(&w_new, pt_new, 2);
-		sum = (uint16_t)~o->hdr_checksum + (uint32_t)(uint16_t)~o->total_length + new_len +
-		      (uint16_t)~w_old + w_new;
-		sum = (sum & 0xffff) + (sum >> 16);
-		sum = (sum & 0xffff) + (sum >> 16);
-		if (hl == GW_IPV4_HDR_LEN)
-			hdr_up(l3, GW_IPV4_HDR_LEN);
-		else
-			memmove(l3 + GW_UDP_HDR_LEN, l3, hl);
-		rte_pktmbuf_adj(m, (uint16_t)(l3_off + GW_UDP_HDR_LEN));
-		ip = rte_pktmbuf_mtod(m, struct rte_ipv4_hdr *);
-		ip->total_length = new_len;
-		ip->next_proto_id = GW_IPPROTO_ESP;
-		ip->hdr_checksum = (uint16_t)~sum;
+		esp_udp_v4_up(m, l3_off, l3, hl, len);
 	} else {
 		uint16_t new_len = rte_cpu_to_be_16((uint16_t)(len - GW_UDP_HDR_LEN - hl));
 		struct rte_ipv6_hdr *ip;

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause
  * libFuzzer harness for lib/esp/esp_udp.c, the demultiplexing of UDP to the
- * HIP NAT traversal port (RFC 3948 ESP in UDP, NAT-keepalives, RFC 5770's
+ * HIP NAT traversal port, and its inline common case (esp_udp_fast.h, which
+ * must agree with it on every input: verdict, source port and bytes) (RFC 3948 ESP in UDP, NAT-keepalives, RFC 5770's
  * non-ESP marker). Input: one flags byte, then an IP packet (IPv4 or IPv6
  * header, UDP header, payload). Flags: bit 0 IPv6 (else IPv4), bit 1 the IP
  * length field made to fit the input (else taken as it is, cut to the
@@ -20,6 +21,7 @@
 #include <rte_udp.h>
 
 #include "esp.h"
+#include "esp_udp_fast.h"
 #include "fuzz_common.h"
 #include "hipgw_wire.h"
 
@@ -167,9 +169,14 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	m1 = mk(ip, len, gap);
 	m2 = mk(ip, len, gap);
 	k1 = esp_udp_demux(m1, gap, hl, len, &s1);
-	k2 = esp_udp_demux(m2, gap, hl, len, &s2);
+	k2 = esp_udp_demux_fast(m2, gap, hl, len, &s2);   /* the workers' inline case */
 	if (k1 != k2 || s1 != s2)
-		FUZZ_FAIL("two runs disagree: %d/%u and %d/%u", k1, s1, k2, s2);
+		FUZZ_FAIL("esp_udp_demux and its fast case disagree: %d/%u and %d/%u", k1, s1, k2,
+			  s2);
+	if (rte_pktmbuf_data_len(m1) != rte_pktmbuf_data_len(m2) ||
+	    memcmp(rte_pktmbuf_mtod(m1, uint8_t *), rte_pktmbuf_mtod(m2, uint8_t *),
+		   rte_pktmbuf_data_len(m1)) != 0)
+		FUZZ_FAIL("esp_udp_demux and its fast case left different packets");
 	plen = len - hl >= GW_UDP_HDR_LEN ? len - hl - GW_UDP_HDR_LEN : 0;
 	switch (k1) {
 	case ESP_UDP_ESP:

@@ -337,10 +337,12 @@ TOTAL_PASS=0
 TOTAL_FAIL=0
 STAGES=()
 
-stage_result() {   # NAME PASSED FAILED
+STAGE_T0=$SECONDS
+stage_result() {   # NAME PASSED FAILED: and the seconds since the last stage ended
 	TOTAL_PASS=$((TOTAL_PASS + $2))
 	TOTAL_FAIL=$((TOTAL_FAIL + $3))
-	STAGES+=("$(printf '%-10s %4d passed, %4d failed' "$1" "$2" "$3")")
+	STAGES+=("$(printf '%-16s %4d passed, %4d failed  %4d s' "$1" "$2" "$3" $((SECONDS - STAGE_T0)))")
+	STAGE_T0=$SECONDS
 }
 
 # last "N passed, N failed"-ish figures of a log: pytest's and ours
@@ -425,6 +427,8 @@ cmd_test() {
 	if ! build_main; then
 		stage_result build 0 1
 	else
+		say "set-up (deps, hugepages, build): $((SECONDS - start)) s"
+		STAGE_T0=$SECONDS
 		run_unit
 		run_hip
 		run_fuzz

@@ -179,6 +179,21 @@ struct hip_transport_format_list {
 int hip_transport_format_list_parse(const struct hip_tlv *t, struct hip_transport_format_list *out);
 int hip_transport_format_list_put(struct hip_builder *b, const struct hip_transport_format_list *in);
 
+/* ---- NAT_TRAVERSAL_MODE (RFC 5770 5.4): Reserved 2, Mode ID 2 bytes each --------- */
+struct hip_nat_traversal_mode {
+	unsigned n;              /* 1..HIP_NAT_MODES_MAX */
+	unsigned dropped;        /* Mode IDs after the HIP_NAT_MODES_MAX-th, not kept */
+	uint16_t modes[HIP_NAT_MODES_MAX];   /* HIP_NAT_MODE_* (unknown ones kept: the
+					      * caller ignores them), preference order */
+};
+/* Length below 4 or odd: HIP_E_PARAM_LENGTH. More than HIP_NAT_MODES_MAX IDs
+ * are accepted, the first ones kept. put: 1..HIP_NAT_MODES_MAX IDs, else
+ * HIP_E_ARG. */
+int hip_nat_traversal_mode_parse(const struct hip_tlv *t, struct hip_nat_traversal_mode *out);
+int hip_nat_traversal_mode_put(struct hip_builder *b, const struct hip_nat_traversal_mode *in);
+/* mode among out's modes (RFC 5770 4.3: the initiator picks one the responder listed) */
+bool hip_nat_traversal_mode_has(const struct hip_nat_traversal_mode *m, uint16_t mode);
+
 /* ---- ESP_TRANSFORM (RFC 7402 5.1.2): Reserved 2, Suite ID 2 bytes each ----------- */
 struct hip_esp_transform {
 	unsigned n;              /* 1..HIP_ESP_SUITES_MAX */

@@ -469,3 +469,30 @@ hip_host_id_put(struct hip_builder *b, const struct hip_host_id *in)
 		memcpy(p + HOST_ID_FIXED + in->hi_len, in->di, in->di_len);
 	return HIP_OK;
 }
+
+int
+hip_nat_traversal_mode_parse(const struct hip_tlv *t, struct hip_nat_traversal_mode *out)
+{
+	int rc = param_check(t, out, HIP_PARAM_NAT_TRAVERSAL_MODE);
+
+	if (rc != HIP_OK)
+		return rc;
+	return list_parse(t, 2, 2, out->modes, HIP_NAT_MODES_MAX, true, &out->n, &out->dropped);
+}
+
+int
+hip_nat_traversal_mode_put(struct hip_builder *b, const struct hip_nat_traversal_mode *in)
+{
+	if (in == NULL)
+		return param_fail(b, HIP_E_ARG);
+	return list_put(b, HIP_PARAM_NAT_TRAVERSAL_MODE, 2, 2, in->modes, in->n, HIP_NAT_MODES_MAX);
+}
+
+bool
+hip_nat_traversal_mode_has(const struct hip_nat_traversal_mode *m, uint16_t mode)
+{
+	for (unsigned x = 0; m != NULL && x < m->n; x++)
+		if (m->modes[x] == mode)
+			return true;
+	return false;
+}

@@ -124,6 +124,29 @@
 #define HIP_NOTIFY_I2_ACKNOWLEDGEMENT                  16384
 #define HIP_NOTIFY_NAT_KEEPALIVE                       16385 /* RFC 9028 */
 
+/* ---- NAT traversal (RFC 5770, RFC 9028) ----------------------------------- */
+/* NAT_TRAVERSAL_MODE (type HIP_PARAM_NAT_TRAVERSAL_MODE, RFC 5770 5.4; recall):
+ * Reserved (2 bytes, zero, ignored), then Mode IDs of 2 bytes each in the
+ * sender's preference order. The responder lists the modes it supports in R1
+ * (covered by HIP_SIGNATURE_2); the initiator echoes the one it picked in I2.
+ * An unknown Mode ID is ignored (RFC 5770 4.3). */
+#define HIP_NAT_MODE_RESERVED            0
+#define HIP_NAT_MODE_UDP_ENCAPSULATION   1     /* RFC 5770: HIP and ESP over UDP */
+#define HIP_NAT_MODE_ICE_STUN_UDP        2     /* RFC 5770: ICE with STUN (we do not do ICE) */
+#define HIP_NAT_MODE_ICE_HIP_UDP         3     /* RFC 9028: ICE with HIP messages */
+#define HIP_NAT_MODES_MAX                8     /* Mode IDs kept from one parameter; the rest counted */
+/* Over UDP a HIP packet follows the UDP header and the 32-bit zero non-ESP
+ * marker (GW_UDP_NON_ESP_MARKER_LEN, hipgw_wire.h), to and from port
+ * GW_HIP_UDP_PORT 10500. Its HIP header checksum is zero when sent and not
+ * checked when received: the UDP checksum covers it (RFC 5770 5.2; recall). */
+#define HIP_UDP_HIP_CHECKSUM             0
+/* NAT keepalives (RFC 5770 4.7, RFC 9028 4.10; recall): a host using UDP
+ * sends a HIP NOTIFY with NOTIFICATION type HIP_NOTIFY_NAT_KEEPALIVE (no data)
+ * when it sent nothing to the peer for Tr, 15 s by default, so that the NAT
+ * keeps its mapping. RFC 3948 2.3's one-byte 0xFF NAT-keepalive of ESP in UDP
+ * (GW_NAT_KEEPALIVE_BYTE) is accepted and ignored. */
+#define HIP_NAT_KEEPALIVE_DEFAULT_S      15
+
 /* ---- Diffie-Hellman Group IDs (RFC 7401 section 5.2.7) -------------------- */
 #define HIP_DH_GROUP_RESERVED          0
 #define HIP_DH_GROUP_384_DEPRECATED    1     /* RFC 5201 only */

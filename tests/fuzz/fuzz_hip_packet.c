@@ -153,6 +153,7 @@ rt_lists(struct ctx *c, const struct hip_tlv *t)
 	struct hip_hit_suite_list hs;
 	struct hip_transport_format_list tf;
 	struct hip_esp_transform et;
+	struct hip_nat_traversal_mode nm;
 
 	ROUND_TRIP(c, t, "DH_GROUP_LIST", hip_dh_group_list_parse(t, &dl),
 		   hip_dh_group_list_put(&c->b, &dl), (void)0);
@@ -164,6 +165,10 @@ rt_lists(struct ctx *c, const struct hip_tlv *t)
 		   hip_transport_format_list_put(&c->b, &tf), (void)0);
 	ROUND_TRIP(c, t, "ESP_TRANSFORM", hip_esp_transform_parse(t, &et),
 		   hip_esp_transform_put(&c->b, &et), (zero(&c->e, 0, 2), c->e.len = 2 + 2 * (size_t)et.n));
+	/* RFC 5770 5.4: Reserved written 0, Mode IDs past HIP_NAT_MODES_MAX not kept */
+	ROUND_TRIP(c, t, "NAT_TRAVERSAL_MODE", hip_nat_traversal_mode_parse(t, &nm),
+		   hip_nat_traversal_mode_put(&c->b, &nm),
+		   (zero(&c->e, 0, 2), c->e.len = 2 + 2 * (size_t)nm.n));
 }
 
 /* LOCATOR_SET: the 7 reserved bits beside P in every locator are written 0. */
@@ -217,6 +222,7 @@ static const uint16_t typed[] = {
 	HIP_PARAM_ECHO_RESPONSE_SIGNED, HIP_PARAM_TRANSPORT_FORMAT_LIST, HIP_PARAM_ESP_TRANSFORM,
 	HIP_PARAM_HIP_MAC, HIP_PARAM_HIP_MAC_2, HIP_PARAM_HIP_SIGNATURE_2, HIP_PARAM_HIP_SIGNATURE,
 	HIP_PARAM_ECHO_RESPONSE_UNSIGNED, HIP_PARAM_ECHO_REQUEST_UNSIGNED,
+	HIP_PARAM_NAT_TRAVERSAL_MODE,
 };
 
 /* The TLV as it is, then with each typed parser's type. A parser that took a

@@ -485,6 +485,53 @@ test_roundtrip_variants(void **state)
  * up to the MAC / signature, HIP_SIGNATURE_2's zeroed Receiver's HIT, Opaque
  * and #I (K and Lifetime kept), HIP_MAC_2's HOST_ID inserted in type order;
  * and every refusal. */
+/* RFC 5770 5.4: NAT_TRAVERSAL_MODE, Reserved then 16-bit Mode IDs; the
+ * exact bytes put, unknown modes kept for the caller to ignore, bad lengths
+ * refused, a long list cut at HIP_NAT_MODES_MAX */
+static void
+test_nat_traversal_mode(void **state)
+{
+	static const uint8_t want[] = { 0x02, 0x60, 0x00, 0x06, 0x00, 0x00, 0x00, 0x01,
+					0x00, 0x07, 0x00, 0x00 };   /* type 608, len 6, pad 2 */
+	struct hip_nat_traversal_mode m = { .n = 2, .modes = { HIP_NAT_MODE_UDP_ENCAPSULATION, 7 } };
+	struct hip_nat_traversal_mode p;
+	struct hip_builder b;
+	struct hip_tlv t;
+	uint8_t buf[512], val[64] = { 0 };
+
+	(void)state;
+	assert_int_equal(HIP_PARAM_NAT_TRAVERSAL_MODE, 608);
+	hip_build_init(&b, buf, sizeof(buf), HIP_R1, HIT_S, HIT_R);
+	assert_int_equal(hip_nat_traversal_mode_put(&b, &m), 0);
+	assert_true(hip_build_finish(&b) > 0);
+	assert_memory_equal(buf + HIP_HDR_LEN, want, sizeof(want));
+	assert_int_equal(hip_param_find(buf, b.len, HIP_PARAM_NAT_TRAVERSAL_MODE, &t), 1);
+	assert_int_equal(hip_nat_traversal_mode_parse(&t, &p), 0);
+	assert_int_equal(p.n, 2);
+	assert_true(hip_nat_traversal_mode_has(&p, HIP_NAT_MODE_UDP_ENCAPSULATION));
+	assert_false(hip_nat_traversal_mode_has(&p, HIP_NAT_MODE_ICE_STUN_UDP));
+	/* no Mode ID, an odd length: refused */
+	for (int len = 2; len <= 3; len++) {
+		hip_build_init(&b, buf, sizeof(buf), HIP_R1, HIT_S, HIT_R);
+		hip_build_param(&b, HIP_PARAM_NAT_TRAVERSAL_MODE, val, (size_t)len);
+		assert_true(hip_build_finish(&b) > 0);
+		hip_param_find(buf, b.len, HIP_PARAM_NAT_TRAVERSAL_MODE, &t);
+		assert_int_equal(hip_nat_traversal_mode_parse(&t, &p), HIP_E_PARAM_LENGTH);
+	}
+	for (int i = 0; i < 12; i++)
+		hip_put16(val + 2 + 2 * i, (uint16_t)(i + 1));
+	hip_build_init(&b, buf, sizeof(buf), HIP_R1, HIT_S, HIT_R);
+	hip_build_param(&b, HIP_PARAM_NAT_TRAVERSAL_MODE, val, 26);
+	assert_true(hip_build_finish(&b) > 0);
+	hip_param_find(buf, b.len, HIP_PARAM_NAT_TRAVERSAL_MODE, &t);
+	assert_int_equal(hip_nat_traversal_mode_parse(&t, &p), 0);
+	assert_int_equal(p.n, HIP_NAT_MODES_MAX);
+	assert_int_equal(p.dropped, 12 - HIP_NAT_MODES_MAX);
+	m.n = 0;
+	hip_build_init(&b, buf, sizeof(buf), HIP_R1, HIT_S, HIT_R);
+	assert_int_not_equal(hip_nat_traversal_mode_put(&b, &m), 0);
+}
+
 static void
 test_coverage(void **state)
 {
@@ -581,6 +628,7 @@ main(void)
 		cmocka_unit_test(test_roundtrip_every_param),
 		cmocka_unit_test(test_roundtrip_variants),
 		cmocka_unit_test(test_coverage),
+		cmocka_unit_test(test_nat_traversal_mode),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -116,6 +116,7 @@ hip_bex_sa_keys(const struct hip_assoc *a, const struct hip_keys *k, uint32_t sp
 	out->auth_key_len = k->esp_auth[o].len;
 	in->local = out->local = a->local;
 	in->remote = out->remote = a->remote;
+	in->udp = out->udp = a->udp;   /* RFC 5770 / RFC 3948: ESP in UDP on the HIP path */
 }
 
 /* HOST_ID inside ENCRYPTED (RFC 7401 5.2.18): the TLV (8-byte aligned),

@@ -102,9 +102,14 @@ hip_bex_send_i1(struct hip_assoc *a, uint64_t now)
 		return -1;
 	a->tx.len = (size_t)len;
 	a->remote = a->locators[a->loc_first];
+	/* RFC 5770: over UDP from the first I1 when forced; auto starts plain
+	 * and moves to UDP in the retransmissions (hip_state.c) */
+	a->udp = (struct hip_udp){ 0 };
+	if (a->nat == HIP_NAT_FORCE && h->cfg.io.send_udp != NULL)
+		a->udp = (struct hip_udp){ GW_HIP_UDP_PORT, GW_HIP_UDP_PORT };
 	hip_state_set(a, HIP_STATE_I1_SENT, now);
 	hip_rtx_arm(a, HIP_I1_RETRIES_MAX, now);
-	return hip_send(h, &a->local, &a->remote, a->tx.b, a->tx.len);
+	return hip_send(h, &a->local, &a->remote, &a->udp, a->tx.b, a->tx.len);
 }
 
 /* ---- R1 ---- */
@@ -125,6 +130,7 @@ struct i2_plan {
 	int keymat_index;                  /* bytes */
 	uint32_t spi;                      /* our inbound SPI */
 	const struct hip_keys *keys;
+	bool nat_udp;                      /* R1 over UDP offered UDP-ENCAPSULATION: echo it */
 };
 
 /* Build the I2 of plan `pl` into t (RFC 7401 5.3.3, 6.8 steps 14-17). The
@@ -160,6 +166,12 @@ build_i2(struct hip_host *h, const struct hip_assoc *a, const struct i2_plan *pl
 	hip_solution_put(&b, pl->rl, &so);
 	hip_diffie_hellman_put(&b, &mydh);
 	hip_cipher_put(&b, &myc);
+	if (pl->nat_udp) {   /* RFC 5770 4.3: the mode picked from the R1's list */
+		struct hip_nat_traversal_mode nm = { .n = 1,
+						     .modes = { HIP_NAT_MODE_UDP_ENCAPSULATION } };
+
+		hip_nat_traversal_mode_put(&b, &nm);
+	}
 	if (pl->cipher == HIP_CIPHER_NULL_ENCRYPT) {
 		hip_bex_put_host_id(h, &b);
 	} else {
@@ -211,6 +223,7 @@ struct r1_work {
 	const struct hip_dh_value *peer_pub;
 	uint16_t cipher, esp;
 	uint8_t j[HIP_RHASH_MAX];          /* the puzzle's solution #J, rl bytes */
+	bool nat_udp;                      /* over UDP, UDP-ENCAPSULATION offered (RFC 5770) */
 	struct hip_dh mine;                /* our DH key for the I2 */
 	uint8_t pub[HIP_DH_PUB_MAX];       /* its public value, publ bytes */
 	size_t publ;
@@ -341,7 +354,7 @@ r1_build_i2(struct hip_assoc *a, const struct hip_params *p, struct r1_work *w)
 		.r1 = p, .rc = p->r1_counter != NULL ? &w->rc : NULL, .pz = &w->pz, .j = w->j,
 		.rl = w->rl, .suite = w->suite, .group = w->group, .pub = w->pub, .pub_len = w->publ,
 		.cipher = w->cipher, .esp = w->esp, .keymat_index = w->idx, .spi = w->spi,
-		.keys = &w->keys,
+		.keys = &w->keys, .nat_udp = w->nat_udp,
 	};
 	int err = build_i2(h, a, &pl, &w->i2);
 
@@ -382,12 +395,13 @@ r1_commit(struct hip_assoc *a, const struct hip_rx *rx, struct r1_work *w, uint6
 	hip_dh_free(&a->dh);
 	a->dh = w->mine;
 	a->remote = *rx->src;
+	a->udp = rx->udp;     /* the R1's transport (RFC 5770): I2, then ESP, go that way */
 	a->t_r1_in = rx->now;
 	memcpy(a->tx.b, w->i2.b, w->i2.len);
 	a->tx.len = w->i2.len;
 	hip_state_set(a, HIP_STATE_I2_SENT, rx->now);
 	hip_rtx_arm(a, HIP_I2_RETRIES_MAX, rx->now);
-	hip_send(a->h, rx->dst, rx->src, a->tx.b, a->tx.len);
+	hip_send(a->h, rx->dst, rx->src, &a->udp, a->tx.b, a->tx.len);
 	a->local = *rx->dst;
 	a->times.r1_to_i2 = hip_mono_ns() - t0;
 }
@@ -416,6 +430,17 @@ r1_in(struct hip_assoc *a, const struct hip_rx *rx, bool newer_only)
 		rc = hip_drop(h, &h->st.drop_internal, HIP_E_HOST_INTERNAL);
 	if (rc == 0)
 		rc = r1_keys(a, &w);
+	/* RFC 5770 4.3: over UDP, the R1's NAT_TRAVERSAL_MODE (signed, checked
+	 * above) lists what the responder does; we pick UDP-ENCAPSULATION when
+	 * listed, other modes ignored; over plain IP it is ignored */
+	if (rc == 0 && rx->udp.rport != 0 && p->nat_mode != NULL) {
+		struct hip_nat_traversal_mode nm;
+
+		if (hip_nat_traversal_mode_parse(p->nat_mode, &nm) != 0)
+			rc = hip_drop(h, &h->st.drop_malformed, HIP_E_PARAM_VALUE);
+		else
+			w.nat_udp = hip_nat_traversal_mode_has(&nm, HIP_NAT_MODE_UDP_ENCAPSULATION);
+	}
 	if (rc == 0)
 		rc = r1_build_i2(a, p, &w);
 	if (rc != 0) {

@@ -81,12 +81,15 @@ i1_answer(struct hip_assoc *a, const struct hip_rx *rx, const struct hip_dh_grou
 	/* anti-reflection: at most r1_rate R1s a second (hip_r1.c) */
 	if (!hip_r1_token(h, rx->now))
 		return hip_drop(h, &h->st.drop_r1_ratelimit, HIP_E_HOST_RATE);
-	memcpy(out.b, r1->pkt.b, r1->pkt.len);
-	out.len = r1->pkt.len;
+	/* over UDP: the R1 that offers UDP-ENCAPSULATION (RFC 5770 4.3) */
+	if (rx->udp.rport != 0 && r1->pkt_nat.len != 0)
+		memcpy(out.b, r1->pkt_nat.b, (out.len = r1->pkt_nat.len));
+	else
+		memcpy(out.b, r1->pkt.b, (out.len = r1->pkt.len));
 	memcpy(out.b + HIP_OFF_HIT_RECEIVER, hdr->hit_sender, HIP_HIT_LEN);
 	if (hip_r1_puzzle_i(h, g, hdr->hit_sender, out.b + r1->puzzle_off + HIP_TLV_HDR_LEN + 4,
 			    out.b + r1->puzzle_off + HIP_TLV_HDR_LEN + 2) != 0 ||
-	    hip_send(h, rx->dst, rx->src, out.b, out.len) != 0)
+	    hip_send(h, rx->dst, rx->src, &rx->udp, out.b, out.len) != 0)
 		return hip_drop(h, &h->st.drop_internal, HIP_E_HOST_INTERNAL);
 	h->st.r1_tx++;
 	/* a statistic for bex_done, not protocol state */
@@ -238,6 +241,25 @@ i2_parse(struct hip_host *h, const struct hip_params *p, struct i2_work *w)
 	return 0;
 }
 
+/* NAT_TRAVERSAL_MODE (RFC 5770 4.3): an I2 over UDP that carries it must
+ * have picked UDP-ENCAPSULATION, the one mode our R1 over UDP offers (modes
+ * we do not know are ignored); one without it is taken (the UDP header
+ * already says how it came). Over plain IP the parameter is ignored. 0, or
+ * the drop. */
+static int
+i2_nat_mode(struct hip_host *h, const struct hip_rx *rx)
+{
+	struct hip_nat_traversal_mode nm;
+
+	if (rx->udp.rport == 0 || rx->p->nat_mode == NULL)
+		return 0;
+	if (hip_nat_traversal_mode_parse(rx->p->nat_mode, &nm) != 0)
+		return hip_drop(h, &h->st.drop_malformed, HIP_E_PARAM_VALUE);
+	if (!hip_nat_traversal_mode_has(&nm, HIP_NAT_MODE_UDP_ENCAPSULATION))
+		return hip_drop(h, &h->st.drop_nat_mode, HIP_E_HOST_POLICY);
+	return 0;
+}
+
 /* Puzzle: the A bit refused (6.9: our policy), then the R1 generation, #I
  * and Opaque recomputed for the sender, and the solution (steps 7, 8):
  * nothing costly before. */
@@ -301,7 +323,8 @@ i2_choices(struct hip_host *h, const struct hip_rx *rx, const struct hip_r1_gen 
 	else if (peer_suite != HIP_SUITE_RSA_DSA_SHA256 && peer_suite != HIP_SUITE_ECDSA_SHA384)
 		notify = HIP_NOTIFY_UNSUPPORTED_HIT_SUITE;
 	if (notify != 0) {
-		hip_notify_send(h, rx->hdr->hit_sender, rx->dst, rx->src, notify, NULL, 0, rx->now);
+		hip_notify_send(h, rx->hdr->hit_sender, rx->dst, rx->src, &rx->udp, notify, NULL, 0,
+				rx->now);
 		return hip_drop(h, &h->st.drop_policy, HIP_E_HOST_POLICY);
 	}
 	return 0;
@@ -337,7 +360,8 @@ static int
 i2_refuse(struct hip_host *h, const struct hip_rx *rx, uint16_t notify, uint64_t *why, int err)
 {
 	if (notify != 0)
-		hip_notify_send(h, rx->hdr->hit_sender, rx->dst, rx->src, notify, NULL, 0, rx->now);
+		hip_notify_send(h, rx->hdr->hit_sender, rx->dst, rx->src, &rx->udp, notify, NULL, 0,
+				rx->now);
 	return hip_drop(h, why, err);
 }
 
@@ -394,6 +418,7 @@ i2_commit(struct hip_assoc *a, const struct hip_rx *rx, struct i2_work *w)
 	a->spi_out = w->ei.new_spi;
 	a->remote = *rx->src;
 	a->local = *rx->dst;
+	a->udp = rx->udp;     /* RFC 5770: answered, and ESP sent, the way the I2 came */
 	memcpy(a->i2_digest, w->digest, sizeof(w->digest));
 	memset(&a->times, 0, sizeof(a->times));
 	a->times.i1_to_r1 = a->i1_to_r1_last;
@@ -431,7 +456,7 @@ i2_answer(struct hip_assoc *a, const struct hip_rx *rx, int idx, enum hip_dir o,
 	a->sa_given = true;
 	OPENSSL_cleanse(&sin, sizeof(sin));
 	OPENSSL_cleanse(&sout, sizeof(sout));
-	hip_send(h, rx->dst, rx->src, a->r2.b, a->r2.len);
+	hip_send(h, rx->dst, rx->src, &rx->udp, a->r2.b, a->r2.len);
 	h->st.r2_tx++;
 	a->times.i2_to_r2 = hip_mono_ns() - t0;
 	hip_assoc_schedule_rekey(a, rx->now);
@@ -451,13 +476,15 @@ i2_in(struct hip_assoc *a, const struct hip_rx *rx, enum i2_cell cell)
 
 	h->st.i2_rx++;
 	rc = i2_parse(h, rx->p, &w);
+	if (rc == 0)
+		rc = i2_nat_mode(h, rx);
 	if (rc != 0)
 		return rc;
 	/* 6.9 step 4: a duplicate of the I2 we answered gets the same R2 */
 	if (cell == I2_ANSWERED && a->r2.len != 0 &&
 	    CRYPTO_memcmp(w.digest, a->i2_digest, sizeof(w.digest)) == 0) {
 		h->st.i2_dup++;
-		hip_send(h, rx->dst, rx->src, a->r2.b, a->r2.len);
+		hip_send(h, rx->dst, rx->src, &rx->udp, a->r2.b, a->r2.len);
 		h->st.r2_tx++;
 		return 0;
 	}

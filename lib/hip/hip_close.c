@@ -53,7 +53,7 @@ hip_close_start(struct hip_assoc *a, uint64_t now)
 	hip_update_abort(a);
 	if (hip_rand(a->h, a->echo, sizeof(a->echo)) != 0 ||
 	    build_close(a, &a->tx, HIP_CLOSE, HIP_PARAM_ECHO_REQUEST_SIGNED, a->echo, sizeof(a->echo)) != 0 ||
-	    hip_send(a->h, &a->local, &a->remote, a->tx.b, a->tx.len) != 0)
+	    hip_send(a->h, &a->local, &a->remote, &a->udp, a->tx.b, a->tx.len) != 0)
 		return -1;
 	hip_state_set(a, HIP_STATE_CLOSING, now);
 	hip_rtx_arm(a, HIP_CLOSE_RETRIES_MAX, now);
@@ -101,7 +101,7 @@ close_answer(struct hip_assoc *a, const struct hip_txbuf *ack)
 {
 	memcpy(a->tx.b, ack->b, ack->len);
 	a->tx.len = ack->len;
-	hip_send(a->h, &a->local, &a->remote, a->tx.b, a->tx.len);
+	hip_send(a->h, &a->local, &a->remote, &a->udp, a->tx.b, a->tx.len);
 }
 
 int

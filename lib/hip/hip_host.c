@@ -61,12 +61,22 @@ hip_build_start(struct hip_builder *b, struct hip_txbuf *t, uint8_t type,
 
 int
 hip_send(struct hip_host *h, const struct gw_addr *src, const struct gw_addr *dst,
-	 uint8_t *pkt, size_t len)
+	 const struct hip_udp *udp, uint8_t *pkt, size_t len)
 {
 	int rc;
 
 	if (src->family != dst->family)
 		return -1;
+	if (udp != NULL && udp->rport != 0) {
+		/* RFC 5770: over UDP the HIP checksum is zero, UDP's covers it */
+		if (h->cfg.io.send_udp == NULL || len < HIP_HDR_LEN)
+			return -1;
+		hip_put16(pkt + HIP_OFF_CHECKSUM, HIP_UDP_HIP_CHECKSUM);
+		h->st.tx++;
+		h->st.nat_udp_tx++;
+		h->cfg.io.send_udp(h->cfg.io.ctx, src, dst, udp, pkt, len);
+		return 0;
+	}
 	if (dst->family == 4)
 		rc = hip_checksum_set_ipv4(pkt, len, src->addr, dst->addr);
 	else if (dst->family == 6)
@@ -270,6 +280,7 @@ static const struct {
 	{ HIP_PARAM_DH_GROUP_LIST, PT(HIP_I1) | PT(HIP_R1), offsetof(struct hip_params, dh_group_list) },
 	{ HIP_PARAM_DIFFIE_HELLMAN, PT(HIP_R1) | PT(HIP_I2) | PT_UPD, offsetof(struct hip_params, dh) },
 	{ HIP_PARAM_HIP_CIPHER, PT(HIP_R1) | PT(HIP_I2), offsetof(struct hip_params, hip_cipher) },
+	{ HIP_PARAM_NAT_TRAVERSAL_MODE, PT(HIP_R1) | PT(HIP_I2), offsetof(struct hip_params, nat_mode) },
 	{ HIP_PARAM_ENCRYPTED, PT(HIP_I2), offsetof(struct hip_params, encrypted) },
 	{ HIP_PARAM_HOST_ID, PT(HIP_R1) | PT(HIP_I2) | PT(HIP_NOTIFY), offsetof(struct hip_params, host_id) },
 	{ HIP_PARAM_HIT_SUITE_LIST, PT(HIP_R1), offsetof(struct hip_params, hit_suite_list) },
@@ -340,9 +351,9 @@ checksum_ok(const uint8_t *pkt, size_t len, const struct gw_addr *src, const str
 	return 0;
 }
 
-int
-hip_host_input(struct hip_host *h, const struct gw_addr *src, const struct gw_addr *dst,
-	       const uint8_t *pkt, size_t len, uint64_t now_ns)
+static int
+host_input(struct hip_host *h, const struct gw_addr *src, const struct gw_addr *dst,
+	   const struct hip_udp *udp, const uint8_t *pkt, size_t len, uint64_t now_ns)
 {
 	static const uint8_t null_hit[HIP_HIT_LEN];
 	struct hip_hdr hdr;
@@ -357,7 +368,8 @@ hip_host_input(struct hip_host *h, const struct gw_addr *src, const struct gw_ad
 	rc = hip_packet_validate(pkt, len, 0, &hdr, NULL);
 	if (rc < 0)
 		return hip_drop(h, &h->st.drop_malformed, rc);
-	if (!checksum_ok(pkt, hdr.pkt_len, src, dst))
+	/* over UDP the HIP checksum is not checked (RFC 5770: UDP's covers it) */
+	if (udp->rport == 0 && !checksum_ok(pkt, hdr.pkt_len, src, dst))
 		return hip_drop(h, &h->st.drop_checksum, HIP_E_CHECKSUM);
 	if (collect(pkt, &hdr, &p) != 0)
 		return hip_drop(h, &h->st.drop_malformed, HIP_E_TOO_MANY);
@@ -375,7 +387,7 @@ hip_host_input(struct hip_host *h, const struct gw_addr *src, const struct gw_ad
 		uint8_t d[2];
 
 		hip_put16(d, p.unknown_critical);
-		hip_notify_send(h, hdr.hit_sender, dst, src,
+		hip_notify_send(h, hdr.hit_sender, dst, src, udp,
 				HIP_NOTIFY_UNSUPPORTED_CRITICAL_PARAMETER_TYPE, d, sizeof(d), now_ns);
 		return hip_drop(h, &h->st.drop_critical, HIP_E_HOST_CRITICAL);
 	}
@@ -384,8 +396,45 @@ hip_host_input(struct hip_host *h, const struct gw_addr *src, const struct gw_ad
 	rx.p = &p;
 	rx.src = src;
 	rx.dst = dst;
+	rx.udp = *udp;
 	rx.now = now_ns;
 	return hip_fsm_input(a, &rx);
+}
+
+int
+hip_host_input(struct hip_host *h, const struct gw_addr *src, const struct gw_addr *dst,
+	       const uint8_t *pkt, size_t len, uint64_t now_ns)
+{
+	static const struct hip_udp plain;
+
+	return host_input(h, src, dst, &plain, pkt, len, now_ns);
+}
+
+int
+hip_host_input_udp(struct hip_host *h, const struct gw_addr *src, const struct gw_addr *dst,
+		   const struct hip_udp *udp, const uint8_t *pkt, size_t len, uint64_t now_ns)
+{
+	if (h == NULL || udp == NULL || udp->lport == 0 || udp->rport == 0)
+		return HIP_E_ARG;
+	if (h->cfg.io.send_udp == NULL) {   /* no UDP here: what came cannot be answered */
+		h->st.rx++;
+		return hip_drop(h, &h->st.drop_policy, HIP_E_HOST_POLICY);
+	}
+	h->st.nat_udp_rx++;
+	return host_input(h, src, dst, udp, pkt, len, now_ns);
+}
+
+int
+hip_host_set_peer_nat(struct hip_host *h, void *peer_user, enum hip_nat_mode mode,
+		      uint64_t keepalive_ns)
+{
+	struct hip_assoc *a = h == NULL ? NULL : hip_peer_by_user(h, peer_user);
+
+	if (a == NULL || (mode != HIP_NAT_AUTO && mode != HIP_NAT_FORCE && mode != HIP_NAT_OFF))
+		return -1;
+	a->nat = mode;
+	a->keepalive_ns = keepalive_ns;
+	return 0;
 }
 
 /* ---- driving ---- */
@@ -541,6 +590,7 @@ hip_host_peer_info(const struct hip_host *h, const void *peer_user, struct hip_p
 	memcpy(out->peer_locators, a->peer_loc, a->n_peer_loc * sizeof(a->peer_loc[0]));
 	out->n_peer_locators = a->n_peer_loc;
 	out->rr_pending = a->rr_pending || a->mob_tx == HIP_MOB_TX_ECHO || a->rr_in_rekey;
+	out->udp = a->udp;
 	for (unsigned x = 0; x < h->n_our_loc; x++) {
 		struct hip_locator_info *l = &out->our_locators[x];
 

@@ -27,6 +27,13 @@
 struct hip_host;
 struct hip_assoc;           /* one per peer HIT */
 
+/* How HIP and ESP travel to a peer: plain (IP protocols 139 and 50, both
+ * ports 0) or in UDP (RFC 5770 UDP-ENCAPSULATION mode; RFC 3948 for ESP)
+ * between our port `lport` and the peer's `rport` (host order). */
+struct hip_udp {
+	uint16_t lport, rport;
+};
+
 /* One direction of an ESP SA the engine negotiated (RFC 7402 section 7). */
 struct hip_sa_keys {
 	uint32_t spi;                    /* host order */
@@ -37,6 +44,8 @@ struct hip_sa_keys {
 	uint8_t auth_key_len;            /* bytes */
 	struct gw_addr local;            /* outer addresses (locators) */
 	struct gw_addr remote;
+	struct hip_udp udp;              /* the association's transport: ESP in UDP
+					  * from udp.lport to udp.rport; 0, 0: plain */
 };
 
 /* BEX times (ns) in the steps of the published HIP evaluation
@@ -107,6 +116,15 @@ struct hip_io {
 	 * addresses in force. */
 	void (*path)(void *ctx, void *peer_user, const struct gw_addr *local,
 		     const struct gw_addr *remote);
+	/* Optional (may be NULL: the engine never uses UDP): send one HIP
+	 * packet over UDP (RFC 5770): a UDP header from port udp->lport to
+	 * udp->rport, the 32-bit zero non-ESP marker, then pkt (HIP checksum
+	 * zero, HIP_UDP_HIP_CHECKSUM). When set, the engine answers HIP that
+	 * came over UDP over UDP, offers UDP-ENCAPSULATION in the R1s it sends
+	 * over UDP (NAT_TRAVERSAL_MODE), and initiates over UDP as the peer's
+	 * hip_host_set_peer_nat mode says. */
+	void (*send_udp)(void *ctx, const struct gw_addr *src, const struct gw_addr *dst,
+			 const struct hip_udp *udp, const uint8_t *pkt, size_t len);
 };
 
 struct hip_host_cfg {
@@ -253,6 +271,13 @@ struct hip_host_stats {
 	uint64_t drop_echo;                  /* ECHO_RESPONSE_SIGNED missing or not our nonce */
 	uint64_t drop_echo_addr;             /* echo response not from the locator checked */
 	uint64_t drop_update_dup;            /* duplicate UPDATE over HIP_UPDATE_DUP_ANSWERS */
+	/* NAT traversal (RFC 5770); drops also count once in `dropped` */
+	uint64_t nat_udp_rx;                 /* HIP packets that came over UDP */
+	uint64_t nat_udp_tx;                 /* HIP packets sent over UDP */
+	uint64_t nat_switch;                 /* BEXs that went on over UDP after direct I1s (auto) */
+	uint64_t nat_keepalive_tx;           /* NOTIFY NAT_KEEPALIVE sent */
+	uint64_t nat_keepalive_rx;           /* ... received and verified */
+	uint64_t drop_nat_mode;              /* I2 over UDP with a NAT_TRAVERSAL_MODE we did not offer */
 };
 void hip_host_stats(const struct hip_host *h, struct hip_host_stats *out);
 
@@ -322,6 +347,7 @@ struct hip_peer_info {
 	struct hip_locator_info our_locators[HIP_MAX_LOCATORS];
 	unsigned n_our_locators;
 	bool rr_pending;              /* a return-routability check under way or queued */
+	struct hip_udp udp;           /* the transport in use (0, 0: plain) */
 };
 /* Fill *out for the peer added with `peer_user`. Returns 0 or -1. */
 int hip_host_peer_info(const struct hip_host *h, const void *peer_user, struct hip_peer_info *out);
@@ -345,6 +371,35 @@ int hip_host_peer_info(const struct hip_host *h, const void *peer_user, struct h
  * -1 for bad arguments (nothing changed). */
 int hip_host_set_locators(struct hip_host *h, const struct gw_addr *locs, unsigned n,
 			  unsigned preferred, bool rekey, uint64_t now_ns);
+
+/* ---- NAT traversal (RFC 5770 UDP-ENCAPSULATION mode, RFC 9028) ---------- */
+
+/* How an initiator reaches a peer: AUTO, plain I1s first and, when
+ * HIP_NAT_AUTO_DIRECT_I1S of them got no answer, the rest of the BEX over
+ * UDP; FORCE, over UDP from the first I1; OFF, never over UDP. */
+enum hip_nat_mode {
+	HIP_NAT_AUTO = 0,
+	HIP_NAT_FORCE,
+	HIP_NAT_OFF,
+};
+#define HIP_NAT_AUTO_DIRECT_I1S 2   /* plain I1s (the first and one resend) before UDP */
+
+/* Set the peer's NAT mode (default AUTO; needs io.send_udp, else always
+ * plain) and the interval of the keepalives (RFC 5770 4.7, RFC 9028 4.10:
+ * a NOTIFY NAT_KEEPALIVE, signed) that this side sends while ESTABLISHED over
+ * UDP as the initiator, the side behind the NAT: keepalive_ns ns, 0 = none.
+ * Returns 0, or -1 for an unknown peer or mode. */
+int hip_host_set_peer_nat(struct hip_host *h, void *peer_user, enum hip_nat_mode mode,
+			  uint64_t keepalive_ns);
+
+/* hip_host_input for a HIP packet that came over UDP (RFC 5770): from
+ * src:udp->rport to dst:udp->lport, pkt the bytes after the non-ESP marker.
+ * The HIP checksum is not checked (the UDP checksum covers the packet).
+ * What the engine sends in answer goes over UDP to where it came from; an
+ * I2 (responder) or R1 (initiator) over UDP makes the association's
+ * transport UDP with these ports. Returns as hip_host_input. */
+int hip_host_input_udp(struct hip_host *h, const struct gw_addr *src, const struct gw_addr *dst,
+		       const struct hip_udp *udp, const uint8_t *pkt, size_t len, uint64_t now_ns);
 
 /* Our HIT. */
 const uint8_t *hip_host_hit(const struct hip_host *h);

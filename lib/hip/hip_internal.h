@@ -31,6 +31,7 @@
 #include "hip_hi.h"
 #include "hip_hit.h"
 #include "hip_keymat.h"
+#include "hipgw_wire.h"     /* GW_HIP_UDP_PORT (RFC 5770) */
 
 /* lib/hipcrypto keeps its own copies of these (it includes nothing of the
  * gateway's); the wire format's limits bound what we offer. */
@@ -69,6 +70,7 @@ struct hip_params {
 	const struct hip_tlv *hit_suite_list, *notification, *echo_req_signed, *echo_resp_signed;
 	const struct hip_tlv *tf_list, *esp_transform, *mac, *mac2, *sig2, *sig;
 	const struct hip_tlv *echo_resp_unsigned, *echo_req_unsigned, *locator_set;
+	const struct hip_tlv *nat_mode;     /* NAT_TRAVERSAL_MODE (R1, I2; RFC 5770) */
 	struct hip_tlv tlv[32];     /* storage the pointers above point into */
 	unsigned n;
 	uint16_t unknown_critical;  /* first unknown critical type, 0 none */
@@ -81,6 +83,7 @@ struct hip_rx {
 	const struct hip_hdr *hdr;
 	const struct hip_params *p;
 	const struct gw_addr *src, *dst;   /* its outer addresses (locators) */
+	struct hip_udp udp;                /* came over UDP: our port, the sender's; else 0, 0 */
 	uint64_t now;                      /* ns */
 };
 
@@ -189,6 +192,13 @@ struct hip_assoc {
 	bool tx_dst_set;            /* a.tx is resent to tx_dst, not `remote` (cleared by hip_rtx_arm) */
 	struct gw_addr tx_dst;
 
+	/* NAT traversal (RFC 5770): the transport of the association's packets
+	 * (HIP and ESP), the initiator's choice, the keepalive timer */
+	struct hip_udp udp;
+	enum hip_nat_mode nat;
+	uint64_t keepalive_ns;      /* interval, 0 = none */
+	uint64_t keepalive_at;      /* next one due */
+
 	/* CLOSE */
 	uint8_t echo[HIP_ECHO_LEN];
 
@@ -209,6 +219,8 @@ struct hip_r1 {
 	uint8_t group;
 	struct hip_dh dh;
 	struct hip_txbuf pkt;       /* signed, receiver HIT / Opaque / #I zero */
+	struct hip_txbuf pkt_nat;   /* the same with NAT_TRAVERSAL_MODE, for I1s over UDP
+				     * (built when io.send_udp is set, else len 0) */
 	size_t puzzle_off;          /* offset of the PUZZLE TLV */
 };
 
@@ -263,10 +275,11 @@ struct hip_host {
 /* ---- hip_host.c ---- */
 struct hip_assoc *hip_peer_by_hit(const struct hip_host *h, const uint8_t hit[HIP_HIT_LEN]);
 struct hip_assoc *hip_peer_by_user(const struct hip_host *h, const void *user);
-/* Finish a built packet (Header Length), set the checksum for src/dst, send.
- * Returns 0 or -1. */
+/* Send a built packet from src to dst: plain with its checksum set for
+ * src/dst, or, when udp has ports, over UDP with checksum 0 (RFC 5770,
+ * io.send_udp). udp NULL = plain. Returns 0 or -1. */
 int hip_send(struct hip_host *h, const struct gw_addr *src, const struct gw_addr *dst,
-	     uint8_t *pkt, size_t len);
+	     const struct hip_udp *udp, uint8_t *pkt, size_t len);
 /* Count a drop with its reason counter; returns err for tail calls. */
 int hip_drop(struct hip_host *h, uint64_t *reason, int err);
 /* Monotonic ns (for durations inside one call). */
@@ -401,8 +414,12 @@ void hip_assoc_sa_down(struct hip_assoc *a);
 /* ---- hip_notify.c ---- */
 /* Send NOTIFY `type` with data to dst (rate limited). */
 void hip_notify_send(struct hip_host *h, const uint8_t peer_hit[HIP_HIT_LEN],
-		     const struct gw_addr *src, const struct gw_addr *dst, uint16_t type,
-		     const void *data, size_t data_len, uint64_t now);
+		     const struct gw_addr *src, const struct gw_addr *dst, const struct hip_udp *udp,
+		     uint16_t type, const void *data, size_t data_len, uint64_t now);
+/* A NAT keepalive to a's peer over its UDP transport (RFC 9028 4.10: NOTIFY
+ * with NOTIFICATION NAT_KEEPALIVE, no data; signed, no HOST_ID: the peer has
+ * our HI), outside the NOTIFY rate limit (the timer bounds it). */
+void hip_notify_keepalive(struct hip_assoc *a);
 /* NOTIFY, in every state: verified and counted, no state change (6.13) */
 int hip_notify_in(struct hip_assoc *a, const struct hip_rx *rx);
 

@@ -259,7 +259,8 @@ hip_mob_locators_in(struct hip_assoc *a, const struct hip_rx *rx, const struct h
 		uint8_t d[2];
 
 		hip_put16(d, HIP_PARAM_LOCATOR_SET);
-		hip_notify_send(h, a->peer_hit, &a->local, rx->src, HIP_NOTIFY_LOCATOR_TYPE_UNSUPPORTED,
+		hip_notify_send(h, a->peer_hit, &a->local, rx->src, &rx->udp,
+				HIP_NOTIFY_LOCATOR_TYPE_UNSUPPORTED,
 				d, sizeof(d), rx->now);
 		return hip_drop(h, &h->st.drop_locator_type, HIP_E_PARAM_VALUE);
 	}

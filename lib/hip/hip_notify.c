@@ -14,7 +14,9 @@
  *
  * A received NOTIFY is verified (with the peer's HI, or the HOST_ID in it when
  * it hashes to the sender's HIT), counted and remembered; it never changes
- * the association's state (6.13).
+ * the association's state (6.13). A NAT keepalive (RFC 9028 4.10: NOTIFY
+ * NAT_KEEPALIVE, sent by hip_notify_keepalive from the side behind a NAT) is
+ * verified and counted apart.
  */
 #include <string.h>
 
@@ -22,8 +24,8 @@
 
 void
 hip_notify_send(struct hip_host *h, const uint8_t peer_hit[HIP_HIT_LEN],
-		const struct gw_addr *src, const struct gw_addr *dst, uint16_t type,
-		const void *data, size_t data_len, uint64_t now)
+		const struct gw_addr *src, const struct gw_addr *dst, const struct hip_udp *udp,
+		uint16_t type, const void *data, size_t data_len, uint64_t now)
 {
 	struct hip_txbuf out;
 	struct hip_builder b;
@@ -45,8 +47,26 @@ hip_notify_send(struct hip_host *h, const uint8_t peer_hit[HIP_HIT_LEN],
 	len = hip_build_finish(&b);
 	if (len < 0)
 		return;
-	if (hip_send(h, src, dst, out.b, (size_t)len) == 0)
+	if (hip_send(h, src, dst, udp, out.b, (size_t)len) == 0)
 		h->st.notify_tx++;
+}
+
+void
+hip_notify_keepalive(struct hip_assoc *a)
+{
+	struct hip_host *h = a->h;
+	struct hip_txbuf out;
+	struct hip_builder b;
+	struct hip_notification n = { .msg_type = HIP_NOTIFY_NAT_KEEPALIVE };
+	int len;
+
+	if (hip_build_start(&b, &out, HIP_NOTIFY, h->hi->hit, a->peer_hit) != 0)
+		return;
+	hip_notification_put(&b, &n);
+	hip_cover_put_sig(h, &b, HIP_PARAM_HIP_SIGNATURE, 0);
+	len = hip_build_finish(&b);
+	if (len >= 0 && hip_send(h, &a->local, &a->remote, &a->udp, out.b, (size_t)len) == 0)
+		h->st.nat_keepalive_tx++;
 }
 
 int
@@ -77,6 +97,10 @@ hip_notify_in(struct hip_assoc *a, const struct hip_rx *rx)
 	hip_hi_free(&tmp);
 	if (rc != 0)
 		return hip_drop(h, &h->st.drop_sig, HIP_E_HOST_AUTH);
+	if (n.msg_type == HIP_NOTIFY_NAT_KEEPALIVE) {
+		h->st.nat_keepalive_rx++;   /* the NAT's mapping kept; not a peer notice */
+		return 0;
+	}
 	h->st.notify_rx++;
 	a->notify_rx++;
 	a->last_notify = n.msg_type;

@@ -41,14 +41,15 @@ gen_free(struct hip_r1_gen *g)
 	OPENSSL_cleanse(g, sizeof(*g));
 }
 
-/* Build and sign the R1 template for one group. */
+/* Build and sign the R1 template for one group into t; with nat, the one
+ * for I1s over UDP: NAT_TRAVERSAL_MODE lists UDP-ENCAPSULATION (RFC 5770
+ * 4.3, covered by HIP_SIGNATURE_2). Same DH key for both. */
 static int
-build_r1(struct hip_host *h, struct hip_r1_gen *g, struct hip_r1 *r)
+build_r1_pkt(struct hip_host *h, struct hip_r1_gen *g, struct hip_r1 *r, const uint8_t *pub,
+	     size_t pub_len, bool nat, struct hip_txbuf *t)
 {
 	static const uint8_t zero_hit[HIP_HIT_LEN];
 	uint8_t zero_i[HIP_RHASH_MAX] = { 0 };
-	uint8_t pub[HIP_DH_PUB_MAX];
-	size_t pub_len = 0;
 	struct hip_builder b;
 	struct hip_r1_counter rc = { .generation = g->gen };
 	struct hip_puzzle pz = { .k = g->k, .lifetime = HIP_PUZZLE_LIFETIME, .i = zero_i };
@@ -58,11 +59,9 @@ build_r1(struct hip_host *h, struct hip_r1_gen *g, struct hip_r1 *r)
 	struct hip_hit_suite_list sl = { 0 };
 	struct hip_transport_format_list tf = { .n = 1, .types = { HIP_PARAM_ESP_TRANSFORM } };
 	struct hip_esp_transform et = { 0 };
+	struct hip_nat_traversal_mode nm = { .n = 1, .modes = { HIP_NAT_MODE_UDP_ENCAPSULATION } };
 	int len;
 
-	if (hip_rand_dh(h, r->group, &r->dh) != 0 ||
-	    hip_dh_public(&r->dh, pub, sizeof(pub), &pub_len) != 0)
-		return -1;
 	for (unsigned x = 0; x < h->cfg.n_dh_groups; x++)
 		gl.ids[gl.n++] = h->cfg.dh_groups[x];
 	dh.n = 1;
@@ -79,7 +78,7 @@ build_r1(struct hip_host *h, struct hip_r1_gen *g, struct hip_r1 *r)
 	for (unsigned x = 0; x < h->cfg.n_esp_transforms; x++)
 		et.suites[et.n++] = h->cfg.esp_transforms[x];
 
-	if (hip_build_start(&b, &r->pkt, HIP_R1, h->hi->hit, zero_hit) != 0)
+	if (hip_build_start(&b, t, HIP_R1, h->hi->hit, zero_hit) != 0)
 		return -1;
 	hip_r1_counter_put(&b, &rc);
 	r->puzzle_off = b.len;
@@ -87,6 +86,8 @@ build_r1(struct hip_host *h, struct hip_r1_gen *g, struct hip_r1 *r)
 	hip_dh_group_list_put(&b, &gl);
 	hip_diffie_hellman_put(&b, &dh);
 	hip_cipher_put(&b, &hc);
+	if (nat)
+		hip_nat_traversal_mode_put(&b, &nm);
 	hip_bex_put_host_id(h, &b);
 	hip_hit_suite_list_put(&b, &sl);
 	hip_transport_format_list_put(&b, &tf);
@@ -95,7 +96,25 @@ build_r1(struct hip_host *h, struct hip_r1_gen *g, struct hip_r1 *r)
 	len = hip_build_finish(&b);
 	if (len < 0)
 		return -1;
-	r->pkt.len = (size_t)len;
+	t->len = (size_t)len;
+	return 0;
+}
+
+/* The R1 templates of one group: plain, and for UDP when we do UDP. */
+static int
+build_r1(struct hip_host *h, struct hip_r1_gen *g, struct hip_r1 *r)
+{
+	uint8_t pub[HIP_DH_PUB_MAX];
+	size_t pub_len = 0;
+
+	if (hip_rand_dh(h, r->group, &r->dh) != 0 ||
+	    hip_dh_public(&r->dh, pub, sizeof(pub), &pub_len) != 0 ||
+	    build_r1_pkt(h, g, r, pub, pub_len, false, &r->pkt) != 0)
+		return -1;
+	r->pkt_nat.len = 0;
+	if (h->cfg.io.send_udp != NULL &&
+	    build_r1_pkt(h, g, r, pub, pub_len, true, &r->pkt_nat) != 0)
+		return -1;
 	return 0;
 }
 

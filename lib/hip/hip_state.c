@@ -250,13 +250,37 @@ rtx_fire(struct hip_assoc *a, uint64_t now)
 		/* try the peer's locators in turn, from the first I1's */
 		a->remote = a->locators[(a->loc_first + a->rtx.count) % a->n_locators];
 		dst = &a->remote;
+		/* RFC 5770, nat = auto: direct I1s unanswered, a NAT may be
+		 * dropping HIP: the rest of the BEX goes over UDP */
+		if (a->nat == HIP_NAT_AUTO && a->udp.rport == 0 && h->cfg.io.send_udp != NULL &&
+		    a->rtx.count >= HIP_NAT_AUTO_DIRECT_I1S) {
+			a->udp = (struct hip_udp){ GW_HIP_UDP_PORT, GW_HIP_UDP_PORT };
+			h->st.nat_switch++;
+		}
 	}
 	if (a->tx_dst_set)
 		dst = &a->tx_dst;   /* an echo request: to the locator it checks */
 	h->st.retransmits++;
-	hip_send(h, &a->local, dst, a->tx.b, a->tx.len);
+	hip_send(h, &a->local, dst, &a->udp, a->tx.b, a->tx.len);
 	a->rtx.timeout = a->rtx.timeout * 2 > HIP_RTO_MAX_NS ? HIP_RTO_MAX_NS : a->rtx.timeout * 2;
 	a->rtx.deadline = now + a->rtx.timeout;
+}
+
+/* NAT keepalives (RFC 5770 4.7, RFC 9028 4.10): the initiator over UDP, the
+ * side behind the NAT, refreshes the NAT's mapping every keepalive_ns. */
+static void
+keepalive_tick(struct hip_assoc *a, uint64_t now)
+{
+	if (!a->initiator || a->udp.rport == 0 || a->keepalive_ns == 0)
+		return;
+	if (a->keepalive_at == 0 || a->keepalive_at > now + a->keepalive_ns) {
+		a->keepalive_at = now + a->keepalive_ns;   /* first tick ESTABLISHED */
+		return;
+	}
+	if (now < a->keepalive_at)
+		return;
+	hip_notify_keepalive(a);
+	a->keepalive_at = now + a->keepalive_ns;
 }
 
 void
@@ -275,6 +299,7 @@ hip_state_tick(struct hip_assoc *a, uint64_t now)
 	case HIP_STATE_ESTABLISHED:
 		if (a->rekey_at != 0 && now >= a->rekey_at && a->rekey == HIP_REKEY_NONE)
 			hip_update_start(a, now);
+		keepalive_tick(a, now);
 		break;
 	case HIP_STATE_CLOSED:
 		if (now - a->state_since >= HIP_CLOSED_HOLD_NS) {

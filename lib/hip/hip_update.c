@@ -78,7 +78,7 @@ hip_update_send(struct hip_assoc *a, struct hip_txbuf *t, const struct hip_upd_o
 	if (len < 0)
 		return -1;
 	t->len = (size_t)len;
-	return hip_send(h, &a->local, u->dst != NULL ? u->dst : &a->remote, t->b, t->len);
+	return hip_send(h, &a->local, u->dst != NULL ? u->dst : &a->remote, &a->udp, t->b, t->len);
 }
 
 /* New ESP keys from a fresh Kij: KEYMAT index 0. */
@@ -247,7 +247,7 @@ update_verify(struct hip_assoc *a, const struct hip_rx *rx, struct hip_upd_in *u
 	    (p->echo_req_signed != NULL && hip_echo_parse(p->echo_req_signed, &u->echo_req) != 0) ||
 	    (p->echo_resp_signed != NULL &&
 	     hip_echo_parse(p->echo_resp_signed, &u->echo_resp) != 0)) {
-		hip_notify_send(h, a->peer_hit, &a->local, rx->src, HIP_NOTIFY_INVALID_SYNTAX, NULL, 0,
+		hip_notify_send(h, a->peer_hit, &a->local, rx->src, &rx->udp, HIP_NOTIFY_INVALID_SYNTAX, NULL, 0,
 				rx->now);
 		return hip_drop(h, &h->st.drop_malformed, HIP_E_PARAM_VALUE);
 	}
@@ -259,7 +259,7 @@ update_verify(struct hip_assoc *a, const struct hip_rx *rx, struct hip_upd_in *u
 		if (rc == HIP_E_TOO_MANY || (rc == HIP_OK && u->ls.n > HIP_LOCATOR_SET_MAX))
 			return hip_drop(h, &h->st.drop_locator_many, HIP_E_TOO_MANY);
 		if (rc != HIP_OK || u->ls.n == 0 || p->seq == NULL) {
-			hip_notify_send(h, a->peer_hit, &a->local, rx->src, HIP_NOTIFY_INVALID_SYNTAX,
+			hip_notify_send(h, a->peer_hit, &a->local, rx->src, &rx->udp, HIP_NOTIFY_INVALID_SYNTAX,
 					NULL, 0, rx->now);
 			return hip_drop(h, &h->st.drop_locator, HIP_E_PARAM_VALUE);
 		}
@@ -416,7 +416,8 @@ answer_dup(struct hip_assoc *a)
 	if (a->update_reply.len == 0 || a->dup_answers >= HIP_UPDATE_DUP_ANSWERS)
 		return hip_drop(h, &h->st.drop_update_dup, HIP_E_HOST_STATE);
 	a->dup_answers++;
-	hip_send(h, &a->local, &a->update_reply_dst, a->update_reply.b, a->update_reply.len);
+	hip_send(h, &a->local, &a->update_reply_dst, &a->udp, a->update_reply.b,
+		 a->update_reply.len);
 	return 0;
 }
 
@@ -472,7 +473,7 @@ update_process(struct hip_assoc *a, const struct hip_rx *rx, const struct hip_up
 	if (rekey_req && (u->ei.keymat_index != 0 || u->ei.new_spi == 0 ||
 			  u->ei.old_spi != a->spi_out || u->dh.n != 1 ||
 			  u->dh.v[0].group_id != a->dh_group)) {
-		hip_notify_send(h, a->peer_hit, &a->local, rx->src, HIP_NOTIFY_INVALID_SYNTAX,
+		hip_notify_send(h, a->peer_hit, &a->local, rx->src, &rx->udp, HIP_NOTIFY_INVALID_SYNTAX,
 				NULL, 0, rx->now);
 		return hip_drop(h, &h->st.drop_malformed, HIP_E_PARAM_VALUE);
 	}

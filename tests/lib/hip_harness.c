@@ -182,11 +182,13 @@ checksum_ok(const uint8_t *pkt, size_t len, const struct gw_addr *src, const str
 	return hip_checksum_verify_ipv6(pkt, len, src->addr, dst->addr) == 0;
 }
 
+/* What an engine sent, plain (udp NULL) or over UDP (RFC 5770: HIP
+ * checksum zero), onto the wire. */
 static void
-cb_send(void *ctx, const struct gw_addr *src, const struct gw_addr *dst, const uint8_t *pkt,
-	size_t len)
+wire_send(struct hh_side *s, const struct gw_addr *src, const struct gw_addr *dst,
+	  const struct hip_udp *udp, const uint8_t *pkt, size_t len)
 {
-	struct hh_side *s = ctx, *to;
+	struct hh_side *to;
 	struct hh_world *w = s->w;
 	struct hip_hdr hh;
 	struct hh_pkt *p;
@@ -194,7 +196,8 @@ cb_send(void *ctx, const struct gw_addr *src, const struct gw_addr *dst, const u
 	if (len < HIP_HDR_LEN || len > HIP_PACKET_MAX || len % 8 != 0 ||
 	    hip_packet_validate(pkt, len, 0, &hh, NULL) < 0 || hh.pkt_len != len ||
 	    memcmp(src, &s->addr, sizeof(*src)) != 0 || src->family != dst->family ||
-	    !checksum_ok(pkt, len, src, dst))
+	    (udp == NULL ? !checksum_ok(pkt, len, src, dst)
+			 : (pkt[HIP_OFF_CHECKSUM] | pkt[HIP_OFF_CHECKSUM + 1]) != 0))
 		hh_fail(w, "side %d sent a malformed packet (%zu bytes)", s->idx, len);
 	if (memcmp(hh.hit_sender, s->hi->hit, HIP_HIT_LEN) != 0)
 		hh_fail(w, "side %d sent with another sender HIT", s->idx);
@@ -212,12 +215,29 @@ cb_send(void *ctx, const struct gw_addr *src, const struct gw_addr *dst, const u
 		p->src = *src;
 		p->dst = *dst;
 		p->len = len;
+		p->udp = udp != NULL ? *udp : (struct hip_udp){ 0 };
 		memcpy(p->b, pkt, len);
 		if (w->hooks.send != NULL && !w->hooks.send(s, p))
 			return;
 		if (to != NULL && p != &spare)
 			w->qn++;   /* else nobody there or the wire full: lost */
 	}
+}
+
+static void
+cb_send(void *ctx, const struct gw_addr *src, const struct gw_addr *dst, const uint8_t *pkt,
+	size_t len)
+{
+	wire_send(ctx, src, dst, NULL, pkt, len);
+}
+
+static void
+cb_send_udp(void *ctx, const struct gw_addr *src, const struct gw_addr *dst,
+	    const struct hip_udp *udp, const uint8_t *pkt, size_t len)
+{
+	if (udp == NULL || udp->lport == 0 || udp->rport == 0)
+		hh_fail(((struct hh_side *)ctx)->w, "a UDP send without ports");
+	wire_send(ctx, src, dst, udp, pkt, len);
 }
 
 static uint32_t
@@ -460,6 +480,7 @@ hh_side_up(struct hh_world *w, int idx, struct hip_hi *hi, const struct hh_param
 	c.io.sa_in_up = p->no_in_up ? NULL : cb_sa_in_up;
 	c.io.established = cb_established;
 	c.io.path = cb_path;
+	c.io.send_udp = p->udp ? cb_send_udp : NULL;
 	c.vector = cb_vector;
 	c.vector_ctx = s;
 	if (p->det && p->rng == NULL) {
@@ -562,6 +583,12 @@ hh_deliver_at(struct hh_world *w, unsigned i)
 	if (!hh_take(w, i, &p) || (w->filter != NULL && w->filter(&p)) || p.to < 0 ||
 	    w->s[p.to].h == NULL)
 		return HH_LOST;   /* a hand-made peer: the caller reads q[] itself */
+	if (p.udp.rport != 0) {   /* the receiver's port first: the sender's reversed */
+		struct hip_udp u = { .lport = p.udp.rport, .rport = p.udp.lport };
+
+		w->last_rc = hip_host_input_udp(w->s[p.to].h, &p.src, &p.dst, &u, p.b, p.len, w->now);
+		return w->last_rc;
+	}
 	w->last_rc = hip_host_input(w->s[p.to].h, &p.src, &p.dst, p.b, p.len, w->now);
 	return w->last_rc;
 }

@@ -55,6 +55,7 @@ struct hh_world;
 struct hh_pkt {
 	int from, to;
 	struct gw_addr src, dst;
+	struct hip_udp udp;                /* over UDP: the sender's port, the receiver's; 0, 0: plain */
 	size_t len;                        /* bytes */
 	uint8_t b[HIP_PACKET_MAX];
 };
@@ -73,6 +74,7 @@ struct hh_params {
 	bool v6;                           /* IPv6 outer addresses (hh_addr), else IPv4 */
 	bool det;                          /* deterministic RNG: hh_rng_xorshift */
 	bool no_in_up;                     /* no io.sa_in_up callback */
+	bool udp;                          /* io.send_udp set: HIP over UDP (RFC 5770) */
 	/* another deterministic RNG (hip_host_cfg.rng); overrides det */
 	int (*rng)(void *ctx, uint8_t *buf, size_t len);
 	void *rng_ctx;

@@ -28,6 +28,7 @@
 #define GW_CONF_STATE_DIR     "/var/lib/hipgw/"   /* default [sa] state: DIR NAME.seq */
 #define GW_CONF_PUZZLE_K_MAX  GW_PUZZLE_K_MAX_BITS  /* puzzle-k */
 #define GW_CONF_R1_RATE_MAX   GW_R1_RATE_MAX_PER_S  /* r1-rate */
+#define GW_CONF_NAT_KEEPALIVE_MAX_S 3600u   /* [peer] nat-keepalive, s */
 #define GW_CONF_LIFETIME_S_MAX     (720u * 3600u)  /* sa-lifetime, s: 720h = 30 days */
 #define GW_CONF_LIFETIME_BYTES_MIN 1024ull         /* sa-lifetime, bytes: 1 KiB */
 #define GW_CONF_LIFETIME_BYTES_MAX (1ull << 50)    /* sa-lifetime, bytes: 1024 TiB */
@@ -70,6 +71,7 @@ enum key_id {
 	K_LOCAL_PREFIXES, K_ESN, K_STATE, K_REPLAY, K_UDP_ENCAP,
 	K_BYPASS,
 	K_HIT, K_LOCATOR, K_PEER_LOCAL, K_PEER_PREFIXES,
+	K_PEER_NAT, K_PEER_NAT_KEEPALIVE,
 	K_G_COUNT, K_G_DIRECTION, K_G_SUITE, K_G_LOCAL, K_G_REMOTE, K_G_SPI_SEED, K_G_PREFIXES,
 	K_G_PREFIX_LEN, K_G_PREFIX_SEED, K_G_KEY_SEED, K_G_REPLAY, K_G_BATCH, K_G_INSTALL,
 	K_B_PORT, K_B_PEERS, K_B_SAS, K_B_MAC_TABLE, K_B_MAC_AGE, K_B_FLOOD_RATE, K_B_LINK_LOCAL,

@@ -66,6 +66,7 @@ static const char *const mode_names[] = { "l3", "l2" };             /* enum gw_p
 static const char *const link_local_names[] = { "drop", "pass" };   /* link_local_pass */
 static const char *const gw_mode_names[] = { "gateway", "middlebox" };   /* enum gw_mode */
 static const char *const action_names[] = { "allow", "deny" };      /* enum gw_rule_action */
+static const char *const nat_names[] = { "auto", "force", "off" };  /* enum gw_peer_nat */
 
 #define GW struct gw_config
 #define PORT struct gw_conf_port
@@ -185,6 +186,11 @@ const struct conf_key conf_keys[K_MAX] = {
 		.doc = "our outer address towards the peer" },
 	[K_PEER_PREFIXES] = { SEC_PEER, "prefixes", conf_peer_prefixes, LIST(PEER, prefixes, n_prefixes),
 		.doc = "prefixes of the site behind the peer; required unless in a [bridge]" },
+	[K_PEER_NAT] = { SEC_PEER, "nat", conf_key_choice, FIELD(PEER, nat), SET(nat_names),
+		.def = "auto", .doc = "HIP and ESP over UDP (RFC 5770): auto, force or off" },
+	[K_PEER_NAT_KEEPALIVE] = { SEC_PEER, "nat-keepalive", conf_key_number,
+		FIELD(PEER, nat_keepalive_s), .lo = 0, .hi = GW_CONF_NAT_KEEPALIVE_MAX_S, .def = "15",
+		.doc = "NAT keepalive interval over UDP, s (RFC 5770 4.7); 0 = none" },
 
 	[K_G_COUNT] = { SEC_SAGEN, "count", conf_key_number, FIELD(SAGEN, count),
 		.lo = 1, .hi = GW_CONF_SAGEN_MAX, .required = true, .doc = "SAs per direction" },

@@ -129,6 +129,10 @@ struct gw_conf_sagen {
 };
 
 /* A HIP peer gateway ([peer NAME]): SAs towards it are keyed by HIP. */
+/* A [peer]'s nat (RFC 5770 HIP over UDP, as the initiator): plain I1s, then
+ * UDP when they get no answer; UDP from the start; never UDP. */
+enum gw_peer_nat { GW_PEER_NAT_AUTO = 0, GW_PEER_NAT_FORCE = 1, GW_PEER_NAT_OFF = 2 };
+
 struct gw_conf_peer {
 	char name[GW_CONF_NAME_MAX];           /* "siteB" of [peer siteB] */
 	uint8_t hit[GW_CONF_HIT_LEN];          /* ORCHIDv2 (2001:20::/28), network order */
@@ -145,6 +149,8 @@ struct gw_conf_peer {
 						* it, 0: none (resolved by the checks) */
 	uint8_t bridge_remote;                 /* bridge != 0: its position in that list, the
 						* bridge's remote index (gw_ctx.h gw_bridge) */
+	uint8_t nat;                           /* enum gw_peer_nat: HIP over UDP (RFC 5770) */
+	uint16_t nat_keepalive_s;              /* keepalive interval over UDP, s; 0 = none */
 };
 
 /* A static MAC entry of a [bridge]: frames to `mac` (on `vlan`) go to the

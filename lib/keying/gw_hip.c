@@ -202,6 +202,7 @@ make_sa(struct gw_peer *p, const struct hip_sa_keys *k, enum gw_dir dir)
 		.seq_first = 1, .seq_limit = UINT64_MAX,
 		.beet = true,     /* our HIT and the peer's are the inner addresses */
 		.etherip = p->conf->bridge != 0,   /* a bridge peer's frames: next header 97 */
+		.udp_sport = k->udp.lport, .udp_dport = k->udp.rport,   /* RFC 5770 */
 	};
 	char err[256];
 	int op = gw_outer_port_of(ctx, &k->local);
@@ -500,8 +501,9 @@ hook_hip_input(void *arg, struct rte_mbuf *m, unsigned port)
 	}
 	if (tl < hl + skip)
 		goto bad;
+	rc = skip != 0 ? gw_hip_nat_input(g, m, l3, hl, tl, &src, &dst)
+		       : hip_host_input(g->host, &src, &dst, l3 + hl, tl - hl, gw_hip_now_ns());
 	hl += skip;
-	rc = hip_host_input(g->host, &src, &dst, l3 + hl, tl - hl, gw_hip_now_ns());
 	report_first_esp(g);
 	if (rc < 0)
 		log_drop(g, tl - hl, rc);
@@ -660,7 +662,7 @@ gw_hip_create(struct gw_ctx *ctx, struct gw_ctrl *ctrl, FILE *keylog, char *err,
 	hc.io = (struct hip_io){ .ctx = g, .send = io_send, .spi_alloc = io_spi_alloc,
 				 .sa_up = io_sa_up, .sa_down = io_sa_down, .bex_done = io_bex_done,
 				 .sa_in_up = io_sa_in_up, .established = io_established,
-				 .path = gw_hip_io_path };
+				 .path = gw_hip_io_path, .send_udp = gw_hip_io_send_udp };
 	g->host = hip_host_create(&hc, err, errlen);
 	if (g->host == NULL)
 		goto fail;
@@ -677,7 +679,7 @@ gw_hip_create(struct gw_ctx *ctx, struct gw_ctrl *ctrl, FILE *keylog, char *err,
 		}
 		g->n_peers++;
 	}
-	if (peerloc_setup(g, err, errlen) != 0)
+	if (peerloc_setup(g, err, errlen) != 0 || gw_hip_nat_setup(g) != 0)
 		goto fail;
 	if (gw_hip_mob_init(g) != 0) {
 		snprintf(err, errlen, "HIP: no room for the address hook");

@@ -31,6 +31,11 @@
 	X("i2_dup", e.i2_dup, "duplicate I2s answered with the stored R2") \
 	X("notify_tx", e.notify_tx, "NOTIFY packets sent") \
 	X("notify_rx", e.notify_rx, "NOTIFY packets received") \
+	X("nat_udp_rx", e.nat_udp_rx, "HIP packets received over UDP (RFC 5770)") \
+	X("nat_udp_tx", e.nat_udp_tx, "HIP packets sent over UDP") \
+	X("nat_switch", e.nat_switch, "Base Exchanges that went on over UDP after two unanswered plain I1s (`nat = auto`)") \
+	X("nat_keepalive_tx", e.nat_keepalive_tx, "NAT keepalives sent (NOTIFY NAT_KEEPALIVE, RFC 9028 4.10)") \
+	X("nat_keepalive_rx", e.nat_keepalive_rx, "NAT keepalives received and verified") \
 	X("unknown_spi_bex", unknown_spi_bex, \
 	  "Base Exchanges started by ESP for an unknown SPI from a peer's locator") \
 	X("unknown_spi_ratelimit", unknown_spi_ratelimit, \
@@ -61,6 +66,7 @@
 	X("r1_gen", e.drop_r1_gen, "I2 for an R1 generation no longer valid") \
 	X("r1_ratelimit", e.drop_r1_ratelimit, "I1 not answered: over `r1-rate`") \
 	X("policy", e.drop_policy, "DH group, cipher, transform or suite refused") \
+	X("nat_mode", e.drop_nat_mode, "I2 over UDP whose NAT_TRAVERSAL_MODE picks a mode we did not offer") \
 	X("hit_mismatch", e.drop_hit_mismatch, "HOST_ID does not hash to the sender's HIT") \
 	X("mac", e.drop_mac, "HIP_MAC or HIP_MAC_2 did not verify") \
 	X("sig", e.drop_sig, "signature did not verify") \

@@ -103,5 +103,16 @@ int gw_hip_mob_init(struct gw_hip *g);
 void gw_hip_mob_tick(struct gw_hip *g, uint64_t now);
 struct gw_stat_sink;
 void gw_hip_locs_emit(const struct gw_peer *p, struct gw_stat_sink *s);
+/* NAT traversal (gw_hip_nat.c, RFC 5770): io.send_udp (IP / UDP / non-ESP
+ * marker / HIP, to the control lcore's IP send); the HIP of a punted UDP
+ * datagram m (l3 its IP header of hl bytes, tl the IP length, bytes) into
+ * the engine, returning hip_host_input_udp's result; each [peer]'s nat and
+ * nat-keepalive given to the engine (0 or -1). */
+void gw_hip_io_send_udp(void *arg, const struct gw_addr *src, const struct gw_addr *dst,
+			const struct hip_udp *udp, const uint8_t *pkt, size_t len);
+struct rte_mbuf;
+int gw_hip_nat_input(struct gw_hip *g, struct rte_mbuf *m, const uint8_t *l3, uint32_t hl,
+		     uint32_t tl, const struct gw_addr *src, const struct gw_addr *dst);
+int gw_hip_nat_setup(struct gw_hip *g);
 
 #endif

@@ -396,6 +396,8 @@ r1_commit(struct hip_assoc *a, const struct hip_rx *rx, struct r1_work *w, uint6
 	a->dh = w->mine;
 	a->remote = *rx->src;
 	a->udp = rx->udp;     /* the R1's transport (RFC 5770): I2, then ESP, go that way */
+	if (a->udp.rport != 0 && a->nat == HIP_NAT_AUTO)
+		a->h->st.nat_switch++;
 	a->t_r1_in = rx->now;
 	memcpy(a->tx.b, w->i2.b, w->i2.len);
 	a->tx.len = w->i2.len;

@@ -274,7 +274,7 @@ struct hip_host_stats {
 	/* NAT traversal (RFC 5770); drops also count once in `dropped` */
 	uint64_t nat_udp_rx;                 /* HIP packets that came over UDP */
 	uint64_t nat_udp_tx;                 /* HIP packets sent over UDP */
-	uint64_t nat_switch;                 /* BEXs that went on over UDP after direct I1s (auto) */
+	uint64_t nat_switch;                 /* BEXs that went on over UDP after plain I1s (auto) */
 	uint64_t nat_keepalive_tx;           /* NOTIFY NAT_KEEPALIVE sent */
 	uint64_t nat_keepalive_rx;           /* ... received and verified */
 	uint64_t drop_nat_mode;              /* I2 over UDP with a NAT_TRAVERSAL_MODE we did not offer */
@@ -374,9 +374,10 @@ int hip_host_set_locators(struct hip_host *h, const struct gw_addr *locs, unsign
 
 /* ---- NAT traversal (RFC 5770 UDP-ENCAPSULATION mode, RFC 9028) ---------- */
 
-/* How an initiator reaches a peer: AUTO, plain I1s first and, when
- * HIP_NAT_AUTO_DIRECT_I1S of them got no answer, the rest of the BEX over
- * UDP; FORCE, over UDP from the first I1; OFF, never over UDP. */
+/* How an initiator reaches a peer: AUTO, plain I1s first and, once
+ * HIP_NAT_AUTO_DIRECT_I1S of them got no answer, each I1 resent both plain
+ * and over UDP, the BEX going on over the transport of the first R1 back;
+ * FORCE, over UDP from the first I1; OFF, never over UDP. */
 enum hip_nat_mode {
 	HIP_NAT_AUTO = 0,
 	HIP_NAT_FORCE,

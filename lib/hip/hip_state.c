@@ -250,18 +250,21 @@ rtx_fire(struct hip_assoc *a, uint64_t now)
 		/* try the peer's locators in turn, from the first I1's */
 		a->remote = a->locators[(a->loc_first + a->rtx.count) % a->n_locators];
 		dst = &a->remote;
-		/* RFC 5770, nat = auto: direct I1s unanswered, a NAT may be
-		 * dropping HIP: the rest of the BEX goes over UDP */
-		if (a->nat == HIP_NAT_AUTO && a->udp.rport == 0 && h->cfg.io.send_udp != NULL &&
-		    a->rtx.count >= HIP_NAT_AUTO_DIRECT_I1S) {
-			a->udp = (struct hip_udp){ GW_HIP_UDP_PORT, GW_HIP_UDP_PORT };
-			h->st.nat_switch++;
-		}
 	}
 	if (a->tx_dst_set)
 		dst = &a->tx_dst;   /* an echo request: to the locator it checks */
 	h->st.retransmits++;
 	hip_send(h, &a->local, dst, &a->udp, a->tx.b, a->tx.len);
+	/* RFC 5770, nat = auto: the plain I1s got no answer, a NAT may be
+	 * dropping HIP: each I1 from now on goes over UDP too, plain first; the
+	 * first R1 back decides the transport (hip_bex_initiator.c), so plain
+	 * wins wherever it works (a peer that was only down) */
+	if (a->state == HIP_STATE_I1_SENT && a->nat == HIP_NAT_AUTO && a->udp.rport == 0 &&
+	    h->cfg.io.send_udp != NULL && a->rtx.count >= HIP_NAT_AUTO_DIRECT_I1S) {
+		static const struct hip_udp u = { GW_HIP_UDP_PORT, GW_HIP_UDP_PORT };
+
+		hip_send(h, &a->local, dst, &u, a->tx.b, a->tx.len);
+	}
 	a->rtx.timeout = a->rtx.timeout * 2 > HIP_RTO_MAX_NS ? HIP_RTO_MAX_NS : a->rtx.timeout * 2;
 	a->rtx.deadline = now + a->rtx.timeout;
 }

@@ -33,7 +33,7 @@
 	X("notify_rx", e.notify_rx, "NOTIFY packets received") \
 	X("nat_udp_rx", e.nat_udp_rx, "HIP packets received over UDP (RFC 5770)") \
 	X("nat_udp_tx", e.nat_udp_tx, "HIP packets sent over UDP") \
-	X("nat_switch", e.nat_switch, "Base Exchanges that went on over UDP after two unanswered plain I1s (`nat = auto`)") \
+	X("nat_switch", e.nat_switch, "Base Exchanges that went over UDP after unanswered plain I1s (`nat = auto`)") \
 	X("nat_keepalive_tx", e.nat_keepalive_tx, "NAT keepalives sent (NOTIFY NAT_KEEPALIVE, RFC 9028 4.10)") \
 	X("nat_keepalive_rx", e.nat_keepalive_rx, "NAT keepalives received and verified") \
 	X("unknown_spi_bex", unknown_spi_bex, \

@@ -193,7 +193,7 @@ test_force(void **state)
 }
 
 /* nat = auto behind a NAT that drops HIP: HIP_NAT_AUTO_DIRECT_I1S plain I1s
- * unanswered, then over UDP; the BEX completes */
+ * unanswered, then each I1 plain and over UDP; the BEX completes over UDP */
 static void
 test_auto(void **state)
 {
@@ -202,7 +202,8 @@ test_auto(void **state)
 	assert_int_equal(hip_host_connect(S[A].h, &S[B], W.now), 0);
 	hh_run(&W, 5000);
 	assert_int_equal(hh_state(&W, A, B), HIP_STATE_ESTABLISHED);
-	assert_int_equal(plain_tx[A], HIP_NAT_AUTO_DIRECT_I1S);
+	assert_int_equal(plain_tx[A], HIP_NAT_AUTO_DIRECT_I1S + 1);
+	assert_int_equal(udp_tx[A], 2);           /* that I1 over UDP, the I2 */
 	assert_int_equal(plain_tx[B], 0);
 	assert_int_equal(hh_stats(&W, A).nat_switch, 1);
 	assert_int_equal(S[B].out.udp.rport, NAT_PORT);
@@ -228,6 +229,35 @@ test_auto_plain(void **state)
 	assert_int_equal(hh_stats(&W, A).nat_switch, 0);
 	hh_run(&W, 40000);
 	assert_int_equal(hh_stats(&W, A).nat_keepalive_tx, 0);   /* no UDP, no keepalive */
+}
+
+/* nat = auto with the peer unreachable for a while (not a NAT): once it is
+ * back both I1s of a retransmission are answered, the plain R1 first, and
+ * the BEX goes on plain; the UDP R1 is dropped in I2-SENT */
+static bool down;
+
+static int
+down_then_nat(struct hh_pkt *p)
+{
+	return down ? 1 : nat(p);
+}
+
+static void
+test_auto_peer_down(void **state)
+{
+	(void)state;
+	pair(HIP_NAT_AUTO, false);
+	W.filter = down_then_nat;
+	down = true;
+	assert_int_equal(hip_host_connect(S[A].h, &S[B], W.now), 0);
+	hh_run(&W, 1600);                         /* the plain I1s at 0 and 0.5 s, the dual at 1.5 s lost */
+	assert_int_equal(udp_tx[A], 1);
+	down = false;
+	hh_run(&W, 4000);
+	assert_int_equal(hh_state(&W, A, B), HIP_STATE_ESTABLISHED);
+	assert_int_equal(hh_peer(&W, A, B).udp.rport, 0);
+	assert_int_equal(S[B].out.udp.rport, 0);
+	assert_int_equal(hh_stats(&W, A).nat_switch, 0);
 }
 
 /* nat = off behind a NAT that drops HIP: never UDP, the BEX fails */
@@ -306,6 +336,7 @@ main(void)
 		cmocka_unit_test(test_force),
 		cmocka_unit_test(test_auto),
 		cmocka_unit_test(test_auto_plain),
+		cmocka_unit_test(test_auto_peer_down),
 		cmocka_unit_test(test_off),
 		cmocka_unit_test(test_i2_bad_mode),
 		cmocka_unit_test(test_no_udp),

@@ -1,0 +1,194 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""NAT traversal, the responder's side (RFC 5770 UDP-ENCAPSULATION mode):
+the real hipgw as the responder, the Python initiator of hipinit.py behind
+a "NAT" (a kernel UDP socket in its namespace on port NAT_PORT, not 10500,
+as a NAT's mapping would be).
+
+* a BEX over UDP is answered over UDP, from port 10500 to the port it came
+  from (the kernel delivers only datagrams with a right UDP checksum); the
+  R1 carries NAT_TRAVERSAL_MODE listing UDP-ENCAPSULATION, covered by its
+  HIP_SIGNATURE_2; the HIP checksum is 0 (RFC 5770);
+* afterwards the gateway's ESP (a ping of our HIT, BEET) comes in UDP on the
+  same ports, on the SPI we chose;
+* an I2 that picks a mode the R1 did not offer is dropped (nat_mode);
+* HIP truncated after the non-ESP marker and garbage behind it are dropped
+  and counted (malformed), a flood of NAT-keepalives (0xFF) is freed and
+  counted (udp_keepalive), and the gateway stays up."""
+
+import os
+import socket
+import struct
+import time
+
+import pytest
+
+import gwlib
+import hipinit
+from hipinit import hipref
+
+NS = f"hgnat-t{os.getpid()}"
+GW_IF, INI_IF = "cnat-gw", "cnat-ini"
+GW4, INI4 = "192.0.2.1", "192.0.2.2"
+PEER = "ini"
+HIP_PORT = 10500                 # RFC 5770's hip-nat-t
+NAT_PORT = 40123                 # the initiator's port as a NAT mapped it
+MARKER = bytes(4)                # the non-ESP marker (RFC 5770)
+NAT_TRAVERSAL_MODE = 608         # RFC 5770 5.4
+UDP_ENCAPSULATION, ICE_HIP_UDP = 1, 3
+N_KEEPALIVES = 300
+N_GARBAGE = 20
+
+
+class UdpHip:
+    """HIP over UDP from INI4:NAT_PORT to GW4:10500 through a kernel UDP
+    socket made inside namespace ns (as hipinit.RawHip does)."""
+
+    def __init__(self, ns):
+        import ctypes
+        libc = ctypes.CDLL(None, use_errno=True)
+        with open("/proc/thread-self/ns/net") as home, open("/var/run/netns/" + ns) as there:
+            assert libc.setns(there.fileno(), hipinit.CLONE_NEWNET) == 0
+            try:
+                self.sock = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+                self.sock.bind((INI4, NAT_PORT))
+            finally:
+                assert libc.setns(home.fileno(), hipinit.CLONE_NEWNET) == 0
+
+    def send_raw(self, payload):
+        self.sock.sendto(payload, (GW4, HIP_PORT))
+
+    def send(self, hip):
+        self.send_raw(MARKER + hip)
+
+    def recv_any(self, timeout=10.0):
+        """The next datagram from the gateway's port 10500 (raises socket.timeout)."""
+        self.sock.settimeout(timeout)
+        while True:
+            data, src = self.sock.recvfrom(65535)
+            if src == (GW4, HIP_PORT):
+                return data
+
+    def recv(self, what):
+        """The next HIP packet (behind the marker), its HIP checksum 0."""
+        try:
+            data = self.recv_any()
+        except socket.timeout:
+            pytest.fail(f"no answer over UDP to the {what}")
+        assert data[:4] == MARKER, f"{what}: not HIP behind the marker: {data[:8].hex()}"
+        hip = data[4:]
+        assert hip[4:6] == b"\0\0", f"{what}: HIP checksum {hip[4:6].hex()} over UDP, not 0"
+        return hip
+
+    def close(self):
+        self.sock.close()
+
+
+def nat_modes(pkt):
+    p = hipinit.params(pkt)
+    assert NAT_TRAVERSAL_MODE in p, "no NAT_TRAVERSAL_MODE"
+    return hipinit.u16_list(p[NAT_TRAVERSAL_MODE][1][2:])
+
+
+@pytest.fixture
+def netns():
+    with hipinit.responder_netns(NS, GW_IF, INI_IF, INI4) as nss:
+        yield nss
+
+
+@pytest.fixture
+def gateway(netns, tmp_path):
+    """A hipgw responder with the initiator as its [peer]: yields (prefix,
+    initiator, responder HIT, UdpHip, stats file path)."""
+    gw_ns, ini_ns = netns
+    rkey, _ = gwlib.make_hi(str(tmp_path), "gw")
+    ikey, i_hit = gwlib.make_hi(str(tmp_path), "ini")
+    ini = hipinit.Initiator(ikey, INI4, GW4)
+    r_hit = hipref.pem_hit(rkey)[0]
+    cfg, stats, logf = tmp_path / "gw.ini", tmp_path / "stats.json", tmp_path / "gw.log"
+    hipinit.responder_config(cfg, rkey, PEER, i_hit, GW_IF, GW4, INI4)
+    prefix = f"hgnatt{os.getpid()}"
+    net = UdpHip(ini_ns)
+    gw = gwlib.start_gateway(gw_ns, prefix, cfg, stats, logf)
+    try:
+        gwlib.wait_gateway_running(gw, logf)
+        yield prefix, ini, r_hit, net, stats
+    finally:
+        net.close()
+        gwlib.stop_gateway(gw, prefix)
+    gwlib.check_gateway_log(gw, logf)
+
+
+def with_mode(mode):
+    return {NAT_TRAVERSAL_MODE: lambda _v: struct.pack("!HH", 0, mode)}
+
+
+def test_bex_over_udp_then_esp_in_udp(gateway):
+    prefix, ini, r_hit, net, _ = gateway
+    net.send(ini.i1(r_hit))
+    r1_pkt = net.recv("I1")
+    r1 = ini.take_r1(r1_pkt, r_hit)           # HIP_SIGNATURE_2 covers NAT_TRAVERSAL_MODE
+    assert UDP_ENCAPSULATION in nat_modes(r1_pkt)
+    bex = ini.plan(r1)
+    net.send(ini.i2(bex, change=with_mode(UDP_ENCAPSULATION)))
+    r2 = net.recv("I2")
+    assert r2[2] == hipref.R2, f"I2 over UDP: packet type {r2[2]}, not R2"
+    ini.take_r2(bex, r2)
+    # the gateway's ESP to us goes in UDP on the same ports (RFC 3948)
+    spi = struct.pack("!I", bex.spi)
+    esp = None
+    for _ in range(50):
+        gwlib.telemetry(prefix, "/hipgw/hit_ping," + PEER)
+        try:
+            esp = net.recv_any(timeout=0.2)
+            break
+        except socket.timeout:
+            continue
+    assert esp is not None, "no ESP in UDP from the gateway after the BEX"
+    assert esp[:4] == spi, f"ESP in UDP on SPI {esp[:4].hex()}, not ours {spi.hex()}"
+    assert struct.unpack("!I", esp[4:8])[0] >= 1, "ESP sequence number"
+    h = gwlib.telemetry(prefix, "/hipgw/hip")
+    assert h["bex_ok"] == 1 and h["nat_udp_rx"] == 2 and h["nat_udp_tx"] >= 2, h
+
+
+def test_i2_with_a_mode_not_offered(gateway):
+    prefix, ini, r_hit, net, _ = gateway
+    net.send(ini.i1(r_hit))
+    r1 = ini.take_r1(net.recv("I1"), r_hit)
+    bex = ini.plan(r1)
+    net.send(ini.i2(bex, change=with_mode(ICE_HIP_UDP)))
+    with pytest.raises(socket.timeout):
+        net.recv_any(timeout=1.0)
+    h = gwlib.telemetry(prefix, "/hipgw/hip")
+    assert h["drops"]["nat_mode"] == 1 and h["bex_ok"] == 0, h
+    # the right one then completes the exchange
+    net.send(ini.i2(bex, change=with_mode(UDP_ENCAPSULATION)))
+    assert net.recv("I2")[2] == hipref.R2
+
+
+def test_bad_udp_input_dropped_and_counted(gateway):
+    prefix, ini, r_hit, net, _ = gateway
+    i1 = ini.i1(r_hit)
+    rnd = os.urandom(64 * N_GARBAGE)
+    net.send(i1[:20])                               # truncated HIP after the marker
+    for x in range(N_GARBAGE):                      # garbage after the marker
+        net.send(rnd[64 * x:64 * (x + 1)])
+    for _ in range(N_KEEPALIVES):                   # RFC 3948 NAT-keepalives
+        net.send_raw(b"\xff")
+    net.send_raw(b"\xff\xff")                       # not a keepalive, not HIP, not ESP
+    # still answering afterwards
+    net.send(i1)
+    assert net.recv("I1 after the bad input")[2] == hipref.R1
+    h = None
+    for _ in range(50):
+        h = gwlib.telemetry(prefix, "/hipgw/hip")
+        if h["drops"]["malformed"] >= 1 + N_GARBAGE:
+            break
+        time.sleep(0.1)
+    # garbage that happens to be a HIP header of ours is not expected from urandom
+    assert h["drops"]["malformed"] == 1 + N_GARBAGE, h
+    assert h["nat_udp_rx"] == 2 + N_GARBAGE, h
+    w = gwlib.telemetry(prefix, "/hipgw/stats")
+    workers = list(w["workers"].values())   # telemetry: {"w0": {...}, ...}
+    assert sum(x["udp_keepalive"] for x in workers) == N_KEEPALIVES, workers
+    assert sum(x["udp_hip"] for x in workers) == 2 + N_GARBAGE, workers
+    assert w["drops"]["udp_bad"] >= 1, w["drops"]

@@ -18,7 +18,9 @@
  *
  * Raw: records of [length 2 (big-endian)][step 1][packet]: the packet is
  * given as it is to hip_host_input of E0 (from the peer's address), step bit
- * 7 set: with its checksum computed first; then time advances by
+ * 7 set: with its checksum computed first; length bit 15 set (length & 0x7fff
+ * bytes): to hip_host_input_udp instead, as HIP over UDP from port
+ * FUZZ_PEER_PORT to 10500 (RFC 5770); then time advances by
  * (step & 0x7f) * 10 ms with a tick. The peer is only a declared HIT.
  *
  * Structure-aware: a second engine (E1, the genuine peer) runs the other side
@@ -31,7 +33,10 @@
  * E1 reports through hip_host_cfg.vector), HIP_SIGNATURE / _2 again with E1's
  * private key, checksum, so that the mutation reaches what E0 does after
  * verification. When the steps run out the wire is drained for a while of
- * virtual time (exchanges complete, timers fire).
+ * virtual time (exchanges complete, timers fire). Both engines do HIP over
+ * UDP (io.send_udp); an input of odd length has both set nat = force, so the
+ * whole association runs over UDP (RFC 5770: NAT_TRAVERSAL_MODE in R1 and
+ * I2, keepalives), else auto (plain unless I1s are lost).
  *
  * Invariants (abort() when broken; the engine test harness's,
  * tests/lib/hip_harness.h, and the end check): every packet an engine sends
@@ -58,6 +63,7 @@
 #include "hip_packet.h"
 #include "hip_param.h"
 #include "hip_sig.h"
+#include "hipgw_wire.h"
 
 #ifndef HIPGW_SOURCE_ROOT
 #define HIPGW_SOURCE_ROOT "."
@@ -79,6 +85,7 @@
 #define DRAIN_STEPS  400           /* 10 ms steps when the input ends: 4 s */
 #define MAX_PARAMS   40
 #define MAX_STEPS    64            /* structure-aware steps per input */
+#define FUZZ_PEER_PORT 40000       /* the peer's UDP port in raw mode (a NAT's mapping) */
 
 /* ---- keys ---- */
 
@@ -172,6 +179,7 @@ side_up(int idx, struct hip_hi *hi, uint8_t mode)
 		.life = 20000 * NS_MS,
 		.v6 = (mode & MODE_IPV6) != 0,
 		.det = true,
+		.udp = true,
 	};
 
 	memcpy(p.ciph, ciphers[cs], sizeof(ciphers[cs]));
@@ -522,6 +530,12 @@ deliver(struct hh_pkt *w)
 
 	if (to->h == NULL)
 		return;
+	if (w->udp.rport != 0) {   /* over UDP (RFC 5770): the receiver's port first */
+		struct hip_udp u = { .lport = w->udp.rport, .rport = w->udp.lport };
+
+		hip_host_input_udp(to->h, &from->addr, &to->addr, &u, w->b, w->len, W.w.now);
+		return;
+	}
 	set_checksum(w->b, w->len, &from->addr, &to->addr);
 	if (to->idx == 0)
 		raw_record(w->b, w->len);
@@ -654,8 +668,10 @@ run_raw(struct in *in)
 	while (in_more(in)) {
 		uint16_t len = in_u16(in);
 		uint8_t st = in_u8(in);
+		bool udp = (len & 0x8000) != 0;
 		uint8_t *pkt;
 
+		len &= 0x7fff;
 		if (len > in->n - in->off)
 			len = (uint16_t)(in->n - in->off);
 		if (len != 0) {
@@ -667,7 +683,15 @@ run_raw(struct in *in)
 			in->off += len;
 			if ((st & 0x80) && len >= HIP_HDR_LEN && len % 8 == 0 && len <= HIP_PACKET_MAX)
 				set_checksum(pkt, len, &W.w.s[1].addr, &W.w.s[0].addr);
-			hip_host_input(W.w.s[0].h, &W.w.s[1].addr, &W.w.s[0].addr, pkt, len, W.w.now);
+			if (udp) {
+				static const struct hip_udp u = { GW_HIP_UDP_PORT, FUZZ_PEER_PORT };
+
+				hip_host_input_udp(W.w.s[0].h, &W.w.s[1].addr, &W.w.s[0].addr, &u, pkt,
+						   len, W.w.now);
+			} else {
+				hip_host_input(W.w.s[0].h, &W.w.s[1].addr, &W.w.s[0].addr, pkt, len,
+					       W.w.now);
+			}
 			free(pkt);
 		}
 		hh_advance(&W.w, (uint64_t)(st & 0x7f) * 10 * NS_MS);
@@ -728,6 +752,11 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	hip_host_tick(W.w.s[0].h, W.w.now);
 	if (W.w.s[1].h != NULL)
 		hip_host_tick(W.w.s[1].h, W.w.now);
+	if (size & 1) {   /* both over UDP from the first I1 (RFC 5770) */
+		hip_host_set_peer_nat(W.w.s[0].h, &W.w.s[1], HIP_NAT_FORCE, 15000 * NS_MS);
+		if (W.w.s[1].h != NULL)
+			hip_host_set_peer_nat(W.w.s[1].h, &W.w.s[0], HIP_NAT_FORCE, 15000 * NS_MS);
+	}
 	if (mode & MODE_INITIATOR)
 		hip_host_connect(W.w.s[0].h, &W.w.s[1], W.w.now);
 	else if (W.structured)

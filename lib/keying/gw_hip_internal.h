@@ -25,6 +25,7 @@ struct gw_peer_locs {
 	struct gw_addr local, remote;   /* the outer addresses in use; family 0: none */
 	struct hip_locator_info peer[HIP_MAX_LOCATORS];
 	unsigned n_peer;
+	struct hip_udp udp;             /* over UDP (RFC 5770): our port, the peer's; 0, 0: plain */
 };
 #define GW_HIP_LOCS_MS 100      /* ms between two copies of the peers' locators */
 

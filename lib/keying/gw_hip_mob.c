@@ -108,6 +108,7 @@ gw_hip_mob_tick(struct gw_hip *g, uint64_t now)
 		p->locs.remote = pi.remote;
 		p->locs.n_peer = RTE_MIN(pi.n_peer_locators, (unsigned)HIP_MAX_LOCATORS);
 		memcpy(p->locs.peer, pi.peer_locators, p->locs.n_peer * sizeof(p->locs.peer[0]));
+		p->locs.udp = pi.udp;
 		__atomic_store_n(&p->locs.seq, p->locs.seq + 1, __ATOMIC_RELEASE);
 	}
 }
@@ -141,6 +142,8 @@ gw_hip_locs_emit(const struct gw_peer *p, struct gw_stat_sink *s)
 	}
 	s->str(s, "local", c.local.family ? gw_addr_str(&c.local, a, sizeof(a)) : "");
 	s->str(s, "remote", c.remote.family ? gw_addr_str(&c.remote, a, sizeof(a)) : "");
+	s->u64(s, "udp_lport", c.udp.lport);
+	s->u64(s, "udp_rport", c.udp.rport);
 	s->begin(s, "locators");    /* "lN": "ADDRESS STATE[ preferred]", in the peer's order */
 	for (unsigned i = 0; i < c.n_peer && i < HIP_MAX_LOCATORS; i++) {
 		char name[8], v[96];

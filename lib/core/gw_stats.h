@@ -79,6 +79,11 @@ struct gw_lcore_stats {
 	 * taken out of UDP for the SAD, HIP control packets behind the non-ESP
 	 * marker punted to the control lcore, NAT-keepalives dropped */
 	uint64_t udp_esp, udp_hip, udp_keepalive;
+	/* NAT rebinding on watched in SAs (workers, gw_nat.c): rebindings
+	 * posted to the control lcore, those its ring had no room for, and
+	 * authenticated packets from a new path that were not the highest
+	 * sequence number so far (a replay or late copy: nothing moves) */
+	uint64_t nat_rebind_posted, nat_ring_full, nat_rebind_old;
 	uint64_t mbox_esp, mbox_frags, mbox_icmp, mbox_l2, mbox_bypass, mbox_hip_punted,
 		 mbox_hip_fwd;
 } __rte_cache_aligned;

@@ -316,6 +316,7 @@ udp_in(struct worker *w, struct rte_mbuf *m, const uint8_t *l3, uint32_t hl, uin
 	switch (esp_udp_demux_fast(m, sizeof(struct rte_ether_hdr), hl, len, &sport)) {
 	case ESP_UDP_ESP:
 		w->st->udp_esp++;
+		gw_meta(m)->udp_sport = sport;      /* NAT rebinding (gw_nat.c) */
 		return true;
 	case ESP_UDP_HIP:
 		w->st->udp_hip++;
@@ -406,6 +407,7 @@ inbound_common(struct worker *w, unsigned pidx, struct rte_mbuf **pkts, uint16_t
 			continue;
 		}
 		rte_pktmbuf_adj(m, sizeof(struct rte_ether_hdr));
+		gw_meta(m)->udp_sport = 0;           /* plain ESP (gw_nat.c) */
 		dec[nk++] = m;
 	}
 	if (nk > 0)
@@ -554,6 +556,7 @@ inbound_esp(struct worker *w, unsigned pidx, struct rte_mbuf **dec, const uint32
 	uint8_t res[GW_BURST_PACKETS];
 	struct rte_mbuf *l2m[GW_BURST_PACKETS];
 	struct gw_sa *l2sa[GW_BURST_PACKETS];
+	struct wk_nat_pkt np[GW_BURST_PACKETS];
 	uint64_t hits;
 	uint16_t nd = 0, nl = 0;
 
@@ -581,7 +584,9 @@ inbound_esp(struct worker *w, unsigned pidx, struct rte_mbuf **dec, const uint32
 		handoff_flush(w);
 	if (nd == 0)
 		return;
+	wk_nat_note(sas, dec, nd, np);
 	esp_inbound_burst(esp, dec, res, nd);
+	wk_nat_check(w, sas, res, nd, np);
 	for (uint16_t i = 0; i < nd; i++) {  /* inner route entries, before the pass below */
 		const uint8_t *l3 = rte_pktmbuf_mtod(dec[i], const uint8_t *);
 

@@ -319,4 +319,22 @@ unsigned wk_drain_handoff(struct worker *w);
  * death row, counted as malformed (gw_inbound.c). */
 void wk_frag_expire(struct worker *w);
 
+/* NAT rebinding (gw_nat.c, RFC 5770): what wk_nat_note keeps of one ESP
+ * packet of a watched in SA before the ESP stage (outer source, UDP source
+ * port, host order, 0 for plain ESP; its sequence number and the SA's
+ * highest so far, low 32 bits). wk_nat_note fills np[0..n) for the packets
+ * m[] of SAs sas[] (this worker owns them); wk_nat_check, after the ESP
+ * stage gave res[], posts the rebindings to gw_ctx.nat_ring. */
+struct wk_nat_pkt {
+	bool watch;
+	uint8_t family;
+	uint16_t sport;
+	uint32_t seq, top0;
+	uint8_t src[16];
+};
+void wk_nat_note(struct gw_sa *const *sas, struct rte_mbuf *const *m, uint16_t n,
+		 struct wk_nat_pkt *np);
+void wk_nat_check(struct worker *w, struct gw_sa *const *sas, const uint8_t *res, uint16_t n,
+		  const struct wk_nat_pkt *np);
+
 #endif

@@ -157,6 +157,12 @@ int esp_sa_set_path(struct esp_sa *sa, const struct esp_path *path, struct rte_r
 		    bool wait);
 /* Whether the SA's current path is UDP-encapsulated (out: sends UDP). */
 bool esp_sa_udp(const struct esp_sa *sa);
+/* True when family / src (4 or 16 bytes, network order) and UDP port
+ * `port` (host order) are the current path's remote end: its address and
+ * udp_dport. Workers (one acquire load); for NAT rebinding on in SAs, whose
+ * path is the peer's (RFC 5770). */
+bool esp_sa_path_is_remote(const struct esp_sa *sa, uint8_t family, const uint8_t *src,
+			   uint16_t port);
 /* Whether the SA carries L2 mode's EtherIP frames (esp_sa_params.etherip). */
 bool esp_sa_etherip(const struct esp_sa *sa);
 

@@ -422,6 +422,15 @@ esp_sa_udp(const struct esp_sa *sa)
 	return esp_sa_cur_path(sa)->udp != 0;
 }
 
+bool
+esp_sa_path_is_remote(const struct esp_sa *sa, uint8_t family, const uint8_t *src, uint16_t port)
+{
+	const struct esp_path_slot *t = esp_sa_cur_path(sa);
+
+	return t->remote.family == family && t->dport_be == rte_cpu_to_be_16(port) &&
+	       memcmp(t->remote.addr, src, family == 4 ? 4 : 16) == 0;
+}
+
 void
 esp_sa_path(const struct esp_sa *sa, struct esp_path *path)
 {

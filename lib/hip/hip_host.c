@@ -425,6 +425,20 @@ hip_host_input_udp(struct hip_host *h, const struct gw_addr *src, const struct g
 }
 
 int
+hip_host_set_peer_path(struct hip_host *h, void *peer_user, const struct gw_addr *remote,
+		       uint16_t rport)
+{
+	struct hip_assoc *a = h == NULL ? NULL : hip_peer_by_user(h, peer_user);
+
+	if (a == NULL || remote == NULL || rport == 0 || a->udp.rport == 0 ||
+	    remote->family != a->local.family)
+		return -1;
+	a->remote = *remote;
+	a->udp.rport = rport;
+	return 0;
+}
+
+int
 hip_host_set_peer_nat(struct hip_host *h, void *peer_user, enum hip_nat_mode mode,
 		      uint64_t keepalive_ns)
 {

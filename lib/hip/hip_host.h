@@ -402,6 +402,15 @@ int hip_host_set_peer_nat(struct hip_host *h, void *peer_user, enum hip_nat_mode
 int hip_host_input_udp(struct hip_host *h, const struct gw_addr *src, const struct gw_addr *dst,
 		       const struct hip_udp *udp, const uint8_t *pkt, size_t len, uint64_t now_ns);
 
+/* NAT rebinding (RFC 5770; the integrator saw authenticated ESP with the
+ * highest sequence number so far from a new address or port): the
+ * association over UDP now reaches the peer at remote:rport (host order);
+ * its HIP packets (UPDATE, CLOSE, keepalives) and the SAs of later rekeys
+ * go there. The integrator moves the SAs it has itself. Returns 0, or -1
+ * for an unknown peer, one not over UDP, or another address family. */
+int hip_host_set_peer_path(struct hip_host *h, void *peer_user, const struct gw_addr *remote,
+			   uint16_t rport);
+
 /* Our HIT. */
 const uint8_t *hip_host_hit(const struct hip_host *h);
 

@@ -234,6 +234,7 @@ make_sa(struct gw_peer *p, const struct hip_sa_keys *k, enum gw_dir dir)
 		gw_sa_default_dst(ctx->cfg, sa);
 		sa->bridge = p->conf->bridge;      /* inbound 97 to that bridge (wk_l2_inbound) */
 		sa->bridge_remote = p->conf->bridge_remote;
+		sa->nat_watch = gw_hip_nat_watch(p, k);   /* NAT rebinding (gw_hip_nat.c) */
 	}
 	return sa;
 }
@@ -503,10 +504,9 @@ hook_hip_input(void *arg, struct rte_mbuf *m, unsigned port)
 		goto bad;
 	rc = skip != 0 ? gw_hip_nat_input(g, m, l3, hl, tl, &src, &dst)
 		       : hip_host_input(g->host, &src, &dst, l3 + hl, tl - hl, gw_hip_now_ns());
-	hl += skip;
 	report_first_esp(g);
 	if (rc < 0)
-		log_drop(g, tl - hl, rc);
+		log_drop(g, tl - hl - skip, rc);
 	rte_pktmbuf_free(m);
 	return;
 bad:
@@ -749,7 +749,6 @@ void
 gw_hip_tick(struct gw_hip *g)
 {
 	uint64_t now = gw_hip_now_ns();
-	const struct gw_config *cfg = g->ctx->cfg;
 
 	hip_host_tick(g->host, now);
 	if (!g->closing)
@@ -762,6 +761,7 @@ gw_hip_tick(struct gw_hip *g)
 	if (!g->closing)
 		bridge_peers_connect(g, now);
 	gw_hip_mob_tick(g, now);
+	gw_hip_nat_tick(g, now);
 	/* byte lifetime and sequence space (RFC 7402 section 6: rekey before it runs out) */
 	for (unsigned i = 0; i < g->n_peers; i++) {
 		struct gw_peer *p = &g->peers[i];
@@ -770,7 +770,7 @@ gw_hip_tick(struct gw_hip *g)
 		if (out == NULL)
 			continue;
 		esp_sa_stats(out->esp, NULL, &bytes);
-		if ((cfg->sa_lifetime_bytes && bytes >= cfg->sa_lifetime_bytes) ||
+		if ((g->ctx->cfg->sa_lifetime_bytes && bytes >= g->ctx->cfg->sa_lifetime_bytes) ||
 		    esp_sa_seq(out->esp) >= (1ULL << 31))
 			hip_host_rekey(g->host, p, now);
 	}

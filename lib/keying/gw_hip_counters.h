@@ -36,6 +36,8 @@
 	X("nat_switch", e.nat_switch, "Base Exchanges that went over UDP after unanswered plain I1s (`nat = auto`)") \
 	X("nat_keepalive_tx", e.nat_keepalive_tx, "NAT keepalives sent (NOTIFY NAT_KEEPALIVE, RFC 9028 4.10)") \
 	X("nat_keepalive_rx", e.nat_keepalive_rx, "NAT keepalives received and verified") \
+	X("nat_rebinds", nat_rebinds, "NAT rebindings: a peer over UDP moved to the new address or port its authenticated ESP came from") \
+	X("nat_rebind_stale", nat_rebind_stale, "rebinding events that moved nothing: the SA gone, or the path there already") \
 	X("unknown_spi_bex", unknown_spi_bex, \
 	  "Base Exchanges started by ESP for an unknown SPI from a peer's locator") \
 	X("unknown_spi_ratelimit", unknown_spi_ratelimit, \
@@ -93,6 +95,7 @@
 	X("staged", staged_total, \
 	  "packets and bridge frames to it held while it had no out SA (or, the responder, in R2-SENT)") \
 	X("stage_full", stage_full, "those dropped (`no_sa`): its staging was full") \
+	X("nat_rebinds", nat_rebinds, "its path moved to a new NAT mapping (RFC 5770)") \
 	X("path_moves", path_moves, "its out SA moved to new outer addresses (RFC 8046)")
 
 /* Per peer, the last Base Exchange's steps (struct hip_bex_times, ns):

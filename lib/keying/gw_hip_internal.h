@@ -55,6 +55,7 @@ struct gw_peer {
 	uint64_t ping_log_ns;           /* last "HIT ping without SAs" log line */
 	uint64_t unknown_spi_bex;       /* BEXs started by ESP for an unknown SPI from it */
 	uint64_t path_moves;            /* io.path calls for it: its out SA moved (RFC 8046) */
+	uint64_t nat_rebinds;           /* its path moved to a new NAT mapping (RFC 5770) */
 	struct gw_peer_locs locs;       /* its locators for the stats (gw_hip_mob.c) */
 };
 
@@ -80,6 +81,9 @@ struct gw_hip {
 	uint64_t drop_log_skipped;      /* drops not logged in it */
 	uint64_t locator_changes;       /* our address changes handed to the engine */
 	uint64_t locs_ns;               /* last copy of the peers' locators */
+	struct rte_ring *nat_ring;      /* the workers' rebinding events (gw_ctx.nat_ring) */
+	uint64_t nat_rebinds;           /* NAT rebindings: peers' paths moved (gw_hip_nat.c) */
+	uint64_t nat_rebind_stale;      /* events that moved nothing: SA gone, path already there */
 };
 
 /* " I1->R1 0.221 ms, I2->R2 0.824 ms" (the BEX steps of t this side timed,
@@ -115,5 +119,12 @@ struct rte_mbuf;
 int gw_hip_nat_input(struct gw_hip *g, struct rte_mbuf *m, const uint8_t *l3, uint32_t hl,
 		     uint32_t tl, const struct gw_addr *src, const struct gw_addr *dst);
 int gw_hip_nat_setup(struct gw_hip *g);
+/* NAT rebinding (RFC 5770, the public side): whether the in SA of keys k of
+ * peer p is watched (over UDP, the peer the initiator: it may sit behind a
+ * NAT); the control lcore's drain of the workers' events (now: ns), which
+ * moves the peer's out SA, in SA path and engine path to an authenticated
+ * new source. */
+bool gw_hip_nat_watch(struct gw_peer *p, const struct hip_sa_keys *k);
+void gw_hip_nat_tick(struct gw_hip *g, uint64_t now);
 
 #endif

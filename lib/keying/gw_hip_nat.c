@@ -7,10 +7,17 @@
  * nat and nat-keepalive given to the engine. The SAs of an association that
  * runs over UDP get its ports (make_sa, gw_hip.c): ESP then goes in UDP
  * (RFC 3948) on the same 5-tuple as its HIP, which is what keeps one NAT
- * mapping for both.
+ * mapping for both. NAT rebinding on the public side: the workers post
+ * authenticated ESP with the highest sequence number from a new source
+ * (lib/dp/gw_nat.c); gw_hip_nat_tick moves the peer's path there.
  */
+#include <stdio.h>
 #include <string.h>
 #include <rte_byteorder.h>
+#include <rte_hash.h>
+#include <rte_log.h>
+#include <rte_ring.h>
+#include <rte_ring_elem.h>
 #include <rte_ip.h>
 #include <rte_lcore.h>
 #include <rte_mbuf.h>
@@ -21,6 +28,9 @@
 #include "gw_stats.h"
 #include "hip_packet.h"
 #include "hipgw_wire.h"
+
+#define LOG(level, ...) RTE_LOG(level, USER1, __VA_ARGS__)
+#define GW_HIP_NAT_EVENTS_PER_TICK 32   /* rebinding events taken per control tick */
 
 void
 gw_hip_io_send_udp(void *arg, const struct gw_addr *src, const struct gw_addr *dst,
@@ -98,6 +108,18 @@ gw_hip_nat_input(struct gw_hip *g, struct rte_mbuf *m, const uint8_t *l3, uint32
 int
 gw_hip_nat_setup(struct gw_hip *g)
 {
+	char name[RTE_RING_NAMESIZE];
+
+	/* the workers' rebinding events (lib/dp/gw_nat.c); one gateway per
+	 * process, but the name carries this one's address to stay unique.
+	 * Never freed: the workers may post until they stop, the EAL's
+	 * memory goes at exit */
+	snprintf(name, sizeof(name), "hipgw_nat_%p", (void *)g);
+	g->nat_ring = rte_ring_create_elem(name, sizeof(struct gw_nat_event), GW_NAT_RING_SIZE,
+					   SOCKET_ID_ANY, RING_F_SC_DEQ);
+	if (g->nat_ring == NULL)
+		return -1;
+	__atomic_store_n(&g->ctx->nat_ring, g->nat_ring, __ATOMIC_RELEASE);
 	for (unsigned i = 0; i < g->n_peers; i++) {
 		const struct gw_conf_peer *pc = g->peers[i].conf;
 		enum hip_nat_mode mode = pc->nat == GW_PEER_NAT_FORCE ? HIP_NAT_FORCE :
@@ -108,4 +130,72 @@ gw_hip_nat_setup(struct gw_hip *g)
 			return -1;
 	}
 	return 0;
+}
+
+/* ---- NAT rebinding, the control lcore's half (the workers': lib/dp/gw_nat.c) ---- */
+
+bool
+gw_hip_nat_watch(struct gw_peer *p, const struct hip_sa_keys *k)
+{
+	struct hip_peer_info pi;
+
+	return k->udp.rport != 0 && hip_host_peer_info(p->g->host, p, &pi) == 0 && !pi.initiator;
+}
+
+/* One event: the peer whose current in SA it names moves its out SA, its in
+ * SA's path (what the workers compare) and the engine's path to the
+ * event's source; 1 when it moved, 0 when nothing was to move. */
+static int
+rebind(struct gw_hip *g, const struct gw_nat_event *ev)
+{
+	struct gw_peer *p = NULL;
+	struct gw_sa *out, *in = NULL;
+	struct esp_path path;
+	struct gw_addr src = { .family = ev->family };
+	void *data;
+	char a[64];
+
+	for (unsigned i = 0; i < g->n_peers && p == NULL; i++)
+		if (g->peers[i].in_spi == ev->spi)
+			p = &g->peers[i];
+	if (p == NULL || rte_hash_lookup_data(g->ctx->sadb.sad, &ev->spi, &data) < 0)
+		return 0;    /* the SA went (rekey, CLOSE) since the worker saw it */
+	in = data;
+	out = gw_sadb_out(&g->ctx->sadb, (uint32_t)p->slot);
+	memcpy(src.addr, ev->src, ev->family == 4 ? 4 : 16);
+	if (out == NULL || esp_sa_path_is_remote(out->esp, src.family, src.addr, ev->sport))
+		return 0;
+	esp_sa_path(out->esp, &path);
+	if (path.udp_dport == 0 || path.remote.family != src.family)
+		return 0;    /* not an association over UDP (anymore) */
+	path.remote = src;
+	path.udp_dport = ev->sport;
+	if (esp_sa_set_path(out->esp, &path, g->ctx->sadb.rcu, true) != 0 ||
+	    esp_sa_set_path(in->esp, &path, g->ctx->sadb.rcu, true) != 0) {
+		LOG(ERR, "peer %s: NAT rebinding: the SAs' path could not move\n", p->conf->name);
+		return 0;
+	}
+	hip_host_set_peer_path(g->host, p, &src, ev->sport);
+	p->nat_rebinds++;
+	LOG(NOTICE, "peer %s: NAT rebinding: now at %s port %u (ESP seq %u authenticated there)\n",
+	    p->conf->name, gw_addr_str(&src, a, sizeof(a)), ev->sport, ev->seq);
+	return 1;
+}
+
+void
+gw_hip_nat_tick(struct gw_hip *g, uint64_t now)
+{
+	struct gw_nat_event ev[GW_HIP_NAT_EVENTS_PER_TICK];
+	unsigned n;
+
+	(void)now;
+	if (g->nat_ring == NULL)
+		return;
+	n = rte_ring_sc_dequeue_burst_elem(g->nat_ring, ev, sizeof(ev[0]), RTE_DIM(ev), NULL);
+	for (unsigned i = 0; i < n; i++) {
+		if (rebind(g, &ev[i]))
+			g->nat_rebinds++;
+		else
+			g->nat_rebind_stale++;
+	}
 }

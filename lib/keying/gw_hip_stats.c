@@ -67,6 +67,7 @@ struct gw_hip_snap {
 	struct hip_host_stats e;
 	uint64_t unknown_spi_bex, unknown_spi_ratelimit, unknown_spi_ignored;
 	uint64_t locator_changes;
+	uint64_t nat_rebinds, nat_rebind_stale;
 };
 
 static void
@@ -74,6 +75,8 @@ hip_snapshot(const struct gw_hip *g, struct gw_hip_snap *v)
 {
 	hip_host_stats(g->host, &v->e);
 	v->locator_changes = g->locator_changes;
+	v->nat_rebinds = g->nat_rebinds;
+	v->nat_rebind_stale = g->nat_rebind_stale;
 	v->unknown_spi_bex = gw_stats_total(offsetof(struct gw_lcore_stats, unknown_spi_bex));
 	v->unknown_spi_ratelimit =
 		gw_stats_total(offsetof(struct gw_lcore_stats, unknown_spi_ratelimit));

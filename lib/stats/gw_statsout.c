@@ -7,7 +7,8 @@
  *    "packets","bytes"[,"max_inner": out SAs]}}, "workers": [{"lcore","rx","tx",
  *    "punted","handoff_out","handoff_in","handoff_drops","slow_sent",
  *    "slow_done","ctrl_looped","inner_fragmented","l2_flooded","l2_learn_sent",
- *    "l2_learn_ring_full","esp_fragmented","esp_fragments","udp_esp","udp_hip","udp_keepalive"},
+ *    "l2_learn_ring_full","esp_fragmented","esp_fragments","udp_esp","udp_hip","udp_keepalive",
+ *    "nat_rebind_posted","nat_ring_full","nat_rebind_old"},
  *    ...one per worker],
  *    "pmtu": {event: n...}, "mbufs": {"size","in_use"}}
  * (telemetry: "workers" is a dict "w0", "w1", ...)
@@ -57,13 +58,15 @@ struct snap_worker {
 	unsigned lcore;
 	uint64_t rx, tx, punted, handoff_out, handoff_in, handoff_drops, slow_sent, slow_done,
 		 ctrl_looped, inner_fragmented, l2_flooded, l2_learn_sent, l2_learn_ring_full,
-		 esp_fragmented, esp_fragments, udp_esp, udp_hip, udp_keepalive;
+		 esp_fragmented, esp_fragments, udp_esp, udp_hip, udp_keepalive,
+		 nat_rebind_posted, nat_ring_full, nat_rebind_old;
 };
 
 #define SNAP_WORKER_FIELDS(X) X(rx) X(tx) X(punted) X(handoff_out) X(handoff_in) \
 	X(handoff_drops) X(slow_sent) X(slow_done) X(ctrl_looped) X(inner_fragmented) \
 	X(l2_flooded) X(l2_learn_sent) X(l2_learn_ring_full) \
-	X(esp_fragmented) X(esp_fragments) X(udp_esp) X(udp_hip) X(udp_keepalive)
+	X(esp_fragmented) X(esp_fragments) X(udp_esp) X(udp_hip) X(udp_keepalive) \
+	X(nat_rebind_posted) X(nat_ring_full) X(nat_rebind_old)
 
 struct snap {
 	uint64_t drops[GW_DROP_MAX];
@@ -229,6 +232,9 @@ snapshot(struct gw_ctx *ctx, struct snap *s)
 		o->udp_esp = st->udp_esp;
 		o->udp_hip = st->udp_hip;
 		o->udp_keepalive = st->udp_keepalive;
+		o->nat_rebind_posted = st->nat_rebind_posted;
+		o->nat_ring_full = st->nat_ring_full;
+		o->nat_rebind_old = st->nat_rebind_old;
 	}
 	for (unsigned i = 0; i < ctx->n_ports; i++) {
 		const struct gw_port *p = &ctx->ports[i];

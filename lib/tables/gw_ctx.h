@@ -104,6 +104,21 @@ struct gw_l2_learn {
 };
 #define GW_L2_LEARN_RING 256            /* learn requests per worker ring (SP/SC) */
 
+/* A NAT rebinding seen by a worker (RFC 5770, docs/nat.md): ESP of in SA
+ * `spi` (host order) authenticated, with the highest sequence number so far
+ * (`seq`, its low 32 bits), from address src (family 4 or 6) and UDP source
+ * port `sport` (host order), not the SA's path. An element of gw_ctx.nat_ring. */
+struct gw_nat_event {
+	uint32_t spi;
+	uint32_t seq;
+	uint16_t sport;
+	uint8_t family;
+	uint8_t pad;
+	uint8_t src[16];
+};
+#define GW_NAT_RING_SIZE       256     /* events the ring holds */
+#define GW_NAT_REPOST_PACKETS  256     /* packets from an unchanged new path between posts */
+
 struct gw_ctx {
 	const struct gw_config *cfg;
 	struct gw_port ports[GW_PORTS_MAX];
@@ -145,6 +160,9 @@ struct gw_ctx {
 	/* worker -> control, struct gw_l2_learn elements (SP/SC); NULL without
 	 * bridges */
 	struct rte_ring *l2_learn[GW_WORKERS_MAX];
+	/* workers -> control, struct gw_nat_event elements (MP/SC): NAT
+	 * rebindings seen on watched in SAs (gw_sa.nat_watch); NULL: none posted */
+	struct rte_ring *nat_ring;
 	/* middlebox mode ([gateway] mode = middlebox): 1 + index into ports[] of
 	 * the other port of a port's pair, 0: not a bridged port; the ESP flows
 	 * that may cross (readers: workers; writer: the control lcore) */

@@ -57,6 +57,17 @@ struct gw_sa {
 	char state[GW_CONF_PATH_MAX];
 	uint64_t seq_reserved;          /* highest sequence number written to the state file */
 	char key_id[17];                /* hex: binds the state file to the key */
+	/* in, NAT rebinding (RFC 5770 UDP associations, the public side): the
+	 * owner worker posts an authenticated packet that carried the highest
+	 * sequence number so far from another address or UDP port than the SA's
+	 * path (gw_nat_event); set by the control lcore before the SA is added.
+	 * The owner's own record of what it posted last (one post per new path,
+	 * again every GW_NAT_REPOST_PACKETS packets from it while unchanged): */
+	uint8_t nat_watch;
+	uint8_t nat_posted_family;
+	uint16_t nat_posted_port;
+	uint32_t nat_posted_n;
+	uint8_t nat_posted_src[16];
 };
 
 /* An out SA's limits (see max_inner), read as the control lcore stores them. Workers. */

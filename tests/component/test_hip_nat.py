@@ -13,7 +13,10 @@ as a NAT's mapping would be).
 * an I2 that picks a mode the R1 did not offer is dropped (nat_mode);
 * HIP truncated after the non-ESP marker and garbage behind it are dropped
   and counted (malformed), a flood of NAT-keepalives (0xFF) is freed and
-  counted (udp_keepalive), and the gateway stays up."""
+  counted (udp_keepalive), and the gateway stays up;
+* NAT rebinding: an authenticated but older ESP packet from a new port
+  moves nothing (nat_rebind_old), a replay from there is a replay drop, the
+  newest one moves the gateway's path there and its ESP follows."""
 
 import os
 import socket
@@ -43,14 +46,14 @@ class UdpHip:
     """HIP over UDP from INI4:NAT_PORT to GW4:10500 through a kernel UDP
     socket made inside namespace ns (as hipinit.RawHip does)."""
 
-    def __init__(self, ns):
+    def __init__(self, ns, port=NAT_PORT):
         import ctypes
         libc = ctypes.CDLL(None, use_errno=True)
         with open("/proc/thread-self/ns/net") as home, open("/var/run/netns/" + ns) as there:
             assert libc.setns(there.fileno(), hipinit.CLONE_NEWNET) == 0
             try:
                 self.sock = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
-                self.sock.bind((INI4, NAT_PORT))
+                self.sock.bind((INI4, port))
             finally:
                 assert libc.setns(home.fileno(), hipinit.CLONE_NEWNET) == 0
 
@@ -192,3 +195,72 @@ def test_bad_udp_input_dropped_and_counted(gateway):
     assert sum(x["udp_keepalive"] for x in workers) == N_KEEPALIVES, workers
     assert sum(x["udp_hip"] for x in workers) == 2 + N_GARBAGE, workers
     assert w["drops"]["udp_bad"] >= 1, w["drops"]
+
+
+def esp_bytes(sa, seq):
+    """ESP (header to ICV) of a tunnel-mode inner IPv4 packet from the
+    peer's site on scapy's SA `sa`, sequence number seq."""
+    from scapy.layers.inet import ICMP, IP
+    inner = IP(src="10.128.0.5", dst="10.2.0.9") / ICMP() / (b"x" * 32)
+    pkt = sa.encrypt(inner, seq_num=seq)
+    return bytes(pkt[IP].payload)
+
+
+def test_nat_rebinding_needs_the_newest_authenticated_packet(gateway, netns):
+    """After the BEX over UDP from NAT_PORT: an authenticated packet from a
+    new port that is older than one already seen moves nothing
+    (nat_rebind_old), a replay from there is a replay drop; the next newest
+    one from there moves the gateway's path (nat_rebinds, udp_rport), and
+    its ESP then goes to the new port."""
+    from scapy.layers.inet import IP
+    from scapy.layers.ipsec import SecurityAssociation, ESP as ESP_LAYER
+    prefix, ini, r_hit, net, _ = gateway
+    _, ini_ns = netns
+    net.send(ini.i1(r_hit))
+    r1 = ini.take_r1(net.recv("I1"), r_hit)
+    bex = ini.plan(r1, esp=13)                         # AES-GCM-16 (RFC 4106)
+    net.send(ini.i2(bex, change=with_mode(UDP_ENCAPSULATION)))
+    gw_spi = ini.take_r2(bex, net.recv("I2"))[2]
+    sa = SecurityAssociation(ESP_LAYER, spi=gw_spi, crypt_algo="AES-GCM",
+                             crypt_key=bex.keys["esp_enc_" + bex.out],
+                             tunnel_header=IP(src=INI4, dst=GW4))
+    for seq in (1, 2, 3):
+        net.send_raw(esp_bytes(sa, seq))
+    net.send_raw(esp_bytes(sa, 5))
+    old_from_new = esp_bytes(sa, 4)                    # authentic, never sent, older than 5
+    replay = esp_bytes(sa, 3)
+    time.sleep(0.3)
+    moved = UdpHip(ini_ns, port=NAT_PORT + 1)          # the NAT's new mapping
+    try:
+        moved.send_raw(old_from_new)
+        moved.send_raw(replay)
+        time.sleep(0.5)
+        peer = gwlib.telemetry(prefix, "/hipgw/hip_peer," + PEER)
+        workers = list(gwlib.telemetry(prefix, "/hipgw/stats")["workers"].values())
+        assert peer["udp_rport"] == NAT_PORT and peer["nat_rebinds"] == 0, peer
+        assert sum(x["nat_rebind_old"] for x in workers) == 1, workers
+        assert sum(x["nat_rebind_posted"] for x in workers) == 0, workers
+        moved.send_raw(esp_bytes(sa, 6))               # the newest: the path moves
+        for _ in range(50):
+            peer = gwlib.telemetry(prefix, "/hipgw/hip_peer," + PEER)
+            if peer["udp_rport"] != NAT_PORT:
+                break
+            time.sleep(0.1)
+        assert peer["udp_rport"] == NAT_PORT + 1 and peer["nat_rebinds"] == 1, peer
+        h = gwlib.telemetry(prefix, "/hipgw/hip")
+        assert h["nat_rebinds"] == 1, h
+        st = gwlib.telemetry(prefix, "/hipgw/stats")
+        assert sum(x["nat_rebind_posted"] for x in st["workers"].values()) == 1, st["workers"]
+        assert st["drops"]["replay"] >= 1, st["drops"]
+        esp = None
+        for _ in range(50):
+            gwlib.telemetry(prefix, "/hipgw/hit_ping," + PEER)
+            try:
+                esp = moved.recv_any(timeout=0.2)
+                break
+            except socket.timeout:
+                continue
+        assert esp is not None and esp[:4] == struct.pack("!I", bex.spi), \
+            "no ESP from the gateway to the new port"
+    finally:
+        moved.close()

@@ -33,7 +33,7 @@ HGW_NS_PREFIX=${HGW_NS_PREFIX:-hgw-mob-}
 # shellcheck source=tests/system/mob_measure.sh
 . "$(dirname "${BASH_SOURCE[0]}")/mob_measure.sh"
 
-EVENTS=(commanded dhcp)
+EVENTS=(commanded dhcp nat)   # nat last: it puts gwA behind N for good
 PRE_S=3                 # s of traffic before the trigger
 RUN_S=20                # s of each event's iperf3 and pings
 SETTLE_S=1              # s after the trigger returned before "after" counts
@@ -127,6 +127,34 @@ event_dhcp() {
 	gateways_up || return 1
 	wait_ok 30 dhcp_addr_is "$GA_WAN4" || return 1
 	measure_event "DHCP lease change" "none (printed)" trigger_dhcp
+}
+
+# nat: gwA behind N (nftables masquerade, random ports), the association
+# over UDP (nat = force, RFC 5770); N forgets its mappings (conntrack -F),
+# gwA's next packets leave from a new port, gwB moves there once an
+# authenticated ESP packet with the highest sequence number came from it
+# (/hipgw/hip_peer udp_rport changed).
+nat_port() {
+	peer_json B
+	jget "$WORK/peerB.json" "/hipgw/hip_peer.udp_rport"
+}
+nat_moved() { local p; p=$(nat_port); [ -n "$p" ] && [ "$p" != "$NAT_PORT0" ]; }
+trigger_nat() {
+	NAT_PORT0=$(nat_port)
+	mob_nat_rebind
+	wait_ok 10 nat_moved
+}
+event_nat() {
+	mob_dhcp_stop
+	gw_stop A 2>/dev/null || true
+	gw_stop B 2>/dev/null || true
+	nsx "$NS_N" ip link show "$IF_N_IN" >/dev/null 2>&1 || mob_nat_on   # once
+	hip_keygen A >/dev/null || return 1
+	hip_keygen B >/dev/null || return 1
+	MOB_PEER_EXTRA="nat = force" mob_write_hip_config "$WORK/gwA.ini" A "$MOB_GA_NATTED" "$MOB_NAT_IN_R"
+	mob_write_hip_config "$WORK/gwB.ini" B "$GB_WAN4" "$MOB_B_R"
+	gateways_up || return 1
+	measure_event "NAT rebinding" "< 100 ms" trigger_nat
 }
 
 need_tools

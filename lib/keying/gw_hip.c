@@ -761,7 +761,7 @@ gw_hip_tick(struct gw_hip *g)
 	if (!g->closing)
 		bridge_peers_connect(g, now);
 	gw_hip_mob_tick(g, now);
-	gw_hip_nat_tick(g, now);
+	gw_hip_nat_tick(g);
 	/* byte lifetime and sequence space (RFC 7402 section 6: rekey before it runs out) */
 	for (unsigned i = 0; i < g->n_peers; i++) {
 		struct gw_peer *p = &g->peers[i];

@@ -121,10 +121,10 @@ int gw_hip_nat_input(struct gw_hip *g, struct rte_mbuf *m, const uint8_t *l3, ui
 int gw_hip_nat_setup(struct gw_hip *g);
 /* NAT rebinding (RFC 5770, the public side): whether the in SA of keys k of
  * peer p is watched (over UDP, the peer the initiator: it may sit behind a
- * NAT); the control lcore's drain of the workers' events (now: ns), which
+ * NAT); the control lcore's drain of the workers' events (at most 32 a tick), which
  * moves the peer's out SA, in SA path and engine path to an authenticated
  * new source. */
 bool gw_hip_nat_watch(struct gw_peer *p, const struct hip_sa_keys *k);
-void gw_hip_nat_tick(struct gw_hip *g, uint64_t now);
+void gw_hip_nat_tick(struct gw_hip *g);
 
 #endif

@@ -183,12 +183,11 @@ rebind(struct gw_hip *g, const struct gw_nat_event *ev)
 }
 
 void
-gw_hip_nat_tick(struct gw_hip *g, uint64_t now)
+gw_hip_nat_tick(struct gw_hip *g)
 {
 	struct gw_nat_event ev[GW_HIP_NAT_EVENTS_PER_TICK];
 	unsigned n;
 
-	(void)now;
 	if (g->nat_ring == NULL)
 		return;
 	n = rte_ring_sc_dequeue_burst_elem(g->nat_ring, ev, sizeof(ev[0]), RTE_DIM(ev), NULL);

@@ -16,11 +16,13 @@ as a NAT's mapping would be).
   counted (udp_keepalive), and the gateway stays up;
 * NAT rebinding: an authenticated but older ESP packet from a new port
   moves nothing (nat_rebind_old), a replay from there is a replay drop, the
-  newest one moves the gateway's path there and its ESP follows."""
+  newest one moves the gateway's path there and its ESP follows; with one
+  worker and with two (the inbound SA owner handoff)."""
 
 import os
 import socket
 import struct
+import subprocess
 import time
 
 import pytest
@@ -92,6 +94,22 @@ def nat_modes(pkt):
     return hipinit.u16_list(p[NAT_TRAVERSAL_MODE][1][2:])
 
 
+def start_gateway(ns, prefix, cfg, stats, logf, workers):
+    """gwlib.start_gateway, with one lcore per worker beside the main one
+    (on a 2-CPU machine two lcores share a CPU, as test_workers.py does)."""
+    if workers == 1:
+        return gwlib.start_gateway(ns, prefix, cfg, stats, logf)
+    eal = gwlib.eal_args(prefix)
+    i = eal.index("-l")
+    ncpu = os.cpu_count() or 1
+    eal[i:i + 2] = ["--lcores", ",".join(f"{k}@{k % ncpu}" for k in range(workers + 1))]
+    with open(logf, "w") as lf:
+        return subprocess.Popen(["ip", "netns", "exec", ns, gwlib.hipgw_binary()] + eal +
+                                ["--", "--config", str(cfg), "--stats-json", str(stats)],
+                                stdout=lf, stderr=subprocess.STDOUT, env=gwlib.child_env(),
+                                start_new_session=True)
+
+
 @pytest.fixture
 def netns():
     with hipinit.responder_netns(NS, GW_IF, INI_IF, INI4) as nss:
@@ -99,9 +117,11 @@ def netns():
 
 
 @pytest.fixture
-def gateway(netns, tmp_path):
-    """A hipgw responder with the initiator as its [peer]: yields (prefix,
-    initiator, responder HIT, UdpHip, stats file path)."""
+def gateway(netns, tmp_path, request):
+    """A hipgw responder with the initiator as its [peer] (workers: the
+    fixture's param, default 1; several: as many af_packet queue pairs):
+    yields (prefix, initiator, responder HIT, UdpHip, stats file path)."""
+    workers = getattr(request, "param", 1)
     gw_ns, ini_ns = netns
     rkey, _ = gwlib.make_hi(str(tmp_path), "gw")
     ikey, i_hit = gwlib.make_hi(str(tmp_path), "ini")
@@ -109,9 +129,12 @@ def gateway(netns, tmp_path):
     r_hit = hipref.pem_hit(rkey)[0]
     cfg, stats, logf = tmp_path / "gw.ini", tmp_path / "stats.json", tmp_path / "gw.log"
     hipinit.responder_config(cfg, rkey, PEER, i_hit, GW_IF, GW4, INI4)
+    if workers > 1:
+        cfg.write_text(cfg.read_text().replace("workers = 1", f"workers = {workers}").replace(
+            f"iface={GW_IF}", f"iface={GW_IF},qpairs={workers}"))
     prefix = f"hgnatt{os.getpid()}"
     net = UdpHip(ini_ns)
-    gw = gwlib.start_gateway(gw_ns, prefix, cfg, stats, logf)
+    gw = start_gateway(gw_ns, prefix, cfg, stats, logf, workers)
     try:
         gwlib.wait_gateway_running(gw, logf)
         yield prefix, ini, r_hit, net, stats
@@ -206,12 +229,15 @@ def esp_bytes(sa, seq):
     return bytes(pkt[IP].payload)
 
 
+@pytest.mark.parametrize("gateway", [1, 2], indirect=True, ids=["workers1", "workers2"])
 def test_nat_rebinding_needs_the_newest_authenticated_packet(gateway, netns):
     """After the BEX over UDP from NAT_PORT: an authenticated packet from a
     new port that is older than one already seen moves nothing
     (nat_rebind_old), a replay from there is a replay drop; the next newest
     one from there moves the gateway's path (nat_rebinds, udp_rport), and
-    its ESP then goes to the new port."""
+    its ESP then goes to the new port. With two workers the packets from the
+    new port may arrive on the queue of the SA's non-owner: the check runs
+    on the owner after the handoff all the same."""
     from scapy.layers.inet import IP
     from scapy.layers.ipsec import SecurityAssociation, ESP as ESP_LAYER
     prefix, ini, r_hit, net, _ = gateway

@@ -63,7 +63,9 @@ struct gw_meta {
 	uint16_t udp_sport;    /* GW_PUNT_LOCAL: 0, or a HIP control packet that came over UDP
 	                        * (RFC 5770) from this source port (host order) and the IP
 	                        * source address: frame unchanged (Ethernet, IP, UDP, the
-	                        * 4-byte zero non-ESP marker, HIP); answers go back there */
+	                        * 4-byte zero non-ESP marker, HIP); answers go back there.
+	                        * ESP from the outer RX on: its UDP source port when it
+	                        * came in UDP, 0 for plain ESP (NAT rebinding, gw_nat.c) */
 	uint16_t slot;         /* GW_PUNT_NO_SA, GW_CTRL_L2_OUT, GW_STAMP_OUT: SPD out slot;
 	                        * GW_PUNT_UNKNOWN_SPI:
 	                        * peer index */

@@ -10,7 +10,9 @@
  *    non-ESP marker HIP, to the control lcore as HIP; else ESP, whose SPI
  *    starts the payload, looked up as plain ESP by (destination, SPI), the
  *    ports no part of the key (a NAT may change them); a NAT-keepalive (one
- *    byte 0xFF, RFC 3948 2.3) is dropped (mbox_keepalive); a runt or a UDP
+ *    byte 0xFF, RFC 3948 2.3) passes when its source and destination are
+ *    both locators of known associations (gw_mbox_flow_locator_known), else
+ *    it is dropped (mbox_keepalive); a runt or a UDP
  *    length that is not the datagram's udp_bad. Its later fragments go as
  *    ESP's do;
  *  - ESP (RFC 4303) passes when its (outer destination, SPI) is a flow of the
@@ -68,6 +70,7 @@ enum mbox_class {
 	MC_ICMP,                     /* an ICMP error quoting ESP: key the quoted flow */
 	MC_LATER,                    /* a later ESP fragment: family, l3, frag_id */
 	MC_HIP,                      /* HIP (or HIP over UDP): to the tracker */
+	MC_KEEPALIVE,                /* a NAT-keepalive: both addresses known locators? */
 };
 
 struct mbox_pkt {
@@ -235,7 +238,7 @@ classify_udp(const struct gw_conf_mbox *mb, const uint8_t *u, uint32_t n, bool l
 		DECIDE(p, MC_DROP, GW_DROP_UDP_BAD);
 	n -= GW_UDP_HDR_LEN;
 	if (n == GW_NAT_KEEPALIVE_LEN && u[GW_UDP_HDR_LEN] == GW_NAT_KEEPALIVE_BYTE && !more)
-		DECIDE(p, MC_DROP, GW_DROP_MBOX_KEEPALIVE);
+		DECIDE(p, MC_KEEPALIVE, GW_DROP_NONE);
 	if (n < GW_UDP_NON_ESP_MARKER_LEN)
 		DECIDE(p, MC_DROP, GW_DROP_UDP_BAD);
 	spi = be32_at(u + GW_UDP_HDR_LEN);
@@ -599,6 +602,16 @@ mbox_send(struct worker *w, struct mbox_run *r, unsigned k, unsigned out, uint64
 			drop(w, m, GW_DROP_POLICY);
 			return;
 		}
+		break;
+	case MC_KEEPALIVE:
+		if (!gw_mbox_flow_locator_known(w->ctx->mbox_flows, p->family,
+						gw_ip_src((uint8_t *)(uintptr_t)p->l3, p->family)) ||
+		    !gw_mbox_flow_locator_known(w->ctx->mbox_flows, p->family,
+						gw_ip_dst((uint8_t *)(uintptr_t)p->l3, p->family))) {
+			drop(w, m, GW_DROP_MBOX_KEEPALIVE);
+			return;
+		}
+		w->st->mbox_keepalive++;
 		break;
 	case MC_LATER:
 		if (!frag_passed(w->mbox_frag, p, tsc)) {

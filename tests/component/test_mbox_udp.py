@@ -11,11 +11,13 @@ the responder's from 10500 back to 40000. The tracker learns the
 association from it as from plain HIP and the HIP leaves byte for byte;
 datagrams that are too short or garbage after the marker are dropped by the
 tracker (udp_bad, malformed), a runt payload by the workers (udp_bad), a
-NAT-keepalive (0xFF) is mbox_keepalive. A second run (the state file carries
-the association) sends the capture's ESP in UDP: the learned flows cross
-both ways, also from another NAT port (the port is no part of the flow), an
-unknown SPI is mbox_no_flow, an ICMP error quoting a known flow's UDP header
-and SPI crosses, one quoting the UDP header alone is policy."""
+NAT-keepalive (0xFF) from an address no flow goes to is mbox_keepalive. A
+second run (the state file carries the association) sends the capture's ESP
+in UDP: the learned flows cross both ways, also from another NAT port (the
+port is no part of the flow), an unknown SPI is mbox_no_flow, an ICMP error
+quoting a known flow's UDP header and SPI crosses, one quoting the UDP
+header alone is policy; NAT-keepalives between the two hosts cross both
+ways, one from elsewhere is mbox_keepalive."""
 
 import os
 import struct
@@ -74,7 +76,12 @@ def test_udp_bex_learned(tmp_path):
     short = over_udp(tmpl, MARKER + bytes(bytes(tmpl[IP].payload)[:24]), init)
     junk = over_udp(tmpl, MARKER + b"\xa5" * 48, init)
     runt = over_udp(tmpl, b"\0\0", init)
-    keepalive = over_udp(tmpl, b"\xff", init)
+    stranger = "192.0.2.99"
+    keepalive = Ether(bytes(tmpl)[:14]) / IP(src=stranger, dst=b) / \
+        UDP(sport=NAT_PORT, dport=HIP_PORT) / Raw(b"\xff")
+    ka_ab = over_udp(tmpl, b"\xff", init)
+    ka_ba = Ether(bytes(tmpl)[:14]) / IP(src=b, dst=a) / UDP(sport=HIP_PORT, dport=NAT_PORT) / \
+        Raw(b"\xff")
     bad = [(short, "mbox_hip"), (junk, "mbox_hip"), (runt, "udp_bad"),
            (keepalive, "mbox_keepalive")]
     state = str(tmp_path / "mbox.state")
@@ -110,14 +117,15 @@ def test_udp_bex_learned(tmp_path):
         ICMP(type=3, code=4, nexthopmtu=1300) / Raw(q[:20 + 8])
     left = [[x] for x in flows] + [[(moved, "out")], [(unknown, "mbox_no_flow")],
                                    [(wrong_dst, "mbox_no_flow")], [(plain, "out")],
-                                   [(keepalive, "mbox_keepalive")]]
-    right = [[(err_spi, "out")], [(err_udp, "policy")]]
+                                   [(keepalive, "mbox_keepalive")], [(ka_ab, "out")]]
+    right = [[(err_spi, "out")], [(err_udp, "policy")], [(ka_ba, "out")]]
     stats, out = dp.run(str(tmp_path / "esp"), 4, left, right, gen=False, bypass=False,
                         state=state)
     dp.check(stats, out, left, right)
     mb = stats["middlebox"]
     assert mb["hip"]["loaded"] == 1 and mb["flows"] == 2, mb
     assert mb["esp"] == 12 and mb["udp_esp"] == 11 and mb["icmp"] == 1, mb
+    assert mb["keepalive"] == 2, mb
 
 
 def test_udp_fragments(tmp_path):

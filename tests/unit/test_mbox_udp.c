@@ -10,6 +10,9 @@
  * - a Base Exchange, a rekey and a CLOSE over UDP, IPv4 and IPv6: the box
  *   learns the same HIs, SPIs and flows as from plain HIP (the outer
  *   addresses, never the ports), and ends the association;
+ * - a move over UDP (RFC 8046: our engine's UPDATE with LOCATOR_SET): its
+ *   SPI bound to the new locator, the former binding gone after the grace
+ *   period; the same UPDATE with a broken signature moves nothing;
  * - bad datagrams, each dropped under its reason and nothing learned: fewer
  *   bytes than a HIP header after the marker, a UDP length that is not the
  *   datagram's, a marker that is not zero (udp_bad), a wrong UDP checksum
@@ -52,6 +55,7 @@ static struct hh_side *const S = W.s;
 static struct gw_mbox_flows F;
 static struct mbox_tracker *T;
 static unsigned last_why;
+static int (*attack)(struct hh_pkt *p);   /* changes a packet before it is wrapped */
 
 static const struct mbox_rule ALLOW_ALL = { .name = "all", .any_initiator = 1, .any_responder = 1,
 					    .action = MBOX_ALLOW };
@@ -104,8 +108,12 @@ through_box(struct hh_pkt *p)
 	size_t len = wrap(&p->src, &p->dst, from_i ? NAT_PORT : GW_HIP_UDP_PORT,
 			  from_i ? GW_HIP_UDP_PORT : NAT_PORT, p->b, p->len, u);
 	unsigned why = 0;
-	enum mbox_verdict v = mbox_hip_udp_input(T, &p->src, &p->dst, u, len, W.now, &why);
+	enum mbox_verdict v;
 
+	if (attack != NULL && attack(p))
+		len = wrap(&p->src, &p->dst, from_i ? NAT_PORT : GW_HIP_UDP_PORT,
+			   from_i ? GW_HIP_UDP_PORT : NAT_PORT, p->b, p->len, u);
+	v = mbox_hip_udp_input(T, &p->src, &p->dst, u, len, W.now, &why);
 	last_why = why;
 	return v == MBOX_DROP;
 }
@@ -129,6 +137,7 @@ box_up(void)
 	T = mbox_create(&p, err, sizeof(err));
 	if (T == NULL)
 		fail_msg("mbox_create: %s", err);
+	attack = NULL;
 }
 
 static void
@@ -230,6 +239,76 @@ test_udp_exchanges(void **state)
 		assert_int_equal(F.n, 0);
 		assert_int_equal(st().closed, 1);
 		assert_int_equal(st().dropped, 0);
+		box_down();
+	}
+}
+
+/* ESP to the initiator (side 0) goes to l */
+static void
+assert_loc_i(const struct gw_addr *l)
+{
+	struct mbox_assoc_info i = info();
+
+	assert_true(fd_same(&i.loc_i, l));
+}
+
+static unsigned broken;                   /* UPDATEs with LOCATOR_SET broken so far */
+
+/* The first UPDATE with LOCATOR_SET: its signature's last byte flipped (the
+ * copy the box sees; the engine retransmits its own). */
+static int
+break_locator_sig(struct hh_pkt *p)
+{
+	size_t off;
+
+	if (broken > 0 || hh_ptype(p) != HIP_UPDATE ||
+	    hh_find_param(p->b, p->len, HIP_PARAM_LOCATOR_SET) == 0)
+		return 0;
+	off = hh_find_param(p->b, p->len, HIP_PARAM_HIP_SIGNATURE);
+	assert_true(off != 0);
+	p->b[off + 4 + hip_get16(p->b + off + 2) - 1] ^= 0x01;
+	broken++;
+	return 1;
+}
+
+/* Side 0 moves (our engine's LOCATOR_SET, RFC 8046 4) with HIP over UDP. */
+static void
+test_udp_move(void **state)
+{
+	(void)state;
+	for (int v6 = 0; v6 < 2; v6++) {
+		struct gw_addr to, from;
+		uint32_t spi;
+
+		box_up();
+		pair(v6);
+		assert_int_equal(hip_host_connect(S[0].h, &S[1], W.now), 0);
+		run(300);
+		assert_learned(2);
+		from = S[0].addr;
+		to = from;
+		to.addr[to.family == 4 ? 3 : 15] ^= 0x40;
+		spi = S[0].in.spi;
+		broken = 0;
+		attack = break_locator_sig;
+		hh_move(&W, 0, &to, true);
+		assert_true(hip_host_set_locators(S[0].h, &to, 1, 0, false, W.now) >= 1);
+		hh_deliver_all(&W);
+		assert_int_equal(broken, 1);
+		assert_int_equal(st().drops[MBOX_DROP_SIG], 1);  /* unverified: nothing moved */
+		assert_int_equal(st().moves, 0);
+		assert_null(fd_find(&F, &to, spi));
+		assert_loc_i(&from);
+		run(1000);                                     /* the retransmission verifies */
+		assert_int_equal(hh_stats(&W, 1).rr_ok, 1);
+		assert_int_equal(st().moves, 1);
+		assert_non_null(fd_find(&F, &to, spi));
+		assert_loc_i(&to);
+		run(3000);                                     /* the grace is over, no ESP */
+		assert_non_null(fd_find(&F, &to, spi));
+		assert_null(fd_find(&F, &from, spi));
+		assert_int_equal(st().drops[MBOX_DROP_SIG], 1);
+		assert_int_equal(st().dropped, 1);
 		box_down();
 	}
 }
@@ -347,6 +426,7 @@ main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_udp_exchanges),
+		cmocka_unit_test(test_udp_move),
 		cmocka_unit_test(test_udp_bad),
 	};
 

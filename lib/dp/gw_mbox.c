@@ -157,15 +157,13 @@ quote_spi(uint8_t proto, const uint8_t *u, uint32_t n, uint32_t *spi)
 }
 
 /* The ICMP error at icmp (n bytes of it within the packet) quotes the IPv4
- * header of an ESP packet (not a later fragment) and its SPI, sent from the
+ * header of an ESP packet, or of ESP in UDP (not a later fragment), and its SPI, sent from the
  * error's destination err_dst (4 bytes): the quoted flow into *k. */
 static bool
 quote4(const uint8_t *icmp, uint32_t n, const uint8_t *err_dst, struct gw_mbox_flow_key *k)
 {
 	const uint8_t *q = icmp + GW_ICMP_ERR_HDR_LEN;
-	uint32_t qhl;
-
-	uint32_t spi;
+	uint32_t qhl, spi;
 
 	if (n < GW_ICMP_ERR_HDR_LEN + GW_IPV4_HDR_LEN + GW_ESP_HDR_LEN ||
 	    (icmp[0] != GW_ICMP_DEST_UNREACH && icmp[0] != GW_ICMP_TIME_EXCEEDED) ||

@@ -119,13 +119,15 @@ def test_udp_bex_learned(tmp_path):
                                    [(wrong_dst, "mbox_no_flow")], [(plain, "out")],
                                    [(keepalive, "mbox_keepalive")], [(ka_ab, "out")]]
     right = [[(err_spi, "out")], [(err_udp, "policy")], [(ka_ba, "out")]]
-    stats, out = dp.run(str(tmp_path / "esp"), 4, left, right, gen=False, bypass=False,
-                        state=state)
-    dp.check(stats, out, left, right)
-    mb = stats["middlebox"]
-    assert mb["hip"]["loaded"] == 1 and mb["flows"] == 2, mb
-    assert mb["esp"] == 12 and mb["udp_esp"] == 11 and mb["icmp"] == 1, mb
-    assert mb["keepalive"] == 2, mb
+    # the workers' lookup, and the control lcore's (--slow-path: gw_mbox_esp_key)
+    for name, extra in (("esp", ()), ("slow", ("--slow-path",))):
+        stats, out = dp.run(str(tmp_path / name), 4, left, right, extra=extra, gen=False,
+                            bypass=False, state=state)
+        dp.check(stats, out, left, right)
+        mb = stats["middlebox"]
+        assert mb["hip"]["loaded"] == 1 and mb["flows"] == 2, (name, mb)
+        assert mb["esp"] == 12 and mb["udp_esp"] == 11 and mb["icmp"] == 1, (name, mb)
+        assert mb["keepalive"] == 2, (name, mb)
 
 
 def test_udp_fragments(tmp_path):

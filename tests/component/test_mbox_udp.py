@@ -17,11 +17,15 @@ in UDP: the learned flows cross both ways, also from another NAT port (the
 port is no part of the flow), an unknown SPI is mbox_no_flow, an ICMP error
 quoting a known flow's UDP header and SPI crosses, one quoting the UDP
 header alone is policy; NAT-keepalives between the two hosts cross both
-ways, one from elsewhere is mbox_keepalive."""
+ways, one from elsewhere is mbox_keepalive; the same through the --slow-path
+lookup. Fragments of ESP in UDP and of HIP over UDP. And, IPv4 and IPv6, one
+worker and two, the same kinds of frame for test_mbox_dp's [mbox-gen]
+flows."""
 
 import os
 import struct
 
+import pytest
 from scapy.layers.inet import ICMP, IP, UDP
 from scapy.layers.ipsec import ESP
 from scapy.layers.l2 import Ether
@@ -172,3 +176,77 @@ def test_state_file_binds_addresses(tmp_path):
         lines = [ln.split() for ln in f if ln.startswith("spi ")]
     assert sorted(ln[4] for ln in lines) == sorted([c[0][IP].src, c[0][IP].dst]), lines
     assert os.path.getsize(state) > 0
+
+
+def lab_frames(fam):
+    """UDP frames for the [mbox-gen] flows of test_mbox_dp (flow 0 to B with
+    SPIS[0], flow 1 to A with SPIS[1]): (left groups, right groups), each
+    frame with its verdict as test_mbox_dp.frames has them."""
+    from scapy.layers.inet import fragment
+    from scapy.layers.inet6 import ICMPv6PacketTooBig, IPv6ExtHdrFragment, fragment6
+    n = dp.NET[fam]
+    a, b, r = n["a"], n["b"], n["router"]
+
+    def udp(src, dst, sport, dport, payload, **kw):
+        return dp.eth(dp.ip(fam, src, dst) / UDP(sport=sport, dport=dport, **kw) / Raw(payload))
+
+    def esp(spi, seq, size=60):
+        return struct.pack("!II", spi, seq) + bytes([seq]) * size
+
+    left = [[(udp(a, b, NAT_PORT, HIP_PORT, esp(dp.SPIS[0], 1)), "out"),
+             (udp(a, b, NAT_PORT + 7, HIP_PORT, esp(dp.SPIS[0], 2)), "out")],
+            [(udp(a, b, NAT_PORT, HIP_PORT, esp(dp.UNKNOWN_SPI, 3)), "mbox_no_flow"),
+             (udp(a, b, NAT_PORT, HIP_PORT, esp(dp.SPIS[1], 4)), "mbox_no_flow")],
+            [(udp(a, b, NAT_PORT, HIP_PORT, b"\0\0"), "udp_bad"),
+             (udp(a, b, NAT_PORT, HIP_PORT, esp(dp.SPIS[0], 5), len=30), "udp_bad"),
+             (udp(a, b, NAT_PORT, HIP_PORT, b"\x01\x02\x03\x04\x05"), "udp_bad")],
+            [(udp(a, b, NAT_PORT, HIP_PORT, b"\xff"), "out"),
+             (udp(r, b, NAT_PORT, HIP_PORT, b"\xff"), "mbox_keepalive")],
+            [(udp(a, b, 5000, 5001, b"clear"), "policy")],
+            [(udp(a, b, NAT_PORT, HIP_PORT, MARKER + b"\xa5" * 40), "mbox_hip")]]
+    big = dp.ip(fam, a, b) / UDP(sport=NAT_PORT, dport=HIP_PORT) / Raw(esp(dp.SPIS[0], 9, 900))
+    if fam == 4:
+        big[IP].id = 4343
+        fr = [dp.eth(f) for f in fragment(big, 400)]
+    else:
+        big = dp.ip(6, a, b) / IPv6ExtHdrFragment(id=4343) / UDP(sport=NAT_PORT, dport=HIP_PORT) / \
+            Raw(esp(dp.SPIS[0], 9, 900))
+        fr = [dp.eth(f) for f in fragment6(big, 400)]
+    assert len(fr) >= 3
+    left.append([(f, "out") for f in fr])
+    q = bytes(dp.ip(fam, a, b) / UDP(sport=NAT_PORT, dport=HIP_PORT) / Raw(esp(dp.SPIS[0], 6)))
+    hl = 20 if fam == 4 else 40
+    if fam == 4:
+        err = lambda quote: dp.ip(4, r, a) / ICMP(type=3, code=4, nexthopmtu=1300) / Raw(quote)  # noqa: E731
+    else:
+        err = lambda quote: dp.ip(6, r, a) / ICMPv6PacketTooBig(mtu=1280) / Raw(quote)  # noqa: E731
+    right = [[(dp.eth(dp.ip(fam, b, a) / UDP(sport=HIP_PORT, dport=NAT_PORT) /
+                      Raw(esp(dp.SPIS[1], 1)), dp.B_MAC, dp.A_MAC), "out"),
+              (dp.eth(dp.ip(fam, b, a) / UDP(sport=HIP_PORT, dport=NAT_PORT) / Raw(b"\xff"),
+                      dp.B_MAC, dp.A_MAC), "out")],
+             [(dp.eth(err(q[:hl + 8 + 8]), dp.B_MAC, dp.A_MAC), "out"),
+              (dp.eth(err(q), dp.B_MAC, dp.A_MAC), "out"),
+              (dp.eth(err(q[:hl + 8]), dp.B_MAC, dp.A_MAC), "policy")]]
+    return left, right
+
+
+@pytest.mark.parametrize("fam", [4, 6])
+def test_udp_lab_flows(tmp_path, fam):
+    """ESP in UDP of [mbox-gen] flows, IPv4 and IPv6, one worker and two:
+    known flows cross from any NAT port, both ways; unknown SPIs and an SPI
+    to the other host are mbox_no_flow; runts, a UDP length that is not the
+    datagram's and ESP shorter than its header udp_bad; keepalives between
+    two flows' locators cross both ways, one from elsewhere is
+    mbox_keepalive; other UDP policy; garbage behind the marker goes to the
+    tracker (mbox_hip); a fragmented datagram crosses whole; ICMP errors
+    quoting the UDP header and SPI of a known flow cross, the UDP header
+    alone is policy."""
+    left, right = lab_frames(fam)
+    for workers in (1, 2):
+        stats, out = dp.run(str(tmp_path / ("w%d" % workers)), fam, left, right, workers)
+        dp.check(stats, out, left, right, ordered=workers == 1)
+        mb = stats["middlebox"]
+        nfr = len(left[-1])
+        assert (mb["esp"], mb["udp_esp"], mb["frags"]) == (4, 4, nfr - 1), mb
+        assert (mb["keepalive"], mb["icmp"], mb["hip_punted"]) == (2, 2, 1), mb
+        assert mb["hip_drops"]["malformed"] == 1 and mb["hip"]["udp"] == 1, mb["hip_drops"]

@@ -216,10 +216,10 @@ def lab_frames(fam):
     left.append([(f, "out") for f in fr])
     q = bytes(dp.ip(fam, a, b) / UDP(sport=NAT_PORT, dport=HIP_PORT) / Raw(esp(dp.SPIS[0], 6)))
     hl = 20 if fam == 4 else 40
-    if fam == 4:
-        err = lambda quote: dp.ip(4, r, a) / ICMP(type=3, code=4, nexthopmtu=1300) / Raw(quote)  # noqa: E731
-    else:
-        err = lambda quote: dp.ip(6, r, a) / ICMPv6PacketTooBig(mtu=1280) / Raw(quote)  # noqa: E731
+    def err(quote):
+        if fam == 4:
+            return dp.ip(4, r, a) / ICMP(type=3, code=4, nexthopmtu=1300) / Raw(quote)
+        return dp.ip(6, r, a) / ICMPv6PacketTooBig(mtu=1280) / Raw(quote)
     right = [[(dp.eth(dp.ip(fam, b, a) / UDP(sport=HIP_PORT, dport=NAT_PORT) /
                       Raw(esp(dp.SPIS[1], 1)), dp.B_MAC, dp.A_MAC), "out"),
               (dp.eth(dp.ip(fam, b, a) / UDP(sport=HIP_PORT, dport=NAT_PORT) / Raw(b"\xff"),

@@ -45,7 +45,7 @@
  * a second flow table: the same associations and flows.
  *
  * Invariants (abort() when broken), after every step: rx = forwarded +
- * dropped = forwarded + the sum of the drops; associations within
+ * dropped = forwarded + the sum of the drops, udp (HIP over UDP) within rx; associations within
  * max_assocs, BEXes in progress within half; flows only for ESTABLISHED,
  * REKEYING and CLOSING associations; the flow table holds exactly the flows
  * the associations say, each under its association's id; the engines'
@@ -214,6 +214,8 @@ check(struct mbox_tracker *t, const struct gw_mbox_flows *f)
 	if (s.rx != s.forwarded + s.dropped || drops != s.dropped)
 		FUZZ_FAIL("counters: rx %lu forwarded %lu dropped %lu drops %lu", (unsigned long)s.rx,
 			  (unsigned long)s.forwarded, (unsigned long)s.dropped, (unsigned long)drops);
+	if (s.udp > s.rx)
+		FUZZ_FAIL("udp %lu of rx %lu", (unsigned long)s.udp, (unsigned long)s.rx);
 	if (s.assocs > MAX_ASSOCS || s.pending > MAX_ASSOCS / 2)
 		FUZZ_FAIL("%u associations, %u pending", s.assocs, s.pending);
 	while (mbox_assoc_next(t, &cursor, &i) == 1) {

@@ -10,6 +10,8 @@
  * - a Base Exchange, a rekey and a CLOSE over UDP, IPv4 and IPv6: the box
  *   learns the same HIs, SPIs and flows as from plain HIP (the outer
  *   addresses, never the ports), and ends the association;
+ * - the transport changed under an association: BEX plain, rekey over UDP,
+ *   CLOSE plain; one association throughout;
  * - a move over UDP (RFC 8046: our engine's UPDATE with LOCATOR_SET): its
  *   SPI bound to the new locator, the former binding gone after the grace
  *   period; the same UPDATE with a broken signature moves nothing;
@@ -56,6 +58,7 @@ static struct gw_mbox_flows F;
 static struct mbox_tracker *T;
 static unsigned last_why;
 static int (*attack)(struct hh_pkt *p);   /* changes a packet before it is wrapped */
+static bool plain;                        /* the wire carries plain HIP instead */
 
 static const struct mbox_rule ALLOW_ALL = { .name = "all", .any_initiator = 1, .any_responder = 1,
 					    .action = MBOX_ALLOW };
@@ -110,6 +113,11 @@ through_box(struct hh_pkt *p)
 	unsigned why = 0;
 	enum mbox_verdict v;
 
+	if (plain) {
+		v = mbox_hip_input(T, &p->src, &p->dst, p->b, p->len, W.now, &why);
+		last_why = why;
+		return v == MBOX_DROP;
+	}
 	if (attack != NULL && attack(p))
 		len = wrap(&p->src, &p->dst, from_i ? NAT_PORT : GW_HIP_UDP_PORT,
 			   from_i ? GW_HIP_UDP_PORT : NAT_PORT, p->b, p->len, u);
@@ -138,6 +146,7 @@ box_up(void)
 	if (T == NULL)
 		fail_msg("mbox_create: %s", err);
 	attack = NULL;
+	plain = false;
 }
 
 static void
@@ -313,6 +322,39 @@ test_udp_move(void **state)
 	}
 }
 
+/* The transport changes under an association (a host behind a new NAT):
+ * BEX plain, rekey over UDP, CLOSE plain again; one association throughout. */
+static void
+test_udp_switch(void **state)
+{
+	uint64_t udp;
+
+	(void)state;
+	box_up();
+	pair(false);
+	plain = true;
+	assert_int_equal(hip_host_connect(S[0].h, &S[1], W.now), 0);
+	run(300);
+	assert_learned(2);
+	assert_int_equal(st().udp, 0);
+	plain = false;
+	assert_int_equal(hip_host_rekey(S[0].h, &S[1], W.now), 0);
+	run(100);
+	udp = st().udp;
+	assert_int_equal(udp, 3);                         /* UPDATE, UPDATE + ACK, ACK */
+	assert_int_equal(st().rekeys, 1);
+	assert_learned(4);
+	plain = true;
+	hip_host_close_all(S[1].h, W.now);
+	run(100);
+	assert_int_equal(info().state, MBOX_ST_ENDED);
+	assert_int_equal(F.n, 0);
+	assert_int_equal(st().udp, udp);
+	assert_int_equal(st().assocs, 1);
+	assert_int_equal(st().dropped, 0);
+	box_down();
+}
+
 /* One datagram u[0..len) from side 0 to side 1: the verdict, *why. */
 static enum mbox_verdict
 box(const uint8_t *u, size_t len, unsigned *why)
@@ -427,6 +469,7 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_udp_exchanges),
 		cmocka_unit_test(test_udp_move),
+		cmocka_unit_test(test_udp_switch),
 		cmocka_unit_test(test_udp_bad),
 	};
 

@@ -131,7 +131,7 @@ other(const struct gw_conf_mbox *mb, struct mbox_pkt *p)
 
 /* UDP ports sport, dport (host order): the HIP NAT traversal port on either
  * side. A NATed host sends from 10500 (or the NAT's port) to 10500; its peer
- * answers from 10500 to the port the NAT chose (RFC 5770 4.7, RFC 3948 2.2). */
+ * answers from 10500 to the port the NAT chose (RFC 5770, RFC 3948). */
 static inline bool
 nat_port(uint16_t sport, uint16_t dport)
 {
@@ -240,7 +240,7 @@ classify_udp(const struct gw_conf_mbox *mb, const uint8_t *u, uint32_t n, bool l
 	if (n < GW_UDP_NON_ESP_MARKER_LEN)
 		DECIDE(p, MC_DROP, GW_DROP_UDP_BAD);
 	spi = be32_at(u + GW_UDP_HDR_LEN);
-	if (spi == 0)                  /* the non-ESP marker: HIP (RFC 5770 5.2) */
+	if (spi == 0)                  /* the non-ESP marker: HIP (RFC 5770) */
 		DECIDE(p, more ? MC_DROP : MC_HIP, more ? GW_DROP_MBOX_HIP : GW_DROP_NONE);
 	if (n < GW_ESP_HDR_LEN)
 		DECIDE(p, MC_DROP, GW_DROP_UDP_BAD);

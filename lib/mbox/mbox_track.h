@@ -82,7 +82,7 @@ void mbox_free(struct mbox_tracker *t);
 enum mbox_verdict mbox_hip_input(struct mbox_tracker *t, const struct gw_addr *src,
 				 const struct gw_addr *dst, const uint8_t *hip, size_t len,
 				 uint64_t now_ns, unsigned *why);
-/* The same for HIP over UDP (RFC 5770 5.2 / RFC 9028 5.3: a UDP datagram,
+/* The same for HIP over UDP (RFC 5770, RFC 9028: a UDP datagram,
  * to or from port 10500, whose payload is the 32-bit zero non-ESP marker
  * and a HIP packet): udp points at the UDP header, len bytes of it and its
  * payload (the IP payload). Checked first, each failure a drop: len at least

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause
  * HIP over UDP into the tracker (mbox_hip_udp_input, mbox_track.h): RFC 5770
- * section 5.2 (and RFC 9028 5.3) carries a HIP packet in a UDP datagram to
+ * (and RFC 9028's native mode) carries a HIP packet in a UDP datagram to
  * or from port 10500 behind a 32-bit zero "non-ESP marker", where ESP over
  * the same port has its SPI, never 0 (RFC 3948 2.1). The box checks the UDP
  * header (length, checksum) and the marker here; the HIP packet after it then

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause
  * Unit tests of the middlebox's tracker (lib/mbox) on HIP over UDP (RFC
- * 5770 5.2: a UDP datagram to port 10500 whose payload is the 32-bit zero
+ * 5770: a UDP datagram to port 10500 whose payload is the 32-bit zero
  * non-ESP marker and the HIP packet, its HIP checksum 0): two HIP engines on
  * the harness's wire (tests/lib/hip_harness.h), each packet wrapped here in
  * UDP as a NATed host sends it (source port 40000, as a NAT maps it, to

@@ -37,7 +37,8 @@
 					 * a fragment) */ \
 	X(UDP_BAD, "udp_bad")           /* to the HIP NAT port: runt, UDP length not the IP payload's,
 					 * 1-7 payload bytes neither keepalive nor marker */ \
-	X(UDP_CKSUM, "udp_cksum")       /* to the HIP NAT port: UDP checksum wrong, 0 over IPv6 */
+	X(UDP_CKSUM, "udp_cksum")       /* to the HIP NAT port: UDP checksum wrong, 0 over IPv6 */ \
+	X(MBOX_KEEPALIVE, "mbox_keepalive") /* middlebox: a NAT-keepalive, 0xFF over UDP 10500 */
 
 enum gw_drop {
 	GW_DROP_NONE = 0,

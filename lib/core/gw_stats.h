@@ -86,6 +86,8 @@ struct gw_lcore_stats {
 	uint64_t nat_rebind_posted, nat_ring_full, nat_rebind_old;
 	uint64_t mbox_esp, mbox_frags, mbox_icmp, mbox_l2, mbox_bypass, mbox_hip_punted,
 		 mbox_hip_fwd;
+	uint64_t mbox_udp_esp;     /* of mbox_esp: ESP in UDP (RFC 3948) */
+	uint64_t mbox_keepalive;   /* NAT-keepalives between known locators forwarded */
 } __rte_cache_aligned;
 
 /* One slot per lcore id; index with rte_lcore_id(). */

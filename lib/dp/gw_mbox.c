@@ -6,6 +6,15 @@
  *    3810: hop limit 1) pass: a bridge lets the two sides find each other;
  *  - HIP (IP protocol 139, RFC 7401) goes to the control lcore, whose tracker
  *    (lib/mbox) forwards it or not; a fragment of it is dropped (mbox_hip);
+ *  - UDP from or to port 10500 (RFC 5770, RFC 3948): behind the 32-bit zero
+ *    non-ESP marker HIP, to the control lcore as HIP; else ESP, whose SPI
+ *    starts the payload, looked up as plain ESP by (destination, SPI), the
+ *    ports no part of the key (a NAT may change them); a NAT-keepalive (one
+ *    byte 0xFF, RFC 3948 2.3) passes when its source and destination are
+ *    both locators of known associations (gw_mbox_flow_locator_known), else
+ *    it is dropped (mbox_keepalive); a runt or a UDP
+ *    length that is not the datagram's udp_bad. Its later fragments go as
+ *    ESP's do;
  *  - ESP (RFC 4303) passes when its (outer destination, SPI) is a flow of the
  *    flow table (RFC 4303 2.1: the SPI with the destination names the SA):
  *    one bulk lookup per burst; else mbox_no_flow. A first fragment goes by
@@ -60,7 +69,8 @@ enum mbox_class {
 	MC_ESP,                      /* ESP, whole or a first fragment (first_frag): key */
 	MC_ICMP,                     /* an ICMP error quoting ESP: key the quoted flow */
 	MC_LATER,                    /* a later ESP fragment: family, l3, frag_id */
-	MC_HIP,                      /* HIP: to the tracker */
+	MC_HIP,                      /* HIP (or HIP over UDP): to the tracker */
+	MC_KEEPALIVE,                /* a NAT-keepalive: both addresses known locators? */
 };
 
 struct mbox_pkt {
@@ -70,6 +80,7 @@ struct mbox_pkt {
 	uint8_t l3_off;              /* bytes before the IP header */
 	bool first_frag;             /* MC_ESP: a first fragment */
 	bool bypass;                 /* MC_FWD, MC_ICMP: source and destination in bypass */
+	bool udp;                    /* MC_ESP: ESP in UDP (RFC 3948) */
 	uint32_t tl;                 /* bytes of IP packet */
 	uint32_t frag_id;            /* fragments: the Identification */
 	const uint8_t *l3;           /* the IP header in the frame */
@@ -118,26 +129,54 @@ other(const struct gw_conf_mbox *mb, struct mbox_pkt *p)
 	verdict(p, p->bypass ? MC_FWD : MC_DROP, GW_DROP_POLICY);
 }
 
+/* UDP ports sport, dport (host order): the HIP NAT traversal port on either
+ * side. A NATed host sends from 10500 (or the NAT's port) to 10500; its peer
+ * answers from 10500 to the port the NAT chose (RFC 5770, RFC 3948). */
+static inline bool
+nat_port(uint16_t sport, uint16_t dport)
+{
+	return sport == GW_HIP_UDP_PORT || dport == GW_HIP_UDP_PORT;
+}
+
+/* The quoted upper layer at u (n bytes quoted of it) of protocol proto: ESP,
+ * or ESP in UDP (a 10500 port, then a non-zero SPI). Its SPI into *spi,
+ * false when it is neither or the quote ends before the SPI (RFC 792 asks
+ * for 8 bytes after the IP header only: the UDP header; routers quote more,
+ * RFC 1812 4.3.2.3, as ICMPv6 does, RFC 4443 3.1). */
+static bool
+quote_spi(uint8_t proto, const uint8_t *u, uint32_t n, uint32_t *spi)
+{
+	if (proto == GW_IPPROTO_ESP && n >= GW_ESP_HDR_LEN) {
+		*spi = be32_at(u);
+		return true;
+	}
+	if (proto != GW_IPPROTO_UDP || n < GW_UDP_HDR_LEN + 4 || !nat_port(be16_at(u), be16_at(u + 2)))
+		return false;
+	*spi = be32_at(u + GW_UDP_HDR_LEN);
+	return *spi != 0;
+}
+
 /* The ICMP error at icmp (n bytes of it within the packet) quotes the IPv4
- * header of an ESP packet (not a later fragment) and its SPI, sent from the
+ * header of an ESP packet, or of ESP in UDP (not a later fragment), and its SPI, sent from the
  * error's destination err_dst (4 bytes): the quoted flow into *k. */
 static bool
 quote4(const uint8_t *icmp, uint32_t n, const uint8_t *err_dst, struct gw_mbox_flow_key *k)
 {
 	const uint8_t *q = icmp + GW_ICMP_ERR_HDR_LEN;
-	uint32_t qhl;
+	uint32_t qhl, spi;
 
 	if (n < GW_ICMP_ERR_HDR_LEN + GW_IPV4_HDR_LEN + GW_ESP_HDR_LEN ||
 	    (icmp[0] != GW_ICMP_DEST_UNREACH && icmp[0] != GW_ICMP_TIME_EXCEEDED) ||
 	    gw_ip_version(q) != 4)
 		return false;
 	qhl = gw_ipv4_hdr_bytes(q);
-	if (qhl < GW_IPV4_HDR_LEN || n < GW_ICMP_ERR_HDR_LEN + qhl + GW_ESP_HDR_LEN ||
-	    q[offsetof(struct rte_ipv4_hdr, next_proto_id)] != GW_IPPROTO_ESP ||
+	if (qhl < GW_IPV4_HDR_LEN || n < GW_ICMP_ERR_HDR_LEN + qhl ||
+	    !quote_spi(q[offsetof(struct rte_ipv4_hdr, next_proto_id)], q + qhl,
+		       n - GW_ICMP_ERR_HDR_LEN - qhl, &spi) ||
 	    (be16_at(q + offsetof(struct rte_ipv4_hdr, fragment_offset)) & GW_IPV4_OFFSET_MASK) ||
 	    memcmp(q + offsetof(struct rte_ipv4_hdr, src_addr), err_dst, 4) != 0)
 		return false;
-	gw_mbox_flow_key_set(k, 4, q + offsetof(struct rte_ipv4_hdr, dst_addr), be32_at(q + qhl));
+	gw_mbox_flow_key_set(k, 4, q + offsetof(struct rte_ipv4_hdr, dst_addr), spi);
 	return true;
 }
 
@@ -148,24 +187,68 @@ static bool
 quote6(const uint8_t *icmp, uint32_t n, const uint8_t *err_dst, struct gw_mbox_flow_key *k)
 {
 	const uint8_t *q = icmp + GW_ICMP_ERR_HDR_LEN;
-	uint32_t so = GW_IPV6_HDR_LEN;
+	uint32_t so = GW_IPV6_HDR_LEN, spi;
+	uint8_t proto;
 
 	if (n < GW_ICMP_ERR_HDR_LEN + GW_IPV6_HDR_LEN + GW_ESP_HDR_LEN ||
 	    (icmp[0] != GW_ICMP6_DEST_UNREACH && icmp[0] != GW_ICMP6_PACKET_TOO_BIG &&
 	     icmp[0] != GW_ICMP6_TIME_EXCEEDED) || gw_ip_version(q) != 6)
 		return false;
-	if (q[offsetof(struct rte_ipv6_hdr, proto)] == GW_IPPROTO_FRAGMENT) {
-		if (n < GW_ICMP_ERR_HDR_LEN + GW_IPV6_HDR_LEN + GW_IPV6_FRAG_HDR_LEN + GW_ESP_HDR_LEN ||
-		    q[so] != GW_IPPROTO_ESP || (be16_at(q + so + 2) & GW_IPV6_FRAG_OFFSET_MASK))
+	proto = q[offsetof(struct rte_ipv6_hdr, proto)];
+	if (proto == GW_IPPROTO_FRAGMENT) {
+		if (n < GW_ICMP_ERR_HDR_LEN + GW_IPV6_HDR_LEN + GW_IPV6_FRAG_HDR_LEN ||
+		    (be16_at(q + so + 2) & GW_IPV6_FRAG_OFFSET_MASK))
 			return false;
+		proto = q[so];
 		so += GW_IPV6_FRAG_HDR_LEN;
-	} else if (q[offsetof(struct rte_ipv6_hdr, proto)] != GW_IPPROTO_ESP) {
-		return false;
 	}
-	if (memcmp(q + offsetof(struct rte_ipv6_hdr, src_addr), err_dst, IP6_ADDR_BYTES) != 0)
+	if (!quote_spi(proto, q + so, n - GW_ICMP_ERR_HDR_LEN - so, &spi) ||
+	    memcmp(q + offsetof(struct rte_ipv6_hdr, src_addr), err_dst, IP6_ADDR_BYTES) != 0)
 		return false;
-	gw_mbox_flow_key_set(k, 6, q + offsetof(struct rte_ipv6_hdr, dst_addr), be32_at(q + so));
+	gw_mbox_flow_key_set(k, 6, q + offsetof(struct rte_ipv6_hdr, dst_addr), spi);
 	return true;
+}
+
+/* A UDP datagram at u, n bytes of it in this packet (RFC 768), or a
+ * fragment of one (RFC 791, RFC 8200 4.5): `later` a fragment past the
+ * first (no UDP header), `more` a first fragment (more follow); id its
+ * Identification. Between two bypass prefixes a later fragment is bypass,
+ * as the datagram's other traffic. */
+static void
+classify_udp(const struct gw_conf_mbox *mb, const uint8_t *u, uint32_t n, bool later, bool more,
+	     uint32_t id, struct mbox_pkt *p)
+{
+	uint32_t spi;
+
+	p->frag_id = id;
+	if (later) {
+		if (bypass_ok(mb, p->family, p->l3))
+			DECIDE_OTHER(mb, p);
+		DECIDE(p, MC_LATER, GW_DROP_NONE);
+	}
+	if (n < GW_UDP_HDR_LEN)
+		DECIDE(p, MC_DROP, GW_DROP_MALFORMED);
+	if (!nat_port(be16_at(u), be16_at(u + 2)))
+		DECIDE_OTHER(mb, p);
+	/* a whole datagram's UDP length is the IP payload; a first
+	 * fragment's covers more than it */
+	if (more ? be16_at(u + 4) <= n : be16_at(u + 4) != n)
+		DECIDE(p, MC_DROP, GW_DROP_UDP_BAD);
+	n -= GW_UDP_HDR_LEN;
+	if (n == GW_NAT_KEEPALIVE_LEN && u[GW_UDP_HDR_LEN] == GW_NAT_KEEPALIVE_BYTE && !more)
+		DECIDE(p, MC_KEEPALIVE, GW_DROP_NONE);
+	if (n < GW_UDP_NON_ESP_MARKER_LEN)
+		DECIDE(p, MC_DROP, GW_DROP_UDP_BAD);
+	spi = be32_at(u + GW_UDP_HDR_LEN);
+	if (spi == 0)                  /* the non-ESP marker: HIP (RFC 5770) */
+		DECIDE(p, more ? MC_DROP : MC_HIP, more ? GW_DROP_MBOX_HIP : GW_DROP_NONE);
+	if (n < GW_ESP_HDR_LEN)
+		DECIDE(p, MC_DROP, GW_DROP_UDP_BAD);
+	gw_mbox_flow_key_set(&p->key, p->family, gw_ip_dst((uint8_t *)(uintptr_t)p->l3, p->family),
+			     spi);
+	p->first_frag = more;
+	p->udp = true;
+	verdict(p, MC_ESP, GW_DROP_NONE);
 }
 
 /* An IPv4 packet of len bytes at p->l3 (after Ethernet and tags). */
@@ -198,6 +281,10 @@ classify4(const struct gw_conf_mbox *mb, uint32_t len, struct mbox_pkt *p)
 		if (fo & (GW_IPV4_OFFSET_MASK | GW_IPV4_MF))
 			DECIDE(p, MC_DROP, GW_DROP_MBOX_HIP);
 		DECIDE(p, MC_HIP, GW_DROP_NONE);
+	case GW_IPPROTO_UDP:
+		classify_udp(mb, p->l3 + hl, tl - hl, (fo & GW_IPV4_OFFSET_MASK) != 0,
+			     (fo & GW_IPV4_MF) != 0, rte_be_to_cpu_16(ip->packet_id), p);
+		return;
 	case GW_IPPROTO_ICMP:
 		if (!(fo & (GW_IPV4_OFFSET_MASK | GW_IPV4_MF)) &&
 		    quote4(p->l3 + hl, tl - hl, (const uint8_t *)&ip->dst_addr, &p->key)) {
@@ -223,6 +310,12 @@ classify6_frag(const struct gw_conf_mbox *mb, const uint8_t *fh, uint32_t ulo, u
 	p->frag_id = be32_at(fh + 4);
 	if (fh[0] == GW_IPPROTO_HIP)
 		DECIDE(p, MC_DROP, GW_DROP_MBOX_HIP);
+	if (fh[0] == GW_IPPROTO_UDP) {
+		classify_udp(mb, fh + GW_IPV6_FRAG_HDR_LEN, tl - ulo - GW_IPV6_FRAG_HDR_LEN,
+			     (be16_at(fh + 2) & GW_IPV6_FRAG_OFFSET_MASK) != 0,
+			     (be16_at(fh + 2) & GW_IPV6_FRAG_M) != 0, p->frag_id, p);
+		return;
+	}
 	if (fh[0] != GW_IPPROTO_ESP)
 		DECIDE_OTHER(mb, p);
 	if (be16_at(fh + 2) & GW_IPV6_FRAG_OFFSET_MASK)
@@ -286,6 +379,9 @@ classify6(const struct gw_conf_mbox *mb, uint32_t len, struct mbox_pkt *p)
 		DECIDE(p, MC_ESP, GW_DROP_NONE);
 	case GW_IPPROTO_HIP:
 		DECIDE(p, MC_HIP, GW_DROP_NONE);
+	case GW_IPPROTO_UDP:
+		classify_udp(mb, p->l3 + ulo, tl - ulo, false, false, 0, p);
+		return;
 	case GW_IPPROTO_ICMPV6:
 		classify6_icmp(mb, p->l3 + ulo, tl - ulo, p);
 		return;
@@ -303,7 +399,7 @@ classify(const struct gw_conf_mbox *mb, uint16_t mtu, const uint8_t *f, uint32_t
 	uint32_t off = GW_ETH_HDR_BYTES;
 	uint16_t et;
 
-	p->first_frag = p->bypass = false;
+	p->first_frag = p->bypass = p->udp = false;
 	p->tl = 0;
 	if (len < GW_ETH_HDR_BYTES)
 		DECIDE(p, MC_DROP, GW_DROP_MALFORMED);
@@ -493,6 +589,7 @@ mbox_send(struct worker *w, struct mbox_run *r, unsigned k, unsigned out, uint64
 		if (p->first_frag)
 			frag_add(w->mbox_frag, p, tsc);
 		w->st->mbox_esp++;
+		w->st->mbox_udp_esp += p->udp;
 		break;
 	case MC_ICMP:
 		if (r->fl[k] != GW_MBOX_FLOW_NONE) {
@@ -503,6 +600,16 @@ mbox_send(struct worker *w, struct mbox_run *r, unsigned k, unsigned out, uint64
 			drop(w, m, GW_DROP_POLICY);
 			return;
 		}
+		break;
+	case MC_KEEPALIVE:
+		if (!gw_mbox_flow_locator_known(w->ctx->mbox_flows, p->family,
+						gw_ip_src((uint8_t *)(uintptr_t)p->l3, p->family)) ||
+		    !gw_mbox_flow_locator_known(w->ctx->mbox_flows, p->family,
+						gw_ip_dst((uint8_t *)(uintptr_t)p->l3, p->family))) {
+			drop(w, m, GW_DROP_MBOX_KEEPALIVE);
+			return;
+		}
+		w->st->mbox_keepalive++;
 		break;
 	case MC_LATER:
 		if (!frag_passed(w->mbox_frag, p, tsc)) {

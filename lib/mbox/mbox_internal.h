@@ -3,6 +3,7 @@
  * associations, a packet being looked at, and what the role files share.
  *
  *   mbox_track.c   create / free, the checks every packet passes, names, stats
+ *   mbox_udp.c     HIP over UDP (RFC 5770): the UDP header, marker, checksum
  *   mbox_assoc.c   the association table (rte_hash by HIT pair), ids, rules
  *   mbox_fsm.c     the state table: [state][packet type] -> handler
  *   mbox_bex.c     I1, R1, I2, R2, NOTIFY (RFC 7401 5.3.1 - 5.3.4, 6.6 - 6.10)
@@ -128,6 +129,7 @@ struct mbox_pkt {
 	struct hip_hdr hdr;        /* hdr.pkt_len: the bytes of the packet */
 	const struct gw_addr *src, *dst;
 	uint64_t now;
+	bool udp;                  /* over UDP (RFC 5770): its HIP checksum is not checked */
 	int from;                  /* the sender's host index in its pair (MBOX_LO / MBOX_HI) */
 	const struct hip_tlv *esp_info, *puzzle, *seq, *ack, *encrypted, *host_id;
 	const struct hip_tlv *echo_req, *echo_resp, *sig, *sig2, *locator_set;
@@ -137,6 +139,14 @@ struct mbox_pkt {
 };
 
 /* ---- mbox_track.c ---- */
+/* mbox_hip_input's work past the NULL tracker: the checks (the HIP checksum
+ * only when !udp), the cell, the counters. */
+enum mbox_verdict mbox_input(struct mbox_tracker *t, const struct gw_addr *src,
+			     const struct gw_addr *dst, const uint8_t *hip, size_t len,
+			     uint64_t now_ns, bool udp, unsigned *why);
+/* Count a packet dropped before its HIP checks for reason rc (rx, dropped,
+ * drops[rc]); returns MBOX_DROP with *why set (why may be NULL). */
+enum mbox_verdict mbox_early_drop(struct mbox_tracker *t, int rc, unsigned *why);
 /* The state changed: the state file is due. */
 void mbox_dirty(struct mbox_tracker *t);
 

@@ -218,7 +218,7 @@ check(struct mbox_pkt *p, const uint8_t *b, size_t len)
 	if (b == NULL || hip_packet_validate(b, len, 0, &p->hdr, NULL) < 0)
 		return MBOX_DROP_MALFORMED;
 	p->b = b;
-	if (!checksum_ok(b, p->hdr.pkt_len, p->src, p->dst))
+	if (!p->udp && !checksum_ok(b, p->hdr.pkt_len, p->src, p->dst))
 		return MBOX_DROP_CHECKSUM;
 	switch (p->hdr.packet_type) {
 	case HIP_I1: case HIP_R1: case HIP_I2: case HIP_R2: case HIP_UPDATE: case HIP_NOTIFY:
@@ -261,23 +261,30 @@ allowed(const struct mbox_tracker *t, const struct mbox_assoc *a, const struct m
 }
 
 enum mbox_verdict
-mbox_hip_input(struct mbox_tracker *t, const struct gw_addr *src, const struct gw_addr *dst,
-	       const uint8_t *hip, size_t len, uint64_t now_ns, unsigned *why)
+mbox_early_drop(struct mbox_tracker *t, int rc, unsigned *why)
+{
+	t->st.rx++;
+	t->st.dropped++;
+	t->st.drops[rc]++;
+	if (why != NULL)
+		*why = (unsigned)rc;
+	return MBOX_DROP;
+}
+
+enum mbox_verdict
+mbox_input(struct mbox_tracker *t, const struct gw_addr *src, const struct gw_addr *dst,
+	   const uint8_t *hip, size_t len, uint64_t now_ns, bool udp, unsigned *why)
 {
 	struct mbox_pkt p;
 	struct mbox_assoc *a = NULL;
 	int rc;
 
-	if (t == NULL) {
-		if (why != NULL)
-			*why = MBOX_DROP_MALFORMED;
-		return MBOX_DROP;
-	}
 	t->st.rx++;
 	memset(&p, 0, sizeof(p));
 	p.src = src;
 	p.dst = dst;
 	p.now = now_ns;
+	p.udp = udp;
 	rc = src == NULL || dst == NULL ? MBOX_DROP_MALFORMED : check(&p, hip, len);
 	if (rc == MBOX_FWD) {
 		if (p.hdr.packet_type != HIP_I1 || !null_hit(p.hdr.hit_receiver))
@@ -293,6 +300,18 @@ mbox_hip_input(struct mbox_tracker *t, const struct gw_addr *src, const struct g
 	if (why != NULL)
 		*why = (unsigned)rc;
 	return MBOX_DROP;
+}
+
+enum mbox_verdict
+mbox_hip_input(struct mbox_tracker *t, const struct gw_addr *src, const struct gw_addr *dst,
+	       const uint8_t *hip, size_t len, uint64_t now_ns, unsigned *why)
+{
+	if (t == NULL) {
+		if (why != NULL)
+			*why = MBOX_DROP_MALFORMED;
+		return MBOX_DROP;
+	}
+	return mbox_input(t, src, dst, hip, len, now_ns, false, why);
 }
 
 /* ---- out ---- */

@@ -82,6 +82,21 @@ void mbox_free(struct mbox_tracker *t);
 enum mbox_verdict mbox_hip_input(struct mbox_tracker *t, const struct gw_addr *src,
 				 const struct gw_addr *dst, const uint8_t *hip, size_t len,
 				 uint64_t now_ns, unsigned *why);
+/* The same for HIP over UDP (RFC 5770, RFC 9028: a UDP datagram,
+ * to or from port 10500, whose payload is the 32-bit zero non-ESP marker
+ * and a HIP packet): udp points at the UDP header, len bytes of it and its
+ * payload (the IP payload). Checked first, each failure a drop: len at least
+ * UDP header + marker + HIP_HDR_LEN bytes, the UDP length field len, the
+ * marker zero (else UDP_BAD); the UDP checksum over the pseudo header of src
+ * and dst (RFC 768; 0 is "none" over IPv4 only, RFC 8200 8.1; else
+ * UDP_CKSUM). Then the HIP packet after the marker goes through every check
+ * of mbox_hip_input except its HIP checksum: RFC 5770 senders set it to 0,
+ * the UDP checksum covers the packet. The state a packet advances is the
+ * same as plain HIP's: the outer addresses are what the flows are bound to,
+ * the ports play no part (a NAT may change them). Counted in rx and udp. */
+enum mbox_verdict mbox_hip_udp_input(struct mbox_tracker *t, const struct gw_addr *src,
+				     const struct gw_addr *dst, const uint8_t *udp, size_t len,
+				     uint64_t now_ns, unsigned *why);
 /* Timers: idle ageing, the end of rekey grace periods, the state file
  * written when the state changed. Call every few ms or more. Each call
  * looks at MBOX_TICK_VISITS associations in turn and reads their flows'
@@ -147,7 +162,10 @@ const char *mbox_state_name(unsigned s);
 	X(SPI_FULL, "spi_full", "no room for another SPI of the host (MBOX_SPIS_PER_HOST)") \
 	X(FLOW_CONFLICT, "flow_conflict", "SPI announced for a (locator, SPI) flow another association has") \
 	X(FLOW_FULL, "flow_full", "the flow table refused the flow (full)") \
-	X(LOCATOR, "locator", "UPDATE whose LOCATOR_SET does not parse (RFC 8046 4)")
+	X(LOCATOR, "locator", "UPDATE whose LOCATOR_SET does not parse (RFC 8046 4)") \
+	X(UDP_BAD, "udp_bad", "HIP over UDP: UDP length not the datagram's, no zero marker, " \
+	  "fewer bytes than a HIP header after it (RFC 5770)") \
+	X(UDP_CKSUM, "udp_cksum", "HIP over UDP: UDP checksum wrong, or 0 over IPv6 (RFC 8200 8.1)")
 
 enum mbox_reason {
 #define MBOX_X_ENUM(n, s, d) MBOX_DROP_##n,
@@ -181,7 +199,8 @@ const char *mbox_reason_doc(unsigned why);
 	X(load_denied, "associations in the state file that the rules now deny: not loaded") \
 	X(state_writes, "state files written") \
 	X(state_write_errors, "state file writes that failed (tried again later)") \
-	X(moves, "SPIs bound to a new locator by a verified UPDATE with LOCATOR_SET (RFC 8046)")
+	X(moves, "SPIs bound to a new locator by a verified UPDATE with LOCATOR_SET (RFC 8046)") \
+	X(udp, "HIP packets over UDP given to the tracker (RFC 5770), also counted in rx")
 
 struct mbox_stats {
 	uint64_t drops[MBOX_DROPS];

@@ -2,7 +2,9 @@
  * Middlebox mode on the control lcore: the glue between the workers' HIP
  * punts and the tracker (lib/mbox, mbox_track.h). A HIP packet that crossed
  * a pair (GW_PUNT_MBOX_HIP, the frame unchanged) goes to mbox_hip_input with
- * its outer source and destination and its HIP bytes; forwarded, it leaves
+ * its outer source and destination and its HIP bytes (HIP over UDP, RFC
+ * 5770, to mbox_hip_udp_input with its UDP header: the tracker checks UDP
+ * and the non-ESP marker); forwarded, it leaves
  * by the pair's other port as it came (gw_ctrl_tx_frame), else it is dropped
  * as mbox_hip and its reason counted. mbox_tick runs as a gw_ctrl_task tick,
  * with the flow table's reclaim. The tracker's rules and Host Identities come
@@ -40,11 +42,12 @@ struct gw_mbox_glue {
 };
 
 /* The IP packet at l3 (len bytes of the frame after its Ethernet header and
- * tags, as the worker checked it): outer source and destination, and where
- * the HIP header starts (bytes from l3) and how long the packet is. */
+ * tags, as the worker checked it): outer source and destination, where its
+ * upper layer starts (bytes from l3: the HIP or UDP header), its protocol
+ * (*proto: HIP 139 or UDP 17) and how long the packet is. */
 static bool
 hip_span(const uint8_t *l3, uint32_t len, struct gw_addr *src, struct gw_addr *dst,
-	 uint32_t *hoff, uint32_t *tl)
+	 uint32_t *hoff, uint32_t *tl, uint8_t *proto)
 {
 	memset(src, 0, sizeof(*src));
 	memset(dst, 0, sizeof(*dst));
@@ -53,6 +56,7 @@ hip_span(const uint8_t *l3, uint32_t len, struct gw_addr *src, struct gw_addr *d
 
 		*tl = rte_be_to_cpu_16(ip->total_length);
 		*hoff = gw_ipv4_hdr_bytes(l3);
+		*proto = ip->next_proto_id;
 		src->family = dst->family = 4;
 		memcpy(src->addr, &ip->src_addr, 4);
 		memcpy(dst->addr, &ip->dst_addr, 4);
@@ -65,6 +69,7 @@ hip_span(const uint8_t *l3, uint32_t len, struct gw_addr *src, struct gw_addr *d
 				  gw_ip6ext_walk(l3, *tl, &x) != GW_DROP_NONE))
 			return false;
 		*hoff = GW_IPV6_HDR_LEN + x.len;
+		*proto = x.proto;
 		src->family = dst->family = 6;
 		memcpy(src->addr, ip->src_addr, 16);
 		memcpy(dst->addr, ip->dst_addr, 16);
@@ -82,14 +87,21 @@ glue_hip(void *arg, struct rte_mbuf *m, unsigned port)
 	const uint8_t *f = rte_pktmbuf_mtod(m, const uint8_t *);
 	uint32_t len = rte_pktmbuf_data_len(m), off = gw_meta(m)->l3_off, hoff, tl;
 	struct gw_addr src, dst;
+	enum mbox_verdict v;
 	unsigned why = 0;
+	uint8_t proto = 0;
 
-	if (m->nb_segs != 1 || off >= len || !hip_span(f + off, len - off, &src, &dst, &hoff, &tl)) {
+	if (m->nb_segs != 1 || off >= len ||
+	    !hip_span(f + off, len - off, &src, &dst, &hoff, &tl, &proto)) {
 		gw_ctrl_drop(g->c, m, GW_DROP_MALFORMED);
 		return;
 	}
-	if (mbox_hip_input(g->t, &src, &dst, f + off + hoff, tl - hoff, gw_mac_now_ns(), &why) ==
-	    MBOX_FORWARD) {
+	if (proto == GW_IPPROTO_UDP)
+		v = mbox_hip_udp_input(g->t, &src, &dst, f + off + hoff, tl - hoff, gw_mac_now_ns(),
+				       &why);
+	else
+		v = mbox_hip_input(g->t, &src, &dst, f + off + hoff, tl - hoff, gw_mac_now_ns(), &why);
+	if (v == MBOX_FORWARD) {
 		gw_ctrl_stats(g->c)->mbox_hip_fwd++;
 		gw_ctrl_tx_frame(g->c, m, g->ctx->mbox_peer[port] - 1u);
 		return;

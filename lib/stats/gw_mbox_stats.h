@@ -22,7 +22,9 @@
 	X(l2, mbox_l2, "ARP, neighbour discovery and MLD forwarded") \
 	X(bypass, mbox_bypass, "packets between two bypass prefixes forwarded") \
 	X(hip_punted, mbox_hip_punted, "HIP packets the workers handed to the tracker") \
-	X(hip_forwarded, mbox_hip_fwd, "HIP packets the tracker let through")
+	X(hip_forwarded, mbox_hip_fwd, "HIP packets the tracker let through") \
+	X(udp_esp, mbox_udp_esp, "of esp: ESP in UDP to or from port 10500 (RFC 3948)") \
+	X(keepalive, mbox_keepalive, "NAT-keepalives (0xFF, RFC 3948 2.3) between two locators of known associations forwarded")
 
 /* What the layer that runs the tracker adds to the "middlebox" object (the
  * tracker's own figures), members written into s; NULL: nothing. */

@@ -7,6 +7,13 @@
  * slot, flow} on an RCU defer queue (rte_rcu_qsbr_dq, as gw_mac.c does); once
  * the readers' grace period is over both go back. A flow's counters are
  * zeroed when the slot is taken again, before the hash add publishes it.
+ *
+ * Beside it, the locators: a second rte_hash, of the same lock-free kind, of
+ * every destination some flow has (its key with SPI 0), each with the number
+ * of flows to it (control lcore only, by the hash's key position); the last
+ * flow's delete takes the locator out, its key slot back after the same
+ * grace period (the defer queue's entry marked DEFERRED_LOC). Workers ask it
+ * whether a NAT-keepalive's addresses belong to known associations.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -21,6 +28,9 @@
 
 struct gw_mbox_flows {
 	struct rte_hash *h;
+	struct rte_hash *loc_h;           /* the locators: key (dst, SPI 0) */
+	uint32_t *loc_refs;               /* by loc_h key position: flows to it */
+	uint32_t loc_cap;                 /* loc_h's entries: positions below it */
 	struct rte_rcu_qsbr *rcu;
 	struct rte_rcu_qsbr_dq *dq;
 	struct gw_mbox_flow *fl;          /* max flows */
@@ -39,9 +49,16 @@ struct flow_deferred {
 	uint32_t idx;                     /* into fl[] */
 };
 
+#define GW_MBOX_LOCS_MIN 64               /* locators a table holds beyond max_flows / 4 */
+#define DEFERRED_LOC UINT32_MAX           /* flow_deferred.idx of a locator's key slot */
+
 static void
 flow_release(struct gw_mbox_flows *f, const struct flow_deferred *d)
 {
+	if (d->idx == DEFERRED_LOC) {
+		rte_hash_free_key_with_position(f->loc_h, (int32_t)d->key_pos);
+		return;
+	}
 	rte_hash_free_key_with_position(f->h, (int32_t)d->key_pos);
 	f->free_idx[f->n_free++] = d->idx;
 	f->n_pending--;
@@ -104,7 +121,7 @@ struct gw_mbox_flows *
 gw_mbox_flows_create(const char *name, uint32_t max_flows, unsigned n_workers,
 		     struct rte_rcu_qsbr *rcu, int socket)
 {
-	char dqname[RTE_RCU_QSBR_DQ_NAMESIZE];
+	char dqname[RTE_RCU_QSBR_DQ_NAMESIZE], locname[RTE_HASH_NAMESIZE];
 	struct gw_mbox_flows *f;
 	bool ok = true;
 	size_t heap0;
@@ -124,9 +141,14 @@ gw_mbox_flows_create(const char *name, uint32_t max_flows, unsigned n_workers,
 		.socket_id = socket,
 		.extra_flag = RTE_HASH_EXTRA_FLAGS_RW_CONCURRENCY_LF,
 	};
+	/* locators: an association has two, or a few more while a host moves,
+	 * and at most 8 flows (4 SPIs a host); [mbox-gen] flows may each have
+	 * their own, and those beyond room are not known (keepalives dropped) */
+	struct rte_hash_parameters lp = hp;
+	/* a flow's delete may queue its locator too: room for both */
 	struct rte_rcu_qsbr_dq_parameters dqp = {
 		.name = dqname,
-		.size = max_flows,
+		.size = 2 * max_flows,
 		.esize = sizeof(struct flow_deferred),
 		.trigger_reclaim_limit = 64,
 		.max_reclaim_size = 64,
@@ -155,11 +177,21 @@ gw_mbox_flows_create(const char *name, uint32_t max_flows, unsigned n_workers,
 	f->h = rte_hash_create(&hp);
 	if (f->h != NULL)
 		rte_hash_set_cmp_func(f->h, key_cmp);
+	snprintf(locname, sizeof(locname), "L%s", name);
+	lp.name = locname;
+	lp.entries = max_flows / 4 + GW_MBOX_LOCS_MIN;
+	f->loc_h = rte_hash_create(&lp);
+	if (f->loc_h != NULL)
+		rte_hash_set_cmp_func(f->loc_h, key_cmp);
+	f->loc_cap = lp.entries;
+	f->loc_refs = rte_zmalloc_socket("hipgw_mbox_lr", sizeof(uint32_t) * lp.entries, 0,
+					 socket);
 	snprintf(dqname, sizeof(dqname), "%s", name);
 	dqp.p = f;
 	f->dq = rte_rcu_qsbr_dq_create(&dqp);
-	if (!ok || f->fl == NULL || f->free_idx == NULL || f->h == NULL || f->dq == NULL) {
-		int err = f->h == NULL && rte_errno == EEXIST ? EEXIST : ENOMEM;
+	if (!ok || f->fl == NULL || f->free_idx == NULL || f->h == NULL || f->dq == NULL ||
+	    f->loc_h == NULL || f->loc_refs == NULL) {
+		int err = (f->h == NULL || f->loc_h == NULL) && rte_errno == EEXIST ? EEXIST : ENOMEM;
 
 		gw_mbox_flows_free(f);
 		rte_errno = err;
@@ -180,6 +212,8 @@ gw_mbox_flows_free(struct gw_mbox_flows *f)
 	if (f->dq != NULL)
 		rte_rcu_qsbr_dq_delete(f->dq);   /* no reader online: reclaims all */
 	rte_hash_free(f->h);
+	rte_hash_free(f->loc_h);
+	rte_free(f->loc_refs);
 	for (unsigned w = 0; w < GW_WORKERS_MAX; w++)
 		rte_free(f->wk[w]);
 	rte_free(f->free_idx);
@@ -199,6 +233,49 @@ flow_find(const struct gw_mbox_flows *f, const struct gw_mbox_flow_key *k)
 	void *d;
 
 	return rte_hash_lookup_data(f->h, k, &d) < 0 ? NULL : &f->fl[data_idx(d)];
+}
+
+/* Locator dst (a key with SPI 0) gains a flow (+1) or loses one (-1): added
+ * with its first, taken out with its last (its key slot after the grace
+ * period). A locator the hash has no room for is not known (its
+ * keepalives are dropped); nothing else depends on it. */
+static void
+loc_ref(struct gw_mbox_flows *f, const struct gw_mbox_flow_key *k, int by)
+{
+	struct gw_mbox_flow_key lk = *k;
+	struct flow_deferred d;
+	int32_t pos;
+
+	lk.spi = 0;
+	pos = rte_hash_lookup(f->loc_h, &lk);
+	if (pos >= (int32_t)f->loc_cap)
+		return;                   /* never: rte_hash's positions are below entries */
+	if (by > 0) {
+		if (pos < 0 && (pos = rte_hash_add_key(f->loc_h, &lk)) >= 0)
+			f->loc_refs[pos] = 0;
+		if (pos >= 0 && pos < (int32_t)f->loc_cap)
+			f->loc_refs[pos]++;
+		return;
+	}
+	if (pos < 0 || --f->loc_refs[pos] > 0 || (pos = rte_hash_del_key(f->loc_h, &lk)) < 0)
+		return;
+	d.key_pos = (uint32_t)pos;
+	d.idx = DEFERRED_LOC;
+	if (rte_rcu_qsbr_dq_enqueue(f->dq, &d) != 0) {
+		rte_rcu_qsbr_synchronize(f->rcu, RTE_QSBR_THRID_INVALID);
+		flow_release(f, &d);
+	}
+}
+
+bool
+gw_mbox_flow_locator_known(const struct gw_mbox_flows *f, uint8_t family, const uint8_t *addr)
+{
+	struct gw_mbox_flow_key k;
+
+	if (f == NULL || addr == NULL || (family != 4 && family != 6))
+		return false;
+	gw_mbox_flow_key_set(&k, family, addr, 0);
+	return rte_hash_lookup(f->loc_h, &k) >= 0;
 }
 
 /* A free slot, or NULL; reclaims what it can when there is none. */
@@ -252,6 +329,7 @@ gw_mbox_flow_add(struct gw_mbox_flows *f, const struct gw_addr *dst, uint32_t sp
 	}
 	f->n_live++;
 	f->n_lab += lab;
+	loc_ref(f, &k, 1);
 	return 0;
 }
 
@@ -276,10 +354,11 @@ gw_mbox_flow_del(struct gw_mbox_flows *f, const struct gw_addr *dst, uint32_t sp
 	f->n_lab -= fl->lab;
 	f->n_pending++;
 	if (rte_rcu_qsbr_dq_enqueue(f->dq, &d) != 0) {
-		/* queue full: it holds max flows, so never; wait here */
+		/* queue full: it holds max flows and their locators, so never; wait here */
 		rte_rcu_qsbr_synchronize(f->rcu, RTE_QSBR_THRID_INVALID);
 		flow_release(f, &d);
 	}
+	loc_ref(f, &k, -1);
 	return 0;
 }
 
@@ -319,12 +398,10 @@ gw_mbox_flow_stats(const struct gw_mbox_flows *f, const struct gw_addr *dst, uin
 unsigned
 gw_mbox_flows_reclaim(struct gw_mbox_flows *f)
 {
-	unsigned pending = 0;
-
 	if (f == NULL)
 		return 0;
-	rte_rcu_qsbr_dq_reclaim(f->dq, f->max, NULL, &pending, NULL);
-	return pending;
+	rte_rcu_qsbr_dq_reclaim(f->dq, 2 * f->max, NULL, NULL, NULL);
+	return f->n_pending;          /* flows: the locators' slots are not counted */
 }
 
 uint32_t

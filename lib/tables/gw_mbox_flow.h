@@ -132,6 +132,13 @@ int gw_mbox_flow_lookup_bulk(const struct gw_mbox_flows *f, const struct gw_mbox
 const struct gw_mbox_flow *gw_mbox_flow_lookup(const struct gw_mbox_flows *f,
 					       const struct gw_mbox_flow_key *key);
 
+/* Workers and the control lcore. Whether addr (4 or 16 bytes, network
+ * order, family 4 or 6) is the destination of some flow now: a locator of a
+ * known association (the table keeps them with their flows). Lock-free, one
+ * rte_hash lookup; for the NAT-keepalives that pass between two such
+ * addresses (RFC 3948 2.3; docs/middlebox.md). */
+bool gw_mbox_flow_locator_known(const struct gw_mbox_flows *f, uint8_t family, const uint8_t *addr);
+
 /* Worker `worker`'s counter array (index a flow's idx), for that worker only
  * to write. */
 struct gw_mbox_flow_wk *gw_mbox_flows_wk(const struct gw_mbox_flows *f, unsigned worker);

@@ -53,7 +53,8 @@ DROP_REASONS = ("no_sa", "replay", "auth", "pad", "dummy", "malformed", "spoof",
                 "ring_full", "no_mbuf", "policy", "etherip_version", "etherip_reserved",
                 "l2_runt", "l2_link_local", "l2_local", "l2_group_source", "l2_flood_rate",
                 "l2_too_long", "frag_no_mbuf", "mbox_no_flow", "mbox_frag", "mbox_hip",
-                "udp_bad", "udp_cksum")
+                "udp_bad", "udp_cksum",
+                "mbox_keepalive")
 
 
 def asan_mode():

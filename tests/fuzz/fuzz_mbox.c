@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause
  * libFuzzer harness: the middlebox's tracker (lib/mbox, mbox_track.h): HIP
- * packet sequences into mbox_hip_input, timers, the state file. The flow
+ * packet sequences into mbox_hip_input, or over UDP (RFC 5770) into
+ * mbox_hip_udp_input, timers, the state file. The flow
  * table is the unit tests' double (tests/lib/mbox_flow_double.h); rte_hash
  * needs EAL (--no-huge, set up once in LLVMFuzzerInitialize). Keys: the
  * fixed HIs of tests/data/hip/keys; the engines' RNG is deterministic and
@@ -19,12 +20,20 @@
  * Raw: records of [length 2 (big-endian)][flags 1][packet]: first the clock
  * goes on by (flags >> 2) * 10 ms with an mbox_tick, then the packet is given
  * to mbox_hip_input from host 1's address to host 0's (flags bit 0) or the
- * other way, with its checksum computed first when flags bit 1 is set.
+ * other way, with its checksum computed first when flags bit 1 is set. With
+ * the length's bit 15 set (the length is its low 15 bits) it goes over UDP
+ * to mbox_hip_udp_input instead: with flags bit 1 the packet is a HIP packet
+ * put behind a UDP header (ports 10500, its length and checksum set) and
+ * the marker, its HIP checksum 0 (as RFC 5770 senders send it); without, the
+ * bytes are the datagram, its UDP header first, as they are.
  *
  * Structure-aware: two HIP engines (lib/hip, tests/lib/hip_harness.h) with
  * HIs P-256 (host 0) and P-384 (host 1), every packet between them through
  * the tracker on the harness's wire. Then steps of 3 bytes [op][x][y] on the
- * wire's first packet or the engines (op % 10): 0 deliver; 1 deliver with a
+ * wire's first packet or the engines (op % 10): 0 deliver (with x bit 7: the
+ * wire switches transport first, plain HIP <-> HIP over UDP: every packet
+ * from then on reaches the tracker in UDP as raw mode's bit 15 with flags
+ * bit 1 wraps it, from port 10500 + (x & 63) to 10500, a NAT's port); 1 deliver with a
  * bit flipped (checksum fixed); 2 deliver with a parameter's byte changed
  * before the signature, then signed again with its sender's private key (so
  * that it gets past the tracker's verification; with x bit 4 set, an
@@ -36,7 +45,7 @@
  * a second flow table: the same associations and flows.
  *
  * Invariants (abort() when broken), after every step: rx = forwarded +
- * dropped = forwarded + the sum of the drops; associations within
+ * dropped = forwarded + the sum of the drops, udp (HIP over UDP) within rx; associations within
  * max_assocs, BEXes in progress within half; flows only for ESTABLISHED,
  * REKEYING and CLOSING associations; the flow table holds exactly the flows
  * the associations say, each under its association's id; the engines'
@@ -105,6 +114,8 @@ static struct {
 	size_t raw_len;
 	uint64_t raw_last;
 	bool recording;
+	bool udp;                      /* the wire carries HIP over UDP (step 0, x bit 7) */
+	uint16_t sport;                /* ... the initiator's UDP source port */
 } W;
 
 static struct gw_mbox_flows F2;
@@ -203,6 +214,8 @@ check(struct mbox_tracker *t, const struct gw_mbox_flows *f)
 	if (s.rx != s.forwarded + s.dropped || drops != s.dropped)
 		FUZZ_FAIL("counters: rx %lu forwarded %lu dropped %lu drops %lu", (unsigned long)s.rx,
 			  (unsigned long)s.forwarded, (unsigned long)s.dropped, (unsigned long)drops);
+	if (s.udp > s.rx)
+		FUZZ_FAIL("udp %lu of rx %lu", (unsigned long)s.udp, (unsigned long)s.rx);
 	if (s.assocs > MAX_ASSOCS || s.pending > MAX_ASSOCS / 2)
 		FUZZ_FAIL("%u associations, %u pending", s.assocs, s.pending);
 	while (mbox_assoc_next(t, &cursor, &i) == 1) {
@@ -272,6 +285,64 @@ run_state_file(uint8_t mode, const uint8_t *data, size_t size)
 	unlink(state_path);
 }
 
+/* ---- HIP over UDP ---- */
+
+#define RAW_UDP      0x8000u       /* raw record length: over UDP */
+#define UDP_HDR      8
+#define UDP_SKIP     12            /* UDP header and non-ESP marker */
+#define HIP_UDP_PORT 10500
+
+/* The UDP checksum (RFC 768, RFC 8200 8.1) of u[0..len) for src, dst, its
+ * Checksum field taken as 0; a sum of 0 sent as 0xffff. */
+static uint16_t
+udp_sum(const struct gw_addr *src, const struct gw_addr *dst, const uint8_t *u, size_t len)
+{
+	size_t al = src->family == 4 ? 4 : 16;
+	uint64_t s = 17 + (uint64_t)len;
+
+	for (size_t i = 0; i < al; i += 2)
+		s += (uint32_t)(src->addr[i] << 8 | src->addr[i + 1]) +
+		     (uint32_t)(dst->addr[i] << 8 | dst->addr[i + 1]);
+	for (size_t i = 0; i < len; i += 2)
+		if (i != 6)
+			s += (uint32_t)u[i] << 8 | (i + 1 < len ? u[i + 1] : 0);
+	while (s >> 16)
+		s = (s & 0xffff) + (s >> 16);
+	s = ~s & 0xffff;
+	return s == 0 ? 0xffff : (uint16_t)s;
+}
+
+/* HIP packet b[0..n) as a datagram from sport to 10500 (the marker, the HIP
+ * checksum 0, the UDP length and checksum set) into a new buffer; its length
+ * in *len. The caller frees it. */
+static uint8_t *
+udp_wrap(const struct gw_addr *src, const struct gw_addr *dst, uint16_t sport, const uint8_t *b,
+	 size_t n, size_t *len)
+{
+	uint8_t *u;
+
+	*len = UDP_SKIP + n;
+	u = calloc(1, *len);
+	if (u == NULL)
+		FUZZ_FAIL("no memory");
+	u[0] = (uint8_t)(sport >> 8);
+	u[1] = (uint8_t)sport;
+	u[2] = HIP_UDP_PORT >> 8;
+	u[3] = HIP_UDP_PORT & 0xff;
+	u[4] = (uint8_t)(*len >> 8);
+	u[5] = (uint8_t)*len;
+	memcpy(u + UDP_SKIP, b, n);
+	if (n >= HIP_HDR_LEN)
+		u[UDP_SKIP + 4] = u[UDP_SKIP + 5] = 0;
+	if (*len <= UINT16_MAX) {
+		uint16_t c = udp_sum(src, dst, u, *len);
+
+		u[6] = (uint8_t)(c >> 8);
+		u[7] = (uint8_t)c;
+	}
+	return u;
+}
+
 /* ---- raw mode ---- */
 
 static void
@@ -290,17 +361,31 @@ run_raw(uint8_t mode, const uint8_t *data, size_t size)
 		FUZZ_FAIL("mbox_create: %s", err);
 	while (off + 3 <= size) {
 		size_t len = ((size_t)data[off] << 8) | data[off + 1];
+		bool udp = (len & RAW_UDP) != 0;
 		uint8_t flags = data[off + 2];
 		const struct gw_addr *src = (flags & 1) ? &h1 : &h0, *dst = (flags & 1) ? &h0 : &h1;
 		uint8_t *p;
 		unsigned why;
 
 		off += 3;
+		len &= ~(size_t)RAW_UDP;
 		if (len > size - off)
 			len = size - off;
 		now += (uint64_t)(flags >> 2) * 10 * NS_MS;
 		mbox_tick(W.t, now);
 		p = fuzz_copy(data + off, len);
+		off += len;
+		if (udp) {
+			size_t ul = len;
+			uint8_t *u = (flags & 2) ? udp_wrap(src, dst, HIP_UDP_PORT, p, len, &ul) : p;
+
+			mbox_hip_udp_input(W.t, src, dst, u, ul, now, &why);
+			if (u != p)
+				free(u);
+			free(p);
+			check(W.t, &W.f);
+			continue;
+		}
 		if ((flags & 2) && len >= HIP_HDR_LEN) {
 			size_t pl = ((size_t)p[HIP_OFF_HDR_LEN] + 1) * HIP_LEN_UNIT;
 
@@ -311,7 +396,6 @@ run_raw(uint8_t mode, const uint8_t *data, size_t size)
 		}
 		mbox_hip_input(W.t, src, dst, p, len, now, &why);
 		free(p);
-		off += len;
 		check(W.t, &W.f);
 	}
 	mbox_tick(W.t, now + 60000 * NS_MS);
@@ -337,9 +421,9 @@ raw_record(const struct hh_pkt *p)
 	}
 	if (W.raw_len + 3 + p->len > RAW_MAX)
 		return;
-	W.raw[W.raw_len++] = (uint8_t)(p->len >> 8);
+	W.raw[W.raw_len++] = (uint8_t)((p->len | (W.udp ? RAW_UDP : 0)) >> 8);
 	W.raw[W.raw_len++] = (uint8_t)p->len;
-	W.raw[W.raw_len++] = (uint8_t)((dt << 2) | (p->from == 1 ? 1 : 0));
+	W.raw[W.raw_len++] = (uint8_t)((dt << 2) | (W.udp ? 2 : 0) | (p->from == 1 ? 1 : 0));
 	memcpy(W.raw + W.raw_len, p->b, p->len);
 	W.raw_len += p->len;
 	W.raw_last = W.w.now;
@@ -404,7 +488,16 @@ through_box(struct hh_pkt *p)
 	enum mbox_verdict v;
 
 	raw_record(p);
-	v = mbox_hip_input(W.t, &p->src, &p->dst, p->b, p->len, W.w.now, &why);
+	if (W.udp) {
+		size_t ul;
+		uint8_t *u = udp_wrap(&p->src, &p->dst, p->from == 0 ? W.sport : HIP_UDP_PORT, p->b,
+				      p->len, &ul);
+
+		v = mbox_hip_udp_input(W.t, &p->src, &p->dst, u, ul, W.w.now, &why);
+		free(u);
+	} else {
+		v = mbox_hip_input(W.t, &p->src, &p->dst, p->b, p->len, W.w.now, &why);
+	}
 	if (v == MBOX_FORWARD) {
 		if (W.n_kept == KEEP_MAX) {
 			memmove(&W.kept[0], &W.kept[1], (KEEP_MAX - 1) * sizeof(W.kept[0]));
@@ -586,6 +679,10 @@ step(uint8_t op, uint8_t x, uint8_t y)
 		hip_host_forget(W.w.s[a].h, &W.w.s[b], W.w.now);
 		return;
 	default:
+		if (x & 0x80) {
+			W.udp = !W.udp;
+			W.sport = (uint16_t)(HIP_UDP_PORT + (x & 63));
+		}
 		if (W.w.qn > 0)
 			hh_deliver_at(&W.w, 0);
 		return;
@@ -645,6 +742,8 @@ run_struct(uint8_t mode, const uint8_t *data, size_t size)
 	hh_world_init(&W.w, NULL, harness_fail);
 	hh_pair_up(&W.w, &k_p256, &k_p384, &hp);
 	W.w.filter = through_box;
+	W.udp = false;
+	W.sport = HIP_UDP_PORT;
 	W.n_kept = 0;
 	W.raw_len = 1;
 	W.raw_last = W.w.now;

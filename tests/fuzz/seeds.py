@@ -46,8 +46,9 @@
               Exchange, rekeys from either side, CLOSE and a new BEX, a host
               restarted, HOST_ID inside ENCRYPTED with and without the
               config's HIs, IPv6, each rule set, the I1 rate limit, changed
-              and re-signed packets, losses and replays), and the cutehip
-              capture's HIP packets as one raw-mode input. The harness records
+              and re-signed packets, losses and replays, HIP over UDP from
+              the start or switched to midway), and the cutehip capture's
+              HIP packets as raw-mode inputs, plain and over UDP. The harness records
               the raw-mode input and the state file of each scenario itself
               (HIPGW_FUZZ_WRITE_RAW=tests/fuzz/corpus/mbox).
   etherip:    decrypted L2-mode ESP payloads that scapy's EtherIP (RFC 3378)
@@ -663,6 +664,11 @@ def seed_mbox(seen):
         (0x01, [connect0, sec, rekey0, (2, 0x10, 0x30), sec, sec]),
         (0x01, [connect0, sec, rekey1, (2, 0x11, 0x32), sec, sec]),
         (0x09, [connect0, sec, rekey0, (2, 0x10, 0x30), sec]),
+        # HIP over UDP (op 0, x bit 7: the wire's transport switched; x & 63: the NAT's port)
+        (0x01, [(0, 0x85, 0), connect0, sec, rekey0, sec, sec, close0, sec]),
+        (0x09, [(0, 0x80, 0), connect0, sec, rekey1, (2, 0x10, 0x30), sec]),
+        (0x01, [connect0, sec, (0, 0x81, 0), rekey0, sec, (0, 0x80, 0), rekey1, sec]),
+        (0x03, [(0, 0x82, 0), connect0, deliver, (1, 3, 5), deliver, sec]),
     ]
     for mode, steps in scenarios:
         put("mbox", bytes([mode] + [b for st in steps for b in st]), seen)
@@ -677,6 +683,14 @@ def seed_mbox(seen):
                 pkt = g.read()
             raw += struct.pack("!HB", len(pkt), (1 << 2) | 2 | (src == "10.99.0.2")) + pkt
     put("mbox", bytes(raw), seen)
+    # the same over UDP: length bit 15, each packet put behind UDP and the marker
+    udp = bytearray([0x00])
+    off = 1
+    while off + 3 <= len(raw):
+        n, fl = struct.unpack("!HB", raw[off:off + 3])
+        udp += struct.pack("!HB", n | 0x8000, fl) + raw[off + 3:off + 3 + n]
+        off += 3 + n
+    put("mbox", bytes(udp), seen)
 
 
 def mbox_dict():

@@ -4,7 +4,9 @@
 # wire on two net_af_packet ports; gwA and gwB keyed by HIP. Checks, by part:
 #   MB-1 before any BEX nothing crosses: ESP of a forged SPI and clear UDP
 #        injected towards gwB reach MB and are dropped there (its drops
-#        mbox_no_flow and policy count them; gwB's WAN veth sees none)
+#        mbox_no_flow and policy count them; gwB's WAN veth sees none); so
+#        are ESP in UDP to port 10500 (mbox_no_flow) and NAT-keepalives
+#        (mbox_keepalive: no association's locators)
 #   MB-2 the BEX crosses MB (I1, R1, I2, R2 seen at both sides of it); ping
 #        both ways, iperf3 TCP; MB learned the association (/hipgw/mbox,
 #        /hipgw/mbox_flows): the HIT pair, ESTABLISHED, and the SPIs are the
@@ -19,7 +21,9 @@
 #        MB loaded the association from the file, no BEX on the gateways
 #        (bex_ok unchanged) nor across MB
 #   MB-5 forged ESP (a random SPI, scapy from gwA's namespace) under the
-#        established association: counted (mbox_no_flow) and dropped
+#        established association, plain and in UDP: counted (mbox_no_flow)
+#        and dropped; NAT-keepalives from gwA's locator to gwB's cross
+#        (middlebox.keepalive)
 #   MB-6 CLOSE: gwA stops (its CLOSE, gwB's CLOSE_ACK cross MB): MB counts
 #        it, the association and its flows are gone
 #   MB-7 a deny rule for the pair (MB restarted with it): the BEX never
@@ -164,6 +168,18 @@ check "MB-1: MB counted the $INJ forged ESP packets as mbox_no_flow ($nf0 -> $nf
 	eval 'isnum "$nf0" && isnum "$nf1" && [ $((nf1 - nf0)) -eq "$INJ" ]'
 check "MB-1: MB counted the $INJ clear UDP packets as policy drops ($pol0 -> $pol1)" \
 	eval 'isnum "$pol0" && isnum "$pol1" && [ $((pol1 - pol0)) -ge "$INJ" ]'
+ka0=$(mb_drop "$WORK/mbwait.json" mbox_keepalive)
+inject_nat "$NS_GA" "$IF_GA_WAN" "$MAC_GA_WAN" "$MAC_GB_WAN" "$GA_WAN4" "$GB_WAN4" esp "$FORGED0" "$INJ" ||
+	warn "scapy injection failed: $(tail -n 3 "$WORK/inject.log")"
+nf2=$(mb_wait /hipgw/stats drops.mbox_no_flow $((${nf1/none/0} + INJ)) 25)
+check "MB-1: MB counted the $INJ forged ESP in UDP (port 10500) as mbox_no_flow ($nf1 -> $nf2)" \
+	eval 'isnum "$nf1" && isnum "$nf2" && [ $((nf2 - nf1)) -eq "$INJ" ]'
+inject_nat "$NS_GA" "$IF_GA_WAN" "$MAC_GA_WAN" "$MAC_GB_WAN" "$GA_WAN4" "$GB_WAN4" keepalive 0 "$INJ" ||
+	warn "scapy injection failed: $(tail -n 3 "$WORK/inject.log")"
+ka1=$(mb_wait /hipgw/stats drops.mbox_keepalive $((${ka0/none/0} + INJ)) 25)
+check "MB-1: MB counted the $INJ NAT-keepalives as mbox_keepalive ($ka0 -> $ka1)" \
+	eval 'isnum "$ka0" && isnum "$ka1" && [ $((ka1 - ka0)) -eq "$INJ" ]'
+nf1=$nf2
 
 # ---------------------------------------------------------------- MB-2
 info "MB-2: gwA and gwB (sa-lifetime $REKEY_LIFETIME); hostA's first ping starts the BEX across MB"
@@ -269,6 +285,17 @@ if gws_start long && wait_path 40; then
 		nf1=$(mb_wait /hipgw/stats drops.mbox_no_flow $((${nf0/none/0} + INJ)) 25)
 		check "MB-5: MB counted the $INJ forged ESP packets as mbox_no_flow ($nf0 -> $nf1)" \
 			eval 'isnum "$nf0" && isnum "$nf1" && [ $((nf1 - nf0)) -eq "$INJ" ]'
+		inject_nat "$NS_GA" "$IF_GA_WAN" "$MAC_GA_WAN" "$MAC_GB_WAN" "$GA_WAN4" "$GB_WAN4" esp "$FORGED1" "$INJ" ||
+			warn "scapy injection failed: $(tail -n 3 "$WORK/inject.log")"
+		nf2=$(mb_wait /hipgw/stats drops.mbox_no_flow $((${nf1/none/0} + INJ)) 25)
+		check "MB-5: MB counted the $INJ forged ESP in UDP as mbox_no_flow ($nf1 -> $nf2)" \
+			eval 'isnum "$nf1" && isnum "$nf2" && [ $((nf2 - nf1)) -eq "$INJ" ]'
+		kf0=$(mget "$WORK/mbwait.json" middlebox.keepalive)
+		inject_nat "$NS_GA" "$IF_GA_WAN" "$MAC_GA_WAN" "$MAC_GB_WAN" "$GA_WAN4" "$GB_WAN4" keepalive 0 "$INJ" ||
+			warn "scapy injection failed: $(tail -n 3 "$WORK/inject.log")"
+		kf1=$(mb_wait /hipgw/stats middlebox.keepalive $((${kf0/none/0} + INJ)) 25)
+		check "MB-5: the $INJ NAT-keepalives between the gateways' locators crossed ($kf0 -> $kf1)" \
+			eval 'isnum "$kf0" && isnum "$kf1" && [ $((kf1 - kf0)) -eq "$INJ" ]'
 		n=$(ping_from A 4 3)
 		check "MB-5: the association's own ESP still passes ($n of 3 pings)" test "$n" = 3
 

@@ -262,6 +262,23 @@ sendp(p, iface=iface, count=int(n), inter=0.02, verbose=False)
 EOF
 }
 
+# inject_nat NS IF SMAC DMAC SRC DST KIND SPI N: N UDP datagrams from port
+# 40000 (a NAT's) to 10500, the HIP NAT traversal port: KIND esp, ESP in
+# UDP of SPI (RFC 3948 2.1: sequence numbers 1..N, 64 random bytes); KIND
+# keepalive, NAT-keepalives (the byte 0xFF, RFC 3948 2.3; SPI unused).
+inject_nat() {
+	nsx "$1" "$PY" - "${@:2}" <<'EOF' >>"$WORK/inject.log" 2>&1
+import os, struct, sys
+from scapy.all import Ether, IP, UDP, Raw, sendp
+iface, smac, dmac, src, dst, kind, spi, n = sys.argv[1:]
+pl = [struct.pack("!II", int(spi, 0), i + 1) + os.urandom(64) if kind == "esp" else b"\xff"
+      for i in range(int(n))]
+pkts = [Ether(src=smac, dst=dmac) / IP(src=src, dst=dst, ttl=64) / UDP(sport=40000, dport=10500) /
+        Raw(p) for p in pl]
+sendp(pkts, iface=iface, inter=0.02, verbose=False)
+EOF
+}
+
 # rand_spi: a random SPI >= 256 (RFC 4303 2.1: 1..255 are reserved), as 0x%08x.
 rand_spi() { printf '0x%08x' $(( (0x$(randhex 4) | 0x10000000) & 0x7fffffff )); }
 

@@ -282,6 +282,55 @@ test_params(void **state)
 	gw_mbox_flows_free(NULL);
 }
 
+/* The locators (gw_mbox_flow_locator_known): a destination is known while
+ * some flow goes to it, whatever its SPI; its key slot comes back after the
+ * grace period, and the locator can be added again before that. */
+static void
+test_locators(void **state)
+{
+	struct gw_mbox_flows *f = table(8);
+	struct gw_addr a = dst_of(4, 7), b = dst_of(6, 7), c = dst_of(4, 8);
+
+	(void)state;
+	assert_false(gw_mbox_flow_locator_known(f, 4, a.addr));
+	assert_int_equal(gw_mbox_flow_add(f, &a, 0x1001, 1, false), 0);
+	assert_int_equal(gw_mbox_flow_add(f, &a, 0x1002, 2, false), 0);
+	assert_int_equal(gw_mbox_flow_add(f, &a, 0x1002, 3, false), 0);   /* given away: one flow */
+	assert_int_equal(gw_mbox_flow_add(f, &b, 0x1001, 1, false), 0);
+	assert_true(gw_mbox_flow_locator_known(f, 4, a.addr));
+	assert_true(gw_mbox_flow_locator_known(f, 6, b.addr));
+	assert_false(gw_mbox_flow_locator_known(f, 4, c.addr));
+	assert_false(gw_mbox_flow_locator_known(f, 6, a.addr));      /* another family */
+	assert_false(gw_mbox_flow_locator_known(f, 5, a.addr));
+	assert_false(gw_mbox_flow_locator_known(NULL, 4, a.addr));
+	/* a reader online: the deleted ones wait for it */
+	rte_rcu_qsbr_thread_online(rcu, READER);
+	assert_int_equal(gw_mbox_flow_del(f, &a, 0x1001), 0);
+	assert_true(gw_mbox_flow_locator_known(f, 4, a.addr));       /* 0x1002 still goes there */
+	assert_int_equal(gw_mbox_flow_del(f, &a, 0x1002), 0);
+	assert_false(gw_mbox_flow_locator_known(f, 4, a.addr));
+	assert_int_equal(gw_mbox_flow_del(f, &a, 0x1002), -ENOENT);
+	assert_false(gw_mbox_flow_locator_known(f, 4, a.addr));
+	assert_true(gw_mbox_flow_locator_known(f, 6, b.addr));
+	/* back before the grace period ended, and after */
+	assert_int_equal(gw_mbox_flow_add(f, &a, 0x2001, 4, false), 0);
+	assert_true(gw_mbox_flow_locator_known(f, 4, a.addr));
+	assert_int_equal(gw_mbox_flows_reclaim(f), 2);               /* flows, not locators */
+	rte_rcu_qsbr_quiescent(rcu, READER);
+	rte_rcu_qsbr_thread_offline(rcu, READER);
+	assert_int_equal(gw_mbox_flows_reclaim(f), 0);
+	assert_true(gw_mbox_flow_locator_known(f, 4, a.addr));
+	/* many times round: no slot is lost */
+	for (unsigned i = 0; i < 100; i++) {
+		assert_int_equal(gw_mbox_flow_del(f, &a, 0x2001), 0);
+		assert_false(gw_mbox_flow_locator_known(f, 4, a.addr));
+		assert_int_equal(gw_mbox_flow_add(f, &a, 0x2001, 4, false), 0);
+		assert_true(gw_mbox_flow_locator_known(f, 4, a.addr));
+		gw_mbox_flows_reclaim(f);
+	}
+	gw_mbox_flows_free(f);
+}
+
 /* The memory per flow of a 100,000-flow table of two workers, printed for the
  * benchmark: at least the key, the flow, the two counters and the free list. */
 static void
@@ -337,6 +386,7 @@ main(void)
 		cmocka_unit_test(test_counters_delete_rcu),
 		cmocka_unit_test(test_iterate),
 		cmocka_unit_test(test_params),
+		cmocka_unit_test(test_locators),
 		cmocka_unit_test(test_bytes_per_flow),
 	};
 

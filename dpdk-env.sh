@@ -437,6 +437,7 @@ cmd_test() {
 		run_system system-l2 test_l2.sh 180
 		run_system system-mbox test_mbox.sh 180
 		run_system system-mobility test_mobility.sh 180
+		run_system system-multihome test_multihome.sh 150
 	fi
 	echo
 	say "results ($((SECONDS - start)) s):"

@@ -680,7 +680,7 @@ gw_hip_create(struct gw_ctx *ctx, struct gw_ctrl *ctrl, FILE *keylog, char *err,
 	if (peerloc_setup(g, err, errlen) != 0)
 		goto fail;
 	if (gw_hip_mob_init(g) != 0) {
-		snprintf(err, errlen, "HIP: no room for the address hook");
+		snprintf(err, errlen, "HIP: no room for the address hook, or no memory");
 		goto fail;
 	}
 	hooks.ctx = g;
@@ -788,6 +788,7 @@ gw_hip_free(struct gw_hip *g)
 		return;
 	for (unsigned i = 0; i < g->n_peers; i++)
 		drop_staged(&g->peers[i]);
+	gw_hip_mh_free(g);
 	gw_peerloc_free(g->ctx->peerloc);   /* the workers stopped */
 	g->ctx->peerloc = NULL;
 	if (g->host != NULL)

@@ -32,8 +32,10 @@ HGW_NS_PREFIX=${HGW_NS_PREFIX:-hgw-mob-}
 . "$(dirname "${BASH_SOURCE[0]}")/topology_mob.sh"
 # shellcheck source=tests/system/mob_measure.sh
 . "$(dirname "${BASH_SOURCE[0]}")/mob_measure.sh"
+# shellcheck source=tests/system/mh_common.sh
+. "$(dirname "${BASH_SOURCE[0]}")/mh_common.sh"
 
-EVENTS=(commanded dhcp)
+EVENTS=(commanded dhcp uplink_loss uplink_down)
 PRE_S=3                 # s of traffic before the trigger
 RUN_S=20                # s of each event's iperf3 and pings
 SETTLE_S=1              # s after the trigger returned before "after" counts
@@ -128,6 +130,33 @@ event_dhcp() {
 	wait_ok 30 dhcp_addr_is "$GA_WAN4" || return 1
 	measure_event "DHCP lease change" "none (printed)" trigger_dhcp
 }
+
+# uplink_loss / uplink_down: gwA multihomed over wan and wan2 (RFC 8047,
+# mh_common.sh); R silently drops everything on wan1 (nftables), or takes
+# its end of wan1 down: the SAs fail over to wan2 (complete when gwA's
+# active path is on wan2). The next event's fresh gateways start with wan1
+# restored.
+trigger_uplink_loss() {
+	mob_path_drop on "$IF_R_A1"
+	wait_ok 10 mh_active_is wan2
+}
+trigger_uplink_down() {
+	mob_link_down "$IF_R_A1"
+	wait_ok 10 mh_active_is wan2
+}
+mh_event() {
+	mob_dhcp_stop
+	mob_path_drop off "$IF_R_A1"
+	mob_link_up "$IF_R_A1"
+	mh_configs
+	gateways_up || return 1
+	wait_ok 10 mh_both_up || return 1
+	measure_event "$1" "$2" "$3"
+	mob_path_drop off "$IF_R_A1"
+	mob_link_up "$IF_R_A1"
+}
+event_uplink_loss() { mh_event "uplink silent loss" "< 1 s (3 probes)" trigger_uplink_loss; }
+event_uplink_down() { mh_event "uplink link down" "< 100 ms" trigger_uplink_down; }
 
 need_tools
 command -v dnsmasq >/dev/null || { echo "missing tools: dnsmasq (run ./dpdk-env.sh deps)" >&2; exit 1; }

@@ -133,8 +133,7 @@ choose(struct hip_mh_set *s, uint64_t now)
 	if (a < 0 || s->path[a].state == HIP_MH_DOWN) {
 		for (unsigned x = 0; x < s->n; x++) {
 			if ((int)x != a && s->path[x].state == HIP_MH_UP) {
-				if (a >= 0)
-					s->st.failovers++;
+				s->st.failovers++;   /* also off no path: the SAs' own is not in the set */
 				move_to(s, (int)x);
 				return;
 			}
@@ -156,8 +155,10 @@ choose(struct hip_mh_set *s, uint64_t now)
 void
 hip_mh_tick(struct hip_mh_set *s, uint64_t now)
 {
-	if (s->next_probe_ns != 0 && now < s->next_probe_ns)
+	if (s->next_probe_ns != 0 && now < s->next_probe_ns) {
+		choose(s, now);   /* a path set rebuilt since may need a move */
 		return;
+	}
 	s->next_probe_ns = now + s->cfg.interval_ns;
 	for (unsigned x = 0; x < s->n; x++) {
 		struct hip_mh_path *p = &s->path[x];

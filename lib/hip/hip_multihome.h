@@ -84,7 +84,7 @@ struct hip_mh_stats {
 	uint64_t probe_stale;    /* answers ignored: unknown sequence, late, or wrong addresses */
 	uint64_t path_up;        /* paths that became up */
 	uint64_t path_down;      /* paths that became down */
-	uint64_t failovers;      /* moves off a path that went down */
+	uint64_t failovers;      /* moves off a path that went down (or off none in the set) */
 	uint64_t failbacks;      /* moves back to a better ranked path after the hysteresis */
 };
 
@@ -130,8 +130,8 @@ int hip_mh_set_paths(struct hip_mh_set *s, const struct hip_mh_local *our, unsig
 
 /* Timers: every interval_ns, a probe that was not answered counts as lost
  * (misses in a row make its path down), then each path whose link is not
- * down gets a new probe (cfg.send). Then the active path is re-chosen
- * (failover, failback; cfg.move). Call every few ms or at least once per
+ * down gets a new probe (cfg.send). At every call the active path is
+ * re-chosen (failover, failback; cfg.move). Call every few ms or at least once per
  * interval. */
 void hip_mh_tick(struct hip_mh_set *s, uint64_t now_ns);
 

@@ -104,8 +104,8 @@ void gw_hip_beet_input(void *arg, struct rte_mbuf *m);
 void gw_hip_hit_ping_run(struct gw_hip *g, uint64_t now);
 /* Mobility (gw_hip_mob.c, RFC 8046): io.path (move a peer's out SA to new
  * outer addresses), the address hook's subscription and multihoming's
- * set-up (0 or -1), the copy of
- * the peers' locators for the stats every GW_HIP_LOCS_MS (now: ns), and one
+ * set-up (0 or -1), multihoming's tick and the copy of the peers'
+ * locators for the stats every GW_HIP_LOCS_MS (now: ns), and one
  * peer's locators into the current object of a stats sink. */
 void gw_hip_io_path(void *arg, void *user, const struct gw_addr *local, const struct gw_addr *remote);
 int gw_hip_mob_init(struct gw_hip *g);

@@ -17,7 +17,9 @@
  *    taken as from the old one.
  *
  * One outer port per address family carries the peers: the engine moves
- * every association of the family to the new address.
+ * every association of the family to the new address. With multihoming
+ * (gw_hip_mh.c, two or more uplinks) our locators are every uplink's
+ * address instead, and each association stays on the path it uses.
  */
 #include <stdio.h>
 #include <string.h>
@@ -93,7 +95,7 @@ gw_hip_mob_init(struct gw_hip *g)
 	return gw_hip_mh_init(g);   /* multihoming (RFC 8047), over mobility's UPDATEs */
 }
 
-/* ---- the peers' locators for the stats ---- */
+/* ---- the peers' locators for the stats (and multihoming's tick) ---- */
 
 void
 gw_hip_mob_tick(struct gw_hip *g, uint64_t now)

@@ -51,3 +51,9 @@ mh_both_up() {
 
 # mh_counter NAME: gwA's multihome counter NAME for gwB (from the last peer_json A).
 mh_counter() { jget "$WORK/peerA.json" "/hipgw/hip_peer.multihome.$1"; }
+
+# mh_port_pkts PORT: "RX TX", the packets gwA's port PORT received and sent.
+mh_port_pkts() {
+	tel A /hipgw/stats >"$WORK/statsA.json" || true
+	echo "$(jget "$WORK/statsA.json" "/hipgw/stats.ports.$1.rx") $(jget "$WORK/statsA.json" "/hipgw/stats.ports.$1.tx")"
+}

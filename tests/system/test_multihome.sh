@@ -8,7 +8,8 @@
 #        no netem) under an iperf3 TCP stream and a ping every 10 ms: the
 #        path goes down after its misses, the SAs fail over to wan2
 #        (failovers), gwB checked and moved to 100.64.1.1; iperf3 does not
-#        fail, pings pass; ESP crossed R on wan2. The loss ends: after the
+#        fail, pings pass; the stream crossed gwA's wan2 both ways (its
+#        port counters). The loss ends: after the
 #        hysteresis the SAs fail back to wan (failbacks)
 #   MH-3 link down of wan (R's end down: gwA's veth loses its carrier)
 #        under iperf3 and pings: failover to wan2 at once; iperf3 does not
@@ -42,7 +43,8 @@ finish() {
 # traffic_across NAME TRIGGER_FN: iperf3 and pings, TRIGGER_FN after
 # EVENT_AT_S, checks that traffic survived; prints the outage.
 traffic_across() {
-	local name=$1 trig=$2 iperf_pid ping_pid iperf_rc=0 t_ev gaps
+	local name=$1 trig=$2 iperf_pid ping_pid iperf_rc=0 t_ev gaps rx0 tx0 rx1 tx1
+	read -r rx0 tx0 <<<"$(mh_port_pkts wan2)"
 	iperf_server_start
 	nsx "$NS_HA" iperf3 -c "$HB4" -t "$IPERF_S" -J >"$WORK/iperf-$name.json" 2>&1 &
 	iperf_pid=$!
@@ -62,6 +64,11 @@ traffic_across() {
 	gaps=$(ping_gaps "$WORK/ping-$name.txt" "$t_ev" 4)
 	log "  $name: $gaps (pings 10 ms apart, in the 4 s from the event; outage: the longest time without a reply)"
 	check "$name iperf3 TCP across the failover did not fail (rc $iperf_rc)" test "$iperf_rc" -eq 0
+	read -r rx1 tx1 <<<"$(mh_port_pkts wan2)"
+	log "  $name: gwA's wan2 rx $rx0 -> $rx1, tx $tx0 -> $tx1 packets"
+	# probes alone are 5 a second each way: the stream moved when thousands did
+	check "$name the stream crossed wan2 both ways (rx $rx0 -> $rx1, tx $tx0 -> $tx1)" \
+		eval 'isnum "$rx1" && isnum "$tx1" && [ $((rx1 - rx0)) -gt 2000 ] && [ $((tx1 - tx0)) -gt 2000 ]'
 	check "$name pings pass after the failover" nsx "$NS_HA" ping -c 5 -i 0.2 -W 1 -q "$HB4"
 	[[ "$gaps" != *lost=all* ]] || check "$name some pings were answered" false
 }

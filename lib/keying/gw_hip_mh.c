@@ -43,7 +43,8 @@
 #define LOG(level, ...) RTE_LOG(level, USER1, __VA_ARGS__)
 
 #define GW_HIP_MH_LINK_MS  50      /* ms between two reads of the uplinks' links */
-#define GW_HIP_MH_COPY_MS  100     /* ms between two copies of the paths for telemetry */
+#define GW_HIP_MH_COPY_MS  100     /* ms between two rebuilds of the path sets and their
+				    * copies for telemetry */
 
 struct gw_mh_uplink {
 	uint16_t port;                 /* outer port index */
@@ -327,13 +328,16 @@ gw_hip_mh_tick(struct gw_hip *g, uint64_t now)
 		mh->link_ns = now;
 		links_poll(g, now);
 	}
+	/* the path sets rebuilt and copied every GW_HIP_MH_COPY_MS (a move
+	 * updates the set itself in between); probes and moves at every tick */
 	copy = now - mh->copy_ns >= GW_HIP_MH_COPY_MS * 1000000ull;
 	if (copy)
 		mh->copy_ns = now;
 	for (unsigned i = 0; i < g->n_peers; i++) {
 		struct gw_peer *p = &g->peers[i];
 
-		peer_paths(g, p, now);
+		if (copy)
+			peer_paths(g, p, now);
 		hip_mh_tick(&p->mh, now);
 		if (copy)
 			paths_copy(p);

@@ -111,10 +111,20 @@ gw_hip_mh_locators(struct gw_hip *g, uint64_t now)
 	n = uplink_locals(g, 0, our);
 	for (unsigned i = 0; i < n; i++)
 		locs[i] = our[i].addr;
-	/* the preferred uplink's first; each association then moves by its paths */
-	if (n > 0 && hip_host_set_locators(g->host, locs, n, 0, false, now) >= 0)
-		for (unsigned i = 0; i < g->n_peers; i++)
-			g->peers[i].mh_announced = true;   /* set_locators announced */
+	/* the preferred uplink's first: set_locators moves every association
+	 * there; one whose active path is on another uplink still listed goes
+	 * back to it (the later UPDATE supersedes the first) */
+	if (n == 0 || hip_host_set_locators(g->host, locs, n, 0, false, now) < 0)
+		return true;
+	for (unsigned i = 0; i < g->n_peers; i++) {
+		struct gw_peer *p = &g->peers[i];
+		const struct hip_mh_path *a = hip_mh_active(&p->mh);
+
+		p->mh_announced = true;   /* set_locators announced */
+		for (unsigned k = 1; a != NULL && k < n; k++)
+			if (our[k].port == a->port && memcmp(&locs[k], &a->local, sizeof(locs[k])) == 0)
+				hip_host_set_local(g->host, p, &a->local, now);
+	}
 	return true;
 }
 

@@ -14,6 +14,9 @@
 #   MH-3 link down of wan (R's end down: gwA's veth loses its carrier)
 #        under iperf3 and pings: failover to wan2 at once; iperf3 does not
 #        fail, pings pass; the link back: failback
+#   MH-4 wan2's address changes (hipgw set-address) while wan is active:
+#        the SAs stay on wan, the new path answers probes, gwB learns the
+#        new locator
 # Counters and paths are asserted, never times; the outage (ms) and the
 # pings lost are printed. Prints "N passed, N failed" last; exit code 0 only
 # when nothing failed. Root only.
@@ -129,6 +132,26 @@ check "MH-3 gwB sends to gwA's wan2 locator $MOB_GA_WAN2" wait_ok 5 b_remote_is 
 mob_link_up "$IF_R_A1"
 check "MH-3 the link back: the SAs fail back to wan" wait_ok "$BACK_WAIT_S" mh_active_is wan
 check "MH-3 pings pass after the failback" nsx "$NS_HA" ping -c 5 -i 0.2 -W 1 -q "$HB4"
+
+info "MH-4 wan2's address changes (set-address): the SAs stay on wan"
+MH_WAN2_NEW=100.64.1.2
+if ans=$(mob_set_address A wan2 "$MH_WAN2_NEW/24" "$MOB_A2_R" 2>&1); then rc=0; else rc=$?; fi
+log "  hipgw set-address wan2: $ans"
+check "MH-4 set-address wan2 answers ok (rc $rc)" test "$rc" -eq 0
+wan2_new_up() {
+	peer_json A
+	[[ "$(mh_counter paths)" == *"$MH_WAN2_NEW -> $GB_WAN4 wan2 up"* ]]
+}
+check "MH-4 the path from $MH_WAN2_NEW answers probes" wait_ok 10 wan2_new_up
+log "  gwA's paths: $(mh_counter paths)"
+check "MH-4 the path on wan is still active" mh_active_is wan
+b_has_new() {
+	peer_json B
+	[[ "$(jget "$WORK/peerB.json" "/hipgw/hip_peer.locators")" == *"$MH_WAN2_NEW "* ]]
+}
+check "MH-4 gwB learned $MH_WAN2_NEW (LOCATOR_SET), still sends to $GA_WAN4" \
+	eval 'wait_ok 5 b_has_new && b_remote_is "$GA_WAN4"'
+check "MH-4 pings pass" nsx "$NS_HA" ping -c 5 -i 0.2 -W 1 -q "$HB4"
 
 gw_stop A
 gw_stop B

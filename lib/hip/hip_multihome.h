@@ -10,10 +10,9 @@
  * any verified locator of its peer, the same SAs on each; section 4.3,
  * dual host multihoming: every such pair). Paths are ranked by the port
  * preference of our locator (lower first), then by the peer locator's place
- * in its LOCATOR_SET, then by our locator's order. RFC 8047 leaves how a
- * host learns that a pair fails to the implementation (section 4.1: "the
- * host may use ... failure detection"); here each path is probed every
- * interval and its state follows:
+ * in its LOCATOR_SET, then by our locator's order. How a pair is found to
+ * fail is this gateway's choice (no HIP message of RFC 8047 is for it):
+ * each path is probed every interval and its state follows:
  *
  *   state    entered when                         probes  may carry the SAs
  *   unknown  made, or its port's link came back   yes     only if in use already

@@ -442,6 +442,7 @@ cmd_test() {
 		run_system system-mbox test_mbox.sh 180
 		run_system system-mobility test_mobility.sh 180
 		run_system system-nat test_nat.sh 120
+		run_system system-multihome test_multihome.sh 150
 	fi
 	echo
 	say "results ($((SECONDS - start)) s):"

@@ -222,6 +222,9 @@ conf_port_finish(struct loader *L, const struct sec *sec, void *base)
 	if (p->mode == GW_PORT_L3 && p->n_addrs == 0 && !p->dhcp)
 		return conf_fail(L, sec->line, "[%s]: missing key '%s'", sec->cfgname,
 				 conf_keys[K_ADDRESS].name);
+	if (p->uplink_pref != 0 && p->role != GW_ROLE_OUTER)
+		return conf_fail(L, sec->key_line[K_UPLINK_PREF], "uplink-preference: only on an "
+				 "outer port (an uplink of the multihomed gateway)");
 	for (unsigned i = 0; i < p->n_addrs; i++)
 		has_v6 |= p->addrs[i].a.family == 6;
 	if (has_v6 && p->mtu < GW_CONF_MTU_MIN_V6)

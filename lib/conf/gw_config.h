@@ -23,6 +23,9 @@
 #define GW_CONF_ADDRESS_DHCP "dhcp"  /* address = dhcp: the port's address from a DHCP lease */
 #define GW_CONF_MAX_NEIGH    32    /* static neighbours per port */
 #define GW_CONF_NEIGH_REFRESH_DEFAULT 30   /* s, [gateway] neighbor-refresh */
+#define GW_CONF_MH_PROBE_MIN 10             /* ms, [gateway] multihome-probe-interval */
+#define GW_CONF_MH_PROBE_MAX 60000
+#define GW_CONF_MH_FAILBACK_MAX 3600000     /* ms, [gateway] multihome-failback */
 #define GW_CONF_MAX_ROUTES   32    /* routes per port */
 #define GW_CONF_MAX_PREFIXES 32    /* prefixes per SA, bypass prefixes */
 #define GW_CONF_KEY_MAX      36    /* AES-256 key + 4-byte GCM salt, bytes */
@@ -81,6 +84,7 @@ struct gw_conf_port {
 	unsigned line;                        /* line of the section header */
 	bool has_mac;                         /* `mac` given: set this MAC on the port */
 	uint8_t mac[6];
+	uint8_t uplink_pref;                  /* uplink-preference: 1..255, lower preferred; 0 = no uplink */
 	/* `address = dhcp`: an outer l3 port whose one IPv4 address (and
 	 * gateway) a DHCP lease gives at run time (lib/ctrl gw_dhcp_port.c);
 	 * n_addrs is then 0: the port has no address before the first lease. */
@@ -284,6 +288,10 @@ struct gw_config {
 	uint32_t mbufs;                        /* packet buffers; 0 = default (from ports, workers) */
 	uint32_t mbuf_size;                    /* data room per buffer incl. headroom, bytes; 0 = default */
 	uint32_t neighbor_refresh_s;           /* s between walks over learned neighbours; 0 = default */
+	/* multihoming (RFC 8047, lib/keying/gw_hip_mh.c); 0 = the default */
+	uint32_t mh_probe_ms;                  /* ms between two probes of a path */
+	uint8_t mh_misses;                     /* unanswered in a row -> down */
+	uint32_t mh_failback_ms;               /* ms answering before a failback */
 	/* middlebox mode */
 	struct gw_conf_mbox mbox;
 	struct gw_conf_host hosts[GW_CONF_MAX_HOSTS];

@@ -279,13 +279,28 @@ gw_ctrl_send_ip(struct gw_ctrl *c, struct rte_mbuf *m)
 	const uint8_t *dst = l3 + (family == 4 ? offsetof(struct rte_ipv4_hdr, dst_addr) :
 				   offsetof(struct rte_ipv6_hdr, dst_addr));
 	const struct gw_nexthop *nh;
-	struct rte_ether_hdr *eth;
-	struct gw_meta *md;
 	uint32_t d4;
 
 	memcpy(&d4, dst, 4);
 	nh = family == 4 ? gw_route4(&c->ctx->routes, d4) : gw_route6(&c->ctx->routes, dst);
 	if (nh == NULL) {
+		ctrl_drop(c, m, GW_DROP_NO_ROUTE);
+		return;
+	}
+	gw_ctrl_send_ip_via(c, m, nh->port, nh->on_link ? NULL : &nh->via);
+}
+
+void
+gw_ctrl_send_ip_via(struct gw_ctrl *c, struct rte_mbuf *m, unsigned port, const struct gw_addr *via)
+{
+	const uint8_t *l3 = rte_pktmbuf_mtod(m, const uint8_t *);
+	uint8_t family = gw_ip_version(l3) == 4 ? 4 : 6;
+	const uint8_t *dst = l3 + (family == 4 ? offsetof(struct rte_ipv4_hdr, dst_addr) :
+				   offsetof(struct rte_ipv6_hdr, dst_addr));
+	struct rte_ether_hdr *eth;
+	struct gw_meta *md;
+
+	if (port >= c->ctx->n_ports || (via != NULL && via->family != family)) {
 		ctrl_drop(c, m, GW_DROP_NO_ROUTE);
 		return;
 	}
@@ -295,11 +310,11 @@ gw_ctrl_send_ip(struct gw_ctrl *c, struct rte_mbuf *m)
 		return;
 	}
 	eth->ether_type = rte_cpu_to_be_16(family == 4 ? RTE_ETHER_TYPE_IPV4 : RTE_ETHER_TYPE_IPV6);
-	rte_ether_addr_copy(&c->ctx->ports[nh->port].mac, &eth->src_addr);
+	rte_ether_addr_copy(&c->ctx->ports[port].mac, &eth->src_addr);
 	md = gw_meta(m);
 	md->family = family;
-	memcpy(md->ip, nh->on_link ? dst : nh->via.addr, family == 4 ? 4 : 16);
-	neigh_wait(c, m, nh->port);
+	memcpy(md->ip, via == NULL ? dst : via->addr, family == 4 ? 4 : 16);
+	neigh_wait(c, m, port);
 }
 
 /* IP protocol of an Ethernet frame's IPv4/IPv6 packet, or -1. */

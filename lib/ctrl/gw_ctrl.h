@@ -70,6 +70,12 @@ struct gw_lcore_stats *gw_ctrl_stats(struct gw_ctrl *c);
  * header; checksums done): routed by its destination, Ethernet added, the next
  * hop resolved by ARP/ND first if needed (bounded queue). Consumes m. */
 void gw_ctrl_send_ip(struct gw_ctrl *c, struct rte_mbuf *m);
+/* gw_ctrl_send_ip, but out of port `port` to next hop `via` (NULL: the
+ * destination is on-link), whatever the routes say: a multihoming probe
+ * takes its path's uplink (RFC 8047). No such port or a next hop of another
+ * family: dropped (no_route). Consumes m. */
+void gw_ctrl_send_ip_via(struct gw_ctrl *c, struct rte_mbuf *m, unsigned port,
+			 const struct gw_addr *via);
 
 /* Hand an Ethernet frame received on inner port `port` back to the worker's
  * outbound path (staged packets once their SA exists). Consumes m. */

@@ -410,6 +410,16 @@ int hip_host_input_udp(struct hip_host *h, const struct gw_addr *src, const stru
  * for an unknown peer, one not over UDP, or another address family. */
 int hip_host_set_peer_path(struct hip_host *h, void *peer_user, const struct gw_addr *remote,
 			   uint16_t rport);
+/* Multihoming (RFC 8047 section 4.1): the association with peer_user uses
+ * our locator `local` (one of hip_host_set_locators' set, of the peer's
+ * family) from now on, the others of the set kept. ESTABLISHED: io.path
+ * tells the integrator and an UPDATE with our LOCATOR_SET, the P bit on
+ * `local`, goes out from it as in hip_host_set_locators (no rekey); other
+ * states: the next exchange goes from it. Returns 1 when an UPDATE was
+ * started or queued, 0 when none was due, -1 for an unknown peer or an
+ * address not in our set (nothing changed). */
+int hip_host_set_local(struct hip_host *h, void *peer_user, const struct gw_addr *local,
+		       uint64_t now_ns);
 
 /* Our HIT. */
 const uint8_t *hip_host_hit(const struct hip_host *h);

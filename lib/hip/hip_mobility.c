@@ -369,3 +369,30 @@ hip_host_set_locators(struct hip_host *h, const struct gw_addr *locs, unsigned n
 	}
 	return started;
 }
+
+int
+hip_host_set_local(struct hip_host *h, void *peer_user, const struct gw_addr *local,
+		   uint64_t now_ns)
+{
+	struct hip_assoc *a = h == NULL ? NULL : hip_peer_by_user(h, peer_user);
+	bool ours = false;
+
+	if (a == NULL || local == NULL || local->family != a->remote.family)
+		return -1;
+	for (unsigned x = 0; x < h->n_our_loc; x++)
+		ours |= addr_eq(&h->our_loc[x], local);
+	if (!ours)
+		return -1;
+	a->local = *local;
+	if (a->state != HIP_STATE_ESTABLISHED)
+		return 0;   /* the next exchange goes from it */
+	hip_mob_path(a);
+	a->loc_pending = true;
+	a->loc_pending_rekey = false;
+	if (a->mob_tx == HIP_MOB_TX_LOC) {   /* the last announcement, superseded */
+		hip_rtx_stop(a);
+		a->mob_tx = HIP_MOB_TX_NONE;
+	}
+	hip_mob_kick(a, now_ns);
+	return 1;
+}

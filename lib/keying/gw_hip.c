@@ -9,10 +9,9 @@
  * responder holds them in R2-SENT (RFC 7401 4.4.3) until the peer's first ESP
  * on the new in SA, its UPDATE or the R2-SENT timer shows that the peer has
  * processed R2 and has its in SA: sent earlier, they would be dropped there as
- * no_sa. ESP for an SPI we do
- * not know from a peer's locator, while we have no SA with it, starts a Base
- * Exchange too: the peer kept SAs that we lost in a restart (the workers'
- * trigger, lib/tables/gw_peerloc.h).
+ * no_sa. ESP for an SPI we do not know from a peer's locator, while we have no
+ * SA with it, starts a Base Exchange too: the peer kept SAs that we lost in a
+ * restart (the workers' trigger, lib/tables/gw_peerloc.h).
  *
  * The SAs carry site traffic in tunnel mode (next header 4/41) and the
  * gateways' own HIT-to-HIT packets in BEET (RFC 7402 3.1; gw_hip_beet.c).
@@ -682,7 +681,7 @@ gw_hip_create(struct gw_ctx *ctx, struct gw_ctrl *ctrl, FILE *keylog, char *err,
 	if (peerloc_setup(g, err, errlen) != 0 || gw_hip_nat_setup(g) != 0)
 		goto fail;
 	if (gw_hip_mob_init(g) != 0) {
-		snprintf(err, errlen, "HIP: no room for the address hook");
+		snprintf(err, errlen, "HIP: no room for the address hook, or no memory");
 		goto fail;
 	}
 	hooks.ctx = g;
@@ -790,6 +789,7 @@ gw_hip_free(struct gw_hip *g)
 		return;
 	for (unsigned i = 0; i < g->n_peers; i++)
 		drop_staged(&g->peers[i]);
+	gw_hip_mh_free(g);
 	gw_peerloc_free(g->ctx->peerloc);   /* the workers stopped */
 	g->ctx->peerloc = NULL;
 	if (g->host != NULL)

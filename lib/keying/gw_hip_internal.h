@@ -12,6 +12,7 @@
 
 #include "gw_keying.h"
 #include "hip_host.h"
+#include "hip_multihome.h"
 
 #define GW_HIP_STAGE_MAX    32          /* packets / bridge frames staged per peer
 					 * while it has no out SA, or is held */
@@ -57,6 +58,12 @@ struct gw_peer {
 	uint64_t path_moves;            /* io.path calls for it: its out SA moved (RFC 8046) */
 	uint64_t nat_rebinds;           /* its path moved to a new NAT mapping (RFC 5770) */
 	struct gw_peer_locs locs;       /* its locators for the stats (gw_hip_mob.c) */
+	/* multihoming (gw_hip_mh.c, RFC 8047): its paths, control lcore only,
+	 * and their copy for telemetry under mh_seq (odd while written) */
+	struct hip_mh_set mh;
+	bool mh_announced;              /* our LOCATOR_SET of every uplink sent since ESTABLISHED */
+	uint32_t mh_seq;
+	struct hip_mh_set mh_copy;
 };
 
 struct retire {                  /* an in SA replaced by a rekey, kept a while */
@@ -84,6 +91,7 @@ struct gw_hip {
 	struct rte_ring *nat_ring;      /* the workers' rebinding events (gw_ctx.nat_ring) */
 	uint64_t nat_rebinds;           /* NAT rebindings: peers' paths moved (gw_hip_nat.c) */
 	uint64_t nat_rebind_stale;      /* events that moved nothing: SA gone, path already there */
+	struct gw_hip_mh *mh;           /* multihoming: two or more uplinks; NULL: off */
 };
 
 /* " I1->R1 0.221 ms, I2->R2 0.824 ms" (the BEX steps of t this side timed,
@@ -100,8 +108,9 @@ void gw_hip_count_drop(struct rte_mbuf *m, enum gw_drop reason);
 void gw_hip_beet_input(void *arg, struct rte_mbuf *m);
 void gw_hip_hit_ping_run(struct gw_hip *g, uint64_t now);
 /* Mobility (gw_hip_mob.c, RFC 8046): io.path (move a peer's out SA to new
- * outer addresses), the address hook's subscription (0 or -1), the copy of
- * the peers' locators for the stats every GW_HIP_LOCS_MS (now: ns), and one
+ * outer addresses), the address hook's subscription and multihoming's
+ * set-up (0 or -1), multihoming's tick and the copy of the peers'
+ * locators for the stats every GW_HIP_LOCS_MS (now: ns), and one
  * peer's locators into the current object of a stats sink. */
 void gw_hip_io_path(void *arg, void *user, const struct gw_addr *local, const struct gw_addr *remote);
 int gw_hip_mob_init(struct gw_hip *g);
@@ -126,5 +135,23 @@ int gw_hip_nat_setup(struct gw_hip *g);
  * new source. */
 bool gw_hip_nat_watch(struct gw_peer *p, const struct hip_sa_keys *k);
 void gw_hip_nat_tick(struct gw_hip *g);
+/* Multihoming (gw_hip_mh.c, RFC 8047), with two or more outer ports that
+ * have uplink-preference (else all of these do nothing): set up (0, or -1
+ * out of memory), the control lcore's tick (links polled, paths probed,
+ * failover; now: ns), our locators after an address change (every
+ * uplink's, to the engine), a probe answer from p over uplink port
+ * rx_port, and one peer's paths into the current object of a stats sink. */
+int gw_hip_mh_init(struct gw_hip *g);
+void gw_hip_mh_free(struct gw_hip *g);
+void gw_hip_mh_tick(struct gw_hip *g, uint64_t now);
+bool gw_hip_mh_locators(struct gw_hip *g, uint64_t now);
+void gw_hip_mh_answer(struct gw_peer *p, uint32_t seq, const struct gw_addr *local,
+		      const struct gw_addr *remote, unsigned rx_port);
+void gw_hip_mh_emit(const struct gw_peer *p, struct gw_stat_sink *s);
+/* A multihoming probe (gw_hip_beet.c): seq over p's out SA with outer
+ * addresses local -> remote, out of port `port` to next hop via (NULL:
+ * on-link). 0, or -1 (no out SA, UDP-encapsulated, no mbuf; counted). */
+int gw_hip_mh_probe_send(struct gw_peer *p, const struct gw_addr *local, const struct gw_addr *remote,
+			 unsigned port, const struct gw_addr *via, uint32_t seq);
 
 #endif

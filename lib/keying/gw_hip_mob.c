@@ -17,7 +17,9 @@
  *    taken as from the old one.
  *
  * One outer port per address family carries the peers: the engine moves
- * every association of the family to the new address.
+ * every association of the family to the new address. With multihoming
+ * (gw_hip_mh.c, two or more uplinks) our locators are every uplink's
+ * address instead, and each association stays on the path it uses.
  */
 #include <stdio.h>
 #include <string.h>
@@ -74,7 +76,10 @@ on_address(void *arg, unsigned port, const struct gw_prefix *old, const struct g
 	if (old != NULL)
 		gw_addr_str(&old->a, o, sizeof(o));
 	gw_addr_str(&new_addr->a, n, sizeof(n));
-	rc = hip_host_set_locators(g->host, &new_addr->a, 1, 0, false, gw_hip_now_ns());
+	if (gw_hip_mh_locators(g, gw_hip_now_ns()))
+		rc = -1;   /* multihoming: every uplink's address, each peer on its path */
+	else
+		rc = hip_host_set_locators(g->host, &new_addr->a, 1, 0, false, gw_hip_now_ns());
 	g->locator_changes++;
 	LOG(NOTICE, "HIP: port %s: our locator %s (was %s): %d peer(s) told by UPDATE\n",
 	    g->ctx->ports[port].name, n, o, rc);
@@ -85,14 +90,18 @@ gw_hip_mob_init(struct gw_hip *g)
 {
 	const struct gw_ctrl_addr_hook h = { .ctx = g, .on_address = on_address };
 
-	return gw_ctrl_add_address_hook(g->ctrl, &h);
+	if (gw_ctrl_add_address_hook(g->ctrl, &h) != 0)
+		return -1;
+	return gw_hip_mh_init(g);   /* multihoming (RFC 8047), over mobility's UPDATEs */
 }
 
-/* ---- the peers' locators for the stats ---- */
+/* ---- the peers' locators for the stats (and multihoming's tick) ---- */
 
 void
 gw_hip_mob_tick(struct gw_hip *g, uint64_t now)
 {
+	if (!g->closing)
+		gw_hip_mh_tick(g, now);
 	if (now - g->locs_ns < GW_HIP_LOCS_MS * 1000000ull)
 		return;
 	g->locs_ns = now;

@@ -96,6 +96,7 @@ peer_emit(const struct gw_peer *p, struct gw_stat_sink *s)
 	bex_steps_ns(&p->last, ns);
 	s->times_ns(s, "bex", bex_step_names, ns, RTE_DIM(ns));
 	gw_hip_locs_emit(p, s);
+	gw_hip_mh_emit(p, s);
 }
 
 void

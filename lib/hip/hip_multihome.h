@@ -44,6 +44,10 @@
 #define HIP_MH_MISSES_DEFAULT        3
 #define HIP_MH_INTERVAL_NS_DEFAULT   (1000ull * 1000 * 1000)
 #define HIP_MH_HYSTERESIS_NS_DEFAULT (5000ull * 1000 * 1000)
+/* a probe unanswered for interval / HIP_MH_TIMEOUT_DIV is lost (its answer
+ * later is stale): half an interval, far above a WAN round trip at the
+ * default 1 s, and a loss is seen half an interval sooner */
+#define HIP_MH_TIMEOUT_DIV           2
 
 enum hip_mh_state {
 	HIP_MH_UNKNOWN = 0,
@@ -127,9 +131,9 @@ int hip_mh_set_paths(struct hip_mh_set *s, const struct hip_mh_local *our, unsig
 		     const struct gw_addr *peer, unsigned n_peer,
 		     const struct gw_addr *cur_local, const struct gw_addr *cur_remote);
 
-/* Timers: every interval_ns, a probe that was not answered counts as lost
- * (misses in a row make its path down), then each path whose link is not
- * down gets a new probe (cfg.send). At every call the active path is
+/* Timers: a probe not answered within interval_ns / HIP_MH_TIMEOUT_DIV
+ * counts as lost (misses in a row make its path down); every interval_ns
+ * each path whose link is not down gets a new probe (cfg.send). At every call the active path is
  * re-chosen (failover, failback; cfg.move). Call every few ms or at least once per
  * interval. */
 void hip_mh_tick(struct hip_mh_set *s, uint64_t now_ns);

@@ -274,6 +274,45 @@ test_stale_ignored(void **state)
 	assert_int_equal(F.moves, 0);
 }
 
+/* A probe is lost once unanswered for half an interval (HIP_MH_TIMEOUT_DIV),
+ * not only when the next is due: with probes every second and 3 misses, a
+ * silent loss right after a probe makes the path down 2.5 s later; an
+ * answer after the timeout is stale. */
+static void
+test_probe_timeout(void **state)
+{
+	const uint64_t half = 1000 * MS / HIP_MH_TIMEOUT_DIV;
+	uint64_t t = 0;
+
+	(void)state;
+	hip_mh_set_paths(&S, OUR, 2, PEER, 1, &OUR[0].addr, &PEER[0]);
+	hip_mh_tick(&S, t);
+	assert_int_equal(hip_mh_probe_answer(&S, F.sent[0].seq, &F.sent[0].p.local,
+					     &F.sent[0].p.remote, t + MS), 0);
+	assert_int_equal(hip_mh_probe_answer(&S, F.sent[1].seq, &F.sent[1].p.local,
+					     &F.sent[1].p.remote, t + MS), 1);
+	/* from here wan1 answers nothing */
+	for (unsigned k = 1; k <= 3; k++) {
+		t = k * 1000 * MS;
+		hip_mh_tick(&S, t);                       /* probes k sent */
+		assert_int_equal(hip_mh_probe_answer(&S, F.sent[F.n_sent - 1].seq,
+						     &F.sent[F.n_sent - 1].p.local,
+						     &F.sent[F.n_sent - 1].p.remote, t + MS), 1);
+		hip_mh_tick(&S, t + half - 1);
+		assert_int_equal(S.path[0].misses, k - 1);   /* not yet */
+		hip_mh_tick(&S, t + half);
+		assert_int_equal(S.path[0].misses, k);
+	}
+	assert_int_equal(S.path[0].state, HIP_MH_DOWN);    /* at 3.5 s: 2.5 s after the loss */
+	assert_int_equal(F.moves, 1);
+	assert_int_equal(F.moved.port, WAN2);
+	/* wan1's third probe answered now, after its timeout: stale */
+	assert_int_equal(hip_mh_probe_answer(&S, F.sent[F.n_sent - 2].seq,
+					     &F.sent[F.n_sent - 2].p.local,
+					     &F.sent[F.n_sent - 2].p.remote, t + half + MS), -1);
+	assert_int_equal(S.path[0].state, HIP_MH_DOWN);
+}
+
 /* A path set rebuilt (a new peer LOCATOR_SET) keeps the state of the
  * paths that remain. */
 static void
@@ -302,6 +341,7 @@ main(void)
 		cmocka_unit_test_setup(test_link_down_immediate, setup),
 		cmocka_unit_test_setup(test_failback_hysteresis, setup),
 		cmocka_unit_test_setup(test_stale_ignored, setup),
+		cmocka_unit_test_setup(test_probe_timeout, setup),
 		cmocka_unit_test_setup(test_rebuild_keeps_state, setup),
 	};
 

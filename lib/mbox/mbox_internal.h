@@ -144,9 +144,9 @@ struct mbox_pkt {
 enum mbox_verdict mbox_input(struct mbox_tracker *t, const struct gw_addr *src,
 			     const struct gw_addr *dst, const uint8_t *hip, size_t len,
 			     uint64_t now_ns, bool udp, unsigned *why);
-/* Count a packet dropped before its HIP checks for reason rc (rx, dropped,
- * drops[rc]); returns MBOX_DROP with *why set (why may be NULL). */
-enum mbox_verdict mbox_early_drop(struct mbox_tracker *t, int rc, unsigned *why);
+/* Count a packet dropped for reason rc, before or after its HIP checks (rx,
+ * dropped, drops[rc]); returns MBOX_DROP with *why set (why may be NULL). */
+enum mbox_verdict mbox_count_drop(struct mbox_tracker *t, int rc, unsigned *why);
 /* The state changed: the state file is due. */
 void mbox_dirty(struct mbox_tracker *t);
 

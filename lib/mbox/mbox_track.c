@@ -261,7 +261,7 @@ allowed(const struct mbox_tracker *t, const struct mbox_assoc *a, const struct m
 }
 
 enum mbox_verdict
-mbox_early_drop(struct mbox_tracker *t, int rc, unsigned *why)
+mbox_count_drop(struct mbox_tracker *t, int rc, unsigned *why)
 {
 	t->st.rx++;
 	t->st.dropped++;
@@ -279,7 +279,6 @@ mbox_input(struct mbox_tracker *t, const struct gw_addr *src, const struct gw_ad
 	struct mbox_assoc *a = NULL;
 	int rc;
 
-	t->st.rx++;
 	memset(&p, 0, sizeof(p));
 	p.src = src;
 	p.dst = dst;
@@ -291,15 +290,11 @@ mbox_input(struct mbox_tracker *t, const struct gw_addr *src, const struct gw_ad
 			a = mbox_assoc_get(t, p.hdr.hit_sender, p.hdr.hit_receiver);
 		rc = allowed(t, a, &p) ? mbox_fsm_input(t, a, &p) : MBOX_DROP_DENIED;
 	}
-	if (rc == MBOX_FWD) {
-		t->st.forwarded++;
-		return MBOX_FORWARD;
-	}
-	t->st.dropped++;
-	t->st.drops[rc]++;
-	if (why != NULL)
-		*why = (unsigned)rc;
-	return MBOX_DROP;
+	if (rc != MBOX_FWD)
+		return mbox_count_drop(t, rc, why);
+	t->st.rx++;
+	t->st.forwarded++;
+	return MBOX_FORWARD;
 }
 
 enum mbox_verdict

@@ -64,12 +64,12 @@ mbox_hip_udp_input(struct mbox_tracker *t, const struct gw_addr *src, const stru
 	t->st.udp++;
 	if (src == NULL || dst == NULL || udp == NULL || src->family != dst->family ||
 	    (src->family != 4 && src->family != 6))
-		return mbox_early_drop(t, MBOX_DROP_MALFORMED, why);
+		return mbox_count_drop(t, MBOX_DROP_MALFORMED, why);
 	if (len < skip + HIP_HDR_LEN || len > UINT16_MAX ||
 	    ((size_t)udp[UDP_OFF_LEN] << 8 | udp[UDP_OFF_LEN + 1]) != len ||
 	    memcmp(udp + GW_UDP_HDR_LEN, marker, sizeof(marker)) != 0)
-		return mbox_early_drop(t, MBOX_DROP_UDP_BAD, why);
+		return mbox_count_drop(t, MBOX_DROP_UDP_BAD, why);
 	if (!udp_cksum_ok(src, dst, udp, len))
-		return mbox_early_drop(t, MBOX_DROP_UDP_CKSUM, why);
+		return mbox_count_drop(t, MBOX_DROP_UDP_CKSUM, why);
 	return mbox_input(t, src, dst, udp + skip, len - skip, now_ns, true, why);
 }

@@ -9,12 +9,21 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 /* An IPv4 or IPv6 address; IPv4 sits in addr[0..3], network byte order. */
 struct gw_addr {
 	uint8_t family;       /* 4 or 6; 0 = unset */
 	uint8_t addr[16];
 };
+
+/* Same family and the same address: the family's 4 or 16 bytes (an IPv4
+ * address's other 12 bytes are not compared). */
+static inline bool
+gw_addr_eq(const struct gw_addr *a, const struct gw_addr *b)
+{
+	return a->family == b->family && memcmp(a->addr, b->addr, a->family == 4 ? 4 : 16) == 0;
+}
 
 /* A prefix: address and length in bits (0..32 or 0..128); host bits are zero
  * except for port addresses, which keep the host part (10.1.0.1/24). */

@@ -23,18 +23,6 @@ fam_idx(uint8_t family)
 	return family == 4 ? 0 : 1;
 }
 
-static unsigned
-fam_bytes(uint8_t family)
-{
-	return family == 4 ? 4 : 16;
-}
-
-static bool
-addr_eq(const struct gw_addr *a, const struct gw_addr *b)
-{
-	return a->family == b->family && memcmp(a->addr, b->addr, fam_bytes(a->family)) == 0;
-}
-
 static int
 fail(char *err, size_t errlen, const char *fmt, ...)
 {
@@ -149,7 +137,7 @@ check_others(const struct gw_ctx *ctx, unsigned port, const struct gw_prefix *ad
 
 			if (!gw_paddr_read(s, k, &o) || o.a.family != addr->a.family)
 				continue;
-			if (i != port && addr_eq(&o.a, &addr->a))
+			if (i != port && gw_addr_eq(&o.a, &addr->a))
 				return fail(err, errlen, "%s is port %s's address", b,
 					    ctx->ports[i].name);
 			if (i != port && gw_prefix_overlap(&o, addr))
@@ -160,11 +148,11 @@ check_others(const struct gw_ctx *ctx, unsigned port, const struct gw_prefix *ad
 	}
 	for (unsigned i = 0; cfg != NULL && i < cfg->n_peers; i++)
 		for (unsigned k = 0; k < cfg->peers[i].n_locators; k++)
-			if (addr_eq(&cfg->peers[i].locators[k], &addr->a))
+			if (gw_addr_eq(&cfg->peers[i].locators[k], &addr->a))
 				return fail(err, errlen, "%s is peer %s's locator", b,
 					    cfg->peers[i].name);
 	for (unsigned i = 0; cfg != NULL && i < cfg->n_sas; i++)
-		if (addr_eq(&cfg->sas[i].remote, &addr->a))
+		if (gw_addr_eq(&cfg->sas[i].remote, &addr->a))
 			return fail(err, errlen, "%s is sa %s's remote", b, cfg->sas[i].name);
 	return 0;
 }
@@ -212,7 +200,7 @@ check_request(struct gw_ctrl *c, unsigned port, const struct gw_prefix *addr,
 		if (!gw_prefix_contains(addr, gw))
 			return fail(err, errlen, "gateway %s is off-link: not in %s/%u", g, b,
 				    addr->len);
-		if (addr_eq(gw, &addr->a))
+		if (gw_addr_eq(gw, &addr->a))
 			return fail(err, errlen, "gateway %s is the address itself", g);
 		if (addr->a.family == 4 && v4_net_or_bcast(addr, gw))
 			return fail(err, errlen, "gateway %s is the network's or broadcast address",
@@ -263,7 +251,7 @@ network_in_use(const struct gw_ctx *ctx, const struct gw_prefix *net, unsigned s
 				continue;
 			gw_prefix_network(&on, &o);
 			if (on.a.family == net->a.family && on.len == net->len &&
-			    addr_eq(&on.a, &net->a))
+			    gw_addr_eq(&on.a, &net->a))
 				return true;
 		}
 	}
@@ -283,7 +271,7 @@ set_routes(struct gw_ctrl *c, unsigned port, const struct gw_prefix *old, int ol
 	gw_prefix_network(&net, addr);
 	if (gw_routes_add(rt, &net, (uint16_t)port, NULL) != 0)
 		return -1;
-	if (gw != NULL && gw->family != 0 && !addr_eq(gw, cur_gw)) {
+	if (gw != NULL && gw->family != 0 && !gw_addr_eq(gw, cur_gw)) {
 		struct gw_prefix def = { .a.family = addr->a.family };
 
 		if (cur_gw->family != 0 && gw_routes_move_via(rt, (uint16_t)port, cur_gw, gw) < 0)
@@ -295,7 +283,7 @@ set_routes(struct gw_ctrl *c, unsigned port, const struct gw_prefix *old, int ol
 	if (old == NULL)
 		return 0;
 	gw_prefix_network(&old_net, old);
-	if (old_net.len != net.len || !addr_eq(&old_net.a, &net.a)) {
+	if (old_net.len != net.len || !gw_addr_eq(&old_net.a, &net.a)) {
 		const struct gw_nexthop *nh = gw_routes_find(rt, &old_net);
 
 		if (nh != NULL && nh->port == port && nh->on_link &&
@@ -348,7 +336,7 @@ gw_ctrl_set_address(struct gw_ctrl *c, unsigned port, const struct gw_prefix *ad
 		/* the same address: only its routes may change */
 		const struct gw_addr *cg = &c->port_gw[port][fam_idx(addr->a.family)];
 
-		if (old.len == addr->len && (gw == NULL || gw->family == 0 || addr_eq(gw, cg))) {
+		if (old.len == addr->len && (gw == NULL || gw->family == 0 || gw_addr_eq(gw, cg))) {
 			snprintf(err, errlen, "unchanged");
 			return 0;
 		}

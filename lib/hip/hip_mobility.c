@@ -30,13 +30,6 @@
 
 static const uint8_t v4mapped[12] = { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff };
 
-static bool
-addr_eq(const struct gw_addr *x, const struct gw_addr *y)
-{
-	return x->family == y->family &&
-	       memcmp(x->addr, y->addr, x->family == 4 ? 4 : 16) == 0;
-}
-
 /* A locator's 16 bytes (IPv6, or IPv4-mapped IPv6) as an address: false
  * for what cannot be a peer's unicast address (RFC 8046 5.3: no multicast
  * or broadcast; nor unspecified). */
@@ -118,7 +111,7 @@ hip_mob_our_set(const struct hip_assoc *a, uint32_t spi, struct hip_locator_set 
 		l->locator_len = 20;
 		l->locator = buf[x];
 		l->lifetime = HIP_LOCATOR_LIFETIME_S;
-		l->preferred = addr_eq(&h->our_loc[x], &a->local);   /* 4.1: the one to use */
+		l->preferred = gw_addr_eq(&h->our_loc[x], &a->local);   /* 4.1: the one to use */
 	}
 }
 
@@ -215,7 +208,7 @@ static struct hip_locator_info *
 peer_loc(struct hip_assoc *a, const struct gw_addr *addr)
 {
 	for (unsigned x = 0; x < a->n_peer_loc; x++)
-		if (addr_eq(&a->peer_loc[x].addr, addr))
+		if (gw_addr_eq(&a->peer_loc[x].addr, addr))
 			return &a->peer_loc[x];
 	return NULL;
 }
@@ -268,14 +261,14 @@ hip_mob_locators_in(struct hip_assoc *a, const struct hip_rx *rx, const struct h
 		const struct hip_locator_info *old = peer_loc(a, &l[x].addr);
 
 		/* kept: what was verified before; the one in use stays ACTIVE */
-		l[x].state = addr_eq(&l[x].addr, &a->remote) ? HIP_LOC_ACTIVE :
+		l[x].state = gw_addr_eq(&l[x].addr, &a->remote) ? HIP_LOC_ACTIVE :
 			     old != NULL && old->state != HIP_LOC_UNVERIFIED ? HIP_LOC_VERIFIED :
 			     HIP_LOC_UNVERIFIED;
 	}
 	memcpy(a->peer_loc, l, n * sizeof(l[0]));
 	a->n_peer_loc = n;
 	h->st.loc_rx++;
-	if (addr_eq(&l[pick].addr, &a->remote))
+	if (gw_addr_eq(&l[pick].addr, &a->remote))
 		return 0;   /* in use already */
 	a->rr_next = l[pick].addr;
 	return 1;
@@ -290,7 +283,7 @@ hip_mob_echo_check(struct hip_assoc *a, const struct hip_rx *rx, const struct hi
 	if (rx->p->echo_resp_signed == NULL || u->echo_resp.len != sizeof(a->rr_nonce) ||
 	    memcmp(u->echo_resp.data, a->rr_nonce, sizeof(a->rr_nonce)) != 0)
 		return hip_drop(h, &h->st.drop_echo, HIP_E_HOST_AUTH);
-	if (!addr_eq(rx->src, &a->rr_addr))
+	if (!gw_addr_eq(rx->src, &a->rr_addr))
 		return hip_drop(h, &h->st.drop_echo_addr, HIP_E_HOST_AUTH);
 	/* RFC 8046 5.4: verified; 5.5: the preferred one becomes the one in use */
 	h->st.rr_ok++;
@@ -311,7 +304,7 @@ hip_mob_echo_answered(struct hip_assoc *a, const struct gw_addr *at)
 {
 	a->h->st.echo_answered++;
 	for (unsigned x = 0; x < a->h->n_our_loc && x < 8; x++)
-		if (addr_eq(&a->h->our_loc[x], at))
+		if (gw_addr_eq(&a->h->our_loc[x], at))
 			a->our_verified |= (uint8_t)(1u << x);
 }
 
@@ -380,7 +373,7 @@ hip_host_set_local(struct hip_host *h, void *peer_user, const struct gw_addr *lo
 	if (a == NULL || local == NULL || local->family != a->remote.family)
 		return -1;
 	for (unsigned x = 0; x < h->n_our_loc; x++)
-		ours |= addr_eq(&h->our_loc[x], local);
+		ours |= gw_addr_eq(&h->our_loc[x], local);
 	if (!ours)
 		return -1;
 	a->local = *local;

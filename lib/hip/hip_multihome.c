@@ -6,13 +6,6 @@
 
 #include "hip_multihome.h"
 
-static bool
-addr_eq(const struct gw_addr *x, const struct gw_addr *y)
-{
-	return x->family == y->family &&
-	       memcmp(x->addr, y->addr, x->family == 4 ? 4 : 16) == 0;
-}
-
 const char *
 hip_mh_state_name(enum hip_mh_state st)
 {
@@ -77,7 +70,7 @@ hip_mh_set_paths(struct hip_mh_set *s, const struct hip_mh_local *our, unsigned 
 			for (unsigned x = 0; x < s->n; x++) {   /* kept: its state */
 				const struct hip_mh_path *old = &s->path[x];
 
-				if (addr_eq(&old->local, &p->local) && addr_eq(&old->remote, &p->remote) &&
+				if (gw_addr_eq(&old->local, &p->local) && gw_addr_eq(&old->remote, &p->remote) &&
 				    old->port == p->port) {
 					*p = *old;
 					p->pref = our[o].pref;
@@ -99,7 +92,7 @@ hip_mh_set_paths(struct hip_mh_set *s, const struct hip_mh_local *our, unsigned 
 	for (unsigned x = 0; x < n; x++) {
 		s->path[x] = np[order[x]];
 		if (cur_local != NULL && cur_remote != NULL && s->active < 0 &&
-		    addr_eq(&s->path[x].local, cur_local) && addr_eq(&s->path[x].remote, cur_remote))
+		    gw_addr_eq(&s->path[x].local, cur_local) && gw_addr_eq(&s->path[x].remote, cur_remote))
 			s->active = (int)x;
 	}
 	return (int)n;
@@ -211,7 +204,7 @@ hip_mh_probe_answer(struct hip_mh_set *s, uint32_t seq, const struct gw_addr *lo
 
 		if (!p->probe_out || p->probe_seq != seq || seq == 0)
 			continue;
-		if (!addr_eq(&p->local, local) || !addr_eq(&p->remote, remote))
+		if (!gw_addr_eq(&p->local, local) || !gw_addr_eq(&p->remote, remote))
 			break;   /* that probe's, from elsewhere: not this path's answer */
 		p->probe_out = false;
 		p->misses = 0;

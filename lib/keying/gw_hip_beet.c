@@ -126,12 +126,6 @@ loc16(const struct gw_addr *a, uint8_t b[16])
 	}
 }
 
-static bool
-addr_same(const struct gw_addr *x, const struct gw_addr *y)
-{
-	return x->family == y->family && memcmp(x->addr, y->addr, x->family == 4 ? 4 : 16) == 0;
-}
-
 static void
 addr16(const uint8_t b[16], struct gw_addr *a)
 {
@@ -239,9 +233,9 @@ probe_answer(struct gw_peer *p, struct rte_mbuf *m, const uint8_t *ic)
 
 	addr16(ic + 8 + 4, &to);        /* the prober's locator: its path's "local" */
 	if (hip_host_peer_info(p->g->host, p, &pi) == 0) {
-		known = addr_same(&to, &pi.remote);
+		known = gw_addr_eq(&to, &pi.remote);
 		for (unsigned i = 0; i < pi.n_peer_locators && !known; i++)
-			known = addr_same(&to, &pi.peer_locators[i].addr);
+			known = gw_addr_eq(&to, &pi.peer_locators[i].addr);
 	}
 	if (!known) {
 		if (beet_send(p, m) == 0)

@@ -23,12 +23,6 @@ gw_l2_sa_bridge(const struct gw_config *cfg, unsigned sa_idx)
 	return 0;
 }
 
-static bool
-same_addr(const struct gw_addr *a, const struct gw_addr *b)
-{
-	return a->family == b->family && memcmp(a->addr, b->addr, a->family == 4 ? 4 : 16) == 0;
-}
-
 /* The remote index of manual SA sa_idx in bridge b: the bridge's peers come
  * first (remote r: its r-th peer), then the distinct remote addresses of its
  * out SAs, in the order of its `sas` list. Returns -1 when no out SA of the
@@ -49,11 +43,11 @@ remote_of(const struct gw_config *cfg, unsigned b, unsigned sa_idx)
 		for (unsigned j = 0; j < k && !seen; j++) {
 			const struct gw_conf_sa *o = &cfg->sas[br->sas[j]];
 
-			seen = o->dir == GW_DIR_OUT && same_addr(&o->remote, &c->remote);
+			seen = o->dir == GW_DIR_OUT && gw_addr_eq(&o->remote, &c->remote);
 		}
 		if (seen)
 			continue;
-		if (same_addr(&c->remote, want))
+		if (gw_addr_eq(&c->remote, want))
 			return n;
 		n++;
 	}

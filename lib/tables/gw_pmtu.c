@@ -9,17 +9,11 @@
 #define MSS_IPV4_HDRS 40   /* bytes: IPv4 + TCP headers without options */
 #define MSS_IPV6_HDRS 60   /* bytes: IPv6 + TCP headers without options */
 
-static bool
-addr_eq(const struct gw_addr *a, const struct gw_addr *b)
-{
-	return a->family == b->family && memcmp(a->addr, b->addr, a->family == 4 ? 4 : 16) == 0;
-}
-
 static struct gw_pmtu_path *
 find(const struct gw_pmtu *t, const struct gw_addr *local, const struct gw_addr *remote)
 {
 	for (unsigned i = 0; i < t->n; i++)
-		if (addr_eq(&t->path[i].local, local) && addr_eq(&t->path[i].remote, remote))
+		if (gw_addr_eq(&t->path[i].local, local) && gw_addr_eq(&t->path[i].remote, remote))
 			return (struct gw_pmtu_path *)&t->path[i];
 	return NULL;
 }
@@ -129,8 +123,8 @@ gw_sa_out_limits(const struct gw_ctx *ctx, struct gw_sa *sa, int op)
 static bool
 on_path(const struct gw_sa *sa, const struct gw_addr *local, const struct gw_addr *remote)
 {
-	return sa != NULL && addr_eq(esp_sa_local(sa->esp), local) &&
-	       addr_eq(esp_sa_remote(sa->esp), remote);
+	return sa != NULL && gw_addr_eq(esp_sa_local(sa->esp), local) &&
+	       gw_addr_eq(esp_sa_remote(sa->esp), remote);
 }
 
 const struct gw_sa *

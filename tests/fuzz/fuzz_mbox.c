@@ -288,29 +288,8 @@ run_state_file(uint8_t mode, const uint8_t *data, size_t size)
 /* ---- HIP over UDP ---- */
 
 #define RAW_UDP      0x8000u       /* raw record length: over UDP */
-#define UDP_HDR      8
 #define UDP_SKIP     12            /* UDP header and non-ESP marker */
 #define HIP_UDP_PORT 10500
-
-/* The UDP checksum (RFC 768, RFC 8200 8.1) of u[0..len) for src, dst, its
- * Checksum field taken as 0; a sum of 0 sent as 0xffff. */
-static uint16_t
-udp_sum(const struct gw_addr *src, const struct gw_addr *dst, const uint8_t *u, size_t len)
-{
-	size_t al = src->family == 4 ? 4 : 16;
-	uint64_t s = 17 + (uint64_t)len;
-
-	for (size_t i = 0; i < al; i += 2)
-		s += (uint32_t)(src->addr[i] << 8 | src->addr[i + 1]) +
-		     (uint32_t)(dst->addr[i] << 8 | dst->addr[i + 1]);
-	for (size_t i = 0; i < len; i += 2)
-		if (i != 6)
-			s += (uint32_t)u[i] << 8 | (i + 1 < len ? u[i + 1] : 0);
-	while (s >> 16)
-		s = (s & 0xffff) + (s >> 16);
-	s = ~s & 0xffff;
-	return s == 0 ? 0xffff : (uint16_t)s;
-}
 
 /* HIP packet b[0..n) as a datagram from sport to 10500 (the marker, the HIP
  * checksum 0, the UDP length and checksum set) into a new buffer; its length
@@ -319,27 +298,11 @@ static uint8_t *
 udp_wrap(const struct gw_addr *src, const struct gw_addr *dst, uint16_t sport, const uint8_t *b,
 	 size_t n, size_t *len)
 {
-	uint8_t *u;
+	uint8_t *u = calloc(1, UDP_SKIP + n);
 
-	*len = UDP_SKIP + n;
-	u = calloc(1, *len);
 	if (u == NULL)
 		FUZZ_FAIL("no memory");
-	u[0] = (uint8_t)(sport >> 8);
-	u[1] = (uint8_t)sport;
-	u[2] = HIP_UDP_PORT >> 8;
-	u[3] = HIP_UDP_PORT & 0xff;
-	u[4] = (uint8_t)(*len >> 8);
-	u[5] = (uint8_t)*len;
-	memcpy(u + UDP_SKIP, b, n);
-	if (n >= HIP_HDR_LEN)
-		u[UDP_SKIP + 4] = u[UDP_SKIP + 5] = 0;
-	if (*len <= UINT16_MAX) {
-		uint16_t c = udp_sum(src, dst, u, *len);
-
-		u[6] = (uint8_t)(c >> 8);
-		u[7] = (uint8_t)c;
-	}
+	*len = hh_udp_wrap(src, dst, sport, HIP_UDP_PORT, b, n, u);
 	return u;
 }
 

@@ -671,3 +671,43 @@ hh_stats(struct hh_world *w, int a)
 	hip_host_stats(w->s[a].h, &st);
 	return st;
 }
+
+/* The UDP checksum of u[0..len) (len <= 65535) for src and dst, its
+ * Checksum field taken as 0; a sum of 0 comes out as 0xffff. */
+static uint16_t
+udp_sum(const struct gw_addr *src, const struct gw_addr *dst, const uint8_t *u, size_t len)
+{
+	size_t al = src->family == 4 ? 4 : 16;
+	uint32_t s = 17 + (uint32_t)len;
+
+	for (size_t i = 0; i < al; i += 2)
+		s += (uint32_t)(src->addr[i] << 8 | src->addr[i + 1]) +
+		     (uint32_t)(dst->addr[i] << 8 | dst->addr[i + 1]);
+	for (size_t i = 0; i < len; i += 2)
+		if (i != 6)
+			s += (uint32_t)u[i] << 8 | (i + 1 < len ? u[i + 1] : 0);
+	while (s >> 16)
+		s = (s & 0xffff) + (s >> 16);
+	s = ~s & 0xffff;
+	return s == 0 ? 0xffff : (uint16_t)s;
+}
+
+size_t
+hh_udp_wrap(const struct gw_addr *src, const struct gw_addr *dst, uint16_t sport,
+	    uint16_t dport, const uint8_t *b, size_t n, uint8_t *u)
+{
+	const size_t skip = 12;            /* UDP header and non-ESP marker */
+	size_t len = skip + n;
+
+	hip_put16(u, sport);
+	hip_put16(u + 2, dport);
+	hip_put16(u + 4, (uint16_t)len);   /* over 65535: what a receiver must refuse */
+	hip_put16(u + 6, 0);
+	memset(u + 8, 0, 4);
+	memcpy(u + skip, b, n);
+	if (n >= HIP_HDR_LEN)
+		hip_put16(u + skip + 4, 0);
+	if (len <= UINT16_MAX)
+		hip_put16(u + 6, udp_sum(src, dst, u, len));
+	return len;
+}

@@ -171,6 +171,15 @@ uint64_t hh_rng_seed(int idx);
  * it is. */
 void hh_cfg_fill(struct hip_host_cfg *c, struct hip_hi *hi, const struct hh_params *p);
 
+/* HIP packet b[0..n) as RFC 5770 puts it in UDP, into u (room for n + 12
+ * bytes): the UDP header (sport -> dport, host order; length; checksum
+ * with src and dst's pseudo header, RFC 768 / RFC 8200 8.1, a sum of 0 sent
+ * as 0xffff, left 0 when the datagram is over 65535 bytes), the 32-bit zero
+ * non-ESP marker, then b with its HIP checksum 0 as RFC 5770 senders set
+ * it. Returns the datagram's length, bytes. */
+size_t hh_udp_wrap(const struct gw_addr *src, const struct gw_addr *dst, uint16_t sport,
+		   uint16_t dport, const uint8_t *b, size_t n, uint8_t *u);
+
 /* ---- a world ---- */
 
 /* Empty world: no sides, empty wire, clock HH_T0_NS, hooks copied (NULL:

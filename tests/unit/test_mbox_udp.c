@@ -63,52 +63,12 @@ static bool plain;                        /* the wire carries plain HIP instead 
 static const struct mbox_rule ALLOW_ALL = { .name = "all", .any_initiator = 1, .any_responder = 1,
 					    .action = MBOX_ALLOW };
 
-/* The UDP checksum of u[0..len) with src and dst's pseudo header (RFC 768,
- * RFC 8200 8.1), its Checksum field taken as 0; 0 comes out as 0xffff. */
-static uint16_t
-udp_sum(const struct gw_addr *src, const struct gw_addr *dst, const uint8_t *u, size_t len)
-{
-	size_t al = src->family == 4 ? 4 : 16;
-	uint32_t s = 17 + (uint32_t)len;
-
-	for (size_t i = 0; i < al; i += 2)
-		s += (uint32_t)(src->addr[i] << 8 | src->addr[i + 1]) +
-		     (uint32_t)(dst->addr[i] << 8 | dst->addr[i + 1]);
-	for (size_t i = 0; i < len; i += 2)
-		if (i != 6)
-			s += (uint32_t)u[i] << 8 | (i + 1 < len ? u[i + 1] : 0);
-	while (s >> 16)
-		s = (s & 0xffff) + (s >> 16);
-	s = ~s & 0xffff;
-	return s == 0 ? 0xffff : (uint16_t)s;
-}
-
-/* HIP packet b[0..n) in UDP into u (sport -> dport, the marker, the HIP
- * checksum 0 as RFC 5770 senders set it, the UDP checksum); its length. */
-static size_t
-wrap(const struct gw_addr *src, const struct gw_addr *dst, uint16_t sport, uint16_t dport,
-     const uint8_t *b, size_t n, uint8_t *u)
-{
-	size_t len = GW_UDP_HDR_LEN + GW_UDP_NON_ESP_MARKER_LEN + n;
-
-	hip_put16(u, sport);
-	hip_put16(u + 2, dport);
-	hip_put16(u + 4, (uint16_t)len);
-	hip_put16(u + 6, 0);
-	memset(u + 8, 0, 4);
-	memcpy(u + 12, b, n);
-	if (n >= HIP_HDR_LEN)
-		hip_put16(u + 12 + 4, 0);
-	hip_put16(u + 6, udp_sum(src, dst, u, len));
-	return len;
-}
-
 static int
 through_box(struct hh_pkt *p)
 {
 	static uint8_t u[UDP_MAX];
 	bool from_i = p->from == 0;
-	size_t len = wrap(&p->src, &p->dst, from_i ? NAT_PORT : GW_HIP_UDP_PORT,
+	size_t len = hh_udp_wrap(&p->src, &p->dst, from_i ? NAT_PORT : GW_HIP_UDP_PORT,
 			  from_i ? GW_HIP_UDP_PORT : NAT_PORT, p->b, p->len, u);
 	unsigned why = 0;
 	enum mbox_verdict v;
@@ -119,7 +79,7 @@ through_box(struct hh_pkt *p)
 		return v == MBOX_DROP;
 	}
 	if (attack != NULL && attack(p))
-		len = wrap(&p->src, &p->dst, from_i ? NAT_PORT : GW_HIP_UDP_PORT,
+		len = hh_udp_wrap(&p->src, &p->dst, from_i ? NAT_PORT : GW_HIP_UDP_PORT,
 			   from_i ? GW_HIP_UDP_PORT : NAT_PORT, p->b, p->len, u);
 	v = mbox_hip_udp_input(T, &p->src, &p->dst, u, len, W.now, &why);
 	last_why = why;
@@ -382,19 +342,19 @@ test_udp_bad(void **state)
 		i1 = W.q[0];
 		assert_int_equal(hh_ptype(&i1), HIP_I1);
 		/* the I1 as it is: forwarded */
-		len = wrap(&i1.src, &i1.dst, NAT_PORT, GW_HIP_UDP_PORT, i1.b, i1.len, u);
+		len = hh_udp_wrap(&i1.src, &i1.dst, NAT_PORT, GW_HIP_UDP_PORT, i1.b, i1.len, u);
 		assert_int_equal(box(u, len, &why), MBOX_FORWARD);
 		assert_int_equal(st().i1, 1);
 		/* one byte short of a HIP header after the marker */
-		len = wrap(&i1.src, &i1.dst, NAT_PORT, GW_HIP_UDP_PORT, i1.b, HIP_HDR_LEN - 1, u);
+		len = hh_udp_wrap(&i1.src, &i1.dst, NAT_PORT, GW_HIP_UDP_PORT, i1.b, HIP_HDR_LEN - 1, u);
 		assert_int_equal(box(u, len, &why), MBOX_DROP);
 		assert_int_equal(why, MBOX_DROP_UDP_BAD);
 		/* the marker alone */
-		len = wrap(&i1.src, &i1.dst, NAT_PORT, GW_HIP_UDP_PORT, i1.b, 0, u);
+		len = hh_udp_wrap(&i1.src, &i1.dst, NAT_PORT, GW_HIP_UDP_PORT, i1.b, 0, u);
 		assert_int_equal(box(u, len, &why), MBOX_DROP);
 		assert_int_equal(why, MBOX_DROP_UDP_BAD);
 		/* a UDP length other than the datagram's (bytes after it) */
-		len = wrap(&i1.src, &i1.dst, NAT_PORT, GW_HIP_UDP_PORT, i1.b, i1.len, u);
+		len = hh_udp_wrap(&i1.src, &i1.dst, NAT_PORT, GW_HIP_UDP_PORT, i1.b, i1.len, u);
 		assert_int_equal(box(u, len + 8, &why), MBOX_DROP);
 		assert_int_equal(why, MBOX_DROP_UDP_BAD);
 		/* a non-zero marker: ESP, not for the tracker */
@@ -415,7 +375,7 @@ test_udp_bad(void **state)
 			assert_int_equal(why, MBOX_DROP_UDP_CKSUM);
 		/* garbage after the marker: malformed, as plain HIP garbage */
 		memset(junk, 0xa5, sizeof(junk));
-		len = wrap(&i1.src, &i1.dst, NAT_PORT, GW_HIP_UDP_PORT, junk, sizeof(junk), u);
+		len = hh_udp_wrap(&i1.src, &i1.dst, NAT_PORT, GW_HIP_UDP_PORT, junk, sizeof(junk), u);
 		assert_int_equal(box(u, len, &why), MBOX_DROP);
 		assert_int_equal(why, MBOX_DROP_MALFORMED);
 		/* plain HIP keeps its checksum: 0 is wrong there */
